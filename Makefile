@@ -1,0 +1,47 @@
+# The README's two commands: `make run` and `make test`. Everything else here serves them.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+DEMO_INDEX := data/indexes/demo
+PORT ?= 8501
+
+.PHONY: run test lint typecheck unit index-demo bench clean
+
+run: $(VENV)/.installed-run $(DEMO_INDEX)/manifest.json
+	SENTRET_INDEX=$(DEMO_INDEX) $(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+
+test: $(VENV)/.installed-test lint typecheck unit
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+
+typecheck: $(VENV)/.installed-test
+	$(BIN)/mypy sentret_core
+
+unit: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -q -ra
+
+index-demo: $(DEMO_INDEX)/manifest.json
+
+$(DEMO_INDEX)/manifest.json: $(VENV)/.installed-run
+	$(BIN)/sentret index demo --out $(DEMO_INDEX) --force
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed-run: pyproject.toml | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -e ".[test,dev]"
+	touch $@ $(VENV)/.installed-run
+
+bench: $(VENV)/.installed-test
+	$(BIN)/python benchmarks/index_speed.py
+	$(BIN)/python benchmarks/retrieval_speed.py
+	$(BIN)/python benchmarks/support_speed.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache *.egg-info

@@ -1,0 +1,1 @@
+"""The Streamlit pages. Only this package imports streamlit; pages read widgets, call the library, draw."""

@@ -1,0 +1,42 @@
+"""Drawing helpers shared by pages: sentences with their entities and query terms highlighted."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..highlight import Span, highlight
+from ..index import Index
+
+
+def entity_spans(index: Index, sentence: int) -> list[Span]:
+    mentions = index.sentence_mentions(sentence)
+    labels = index.entities["label"].to_numpy()
+    return [
+        Span(int(a), int(b), str(labels[e]))
+        for a, b, e in zip(mentions["char_start"], mentions["char_end"], mentions["entity"])
+    ]
+
+
+def term_spans(index: Index, sentence: int, terms: list[str]) -> list[Span]:
+    ids = index.term_ids(terms)
+    lo, hi = int(index.seq_indptr[sentence]), int(index.seq_indptr[sentence + 1])
+    hit = np.isin(index.seq_terms[lo:hi], ids[ids >= 0])
+    starts, ends = index.seq_char_start[lo:hi][hit], index.seq_char_end[lo:hi][hit]
+    return [Span(int(a), int(b)) for a, b in zip(starts, ends)]
+
+
+def sentence_html(
+    index: Index, sentence: int, terms: list[str] | None = None, entity: int | None = None
+) -> str:
+    """The sentence as safe HTML: entities coloured, ``terms`` marked, ``entity`` outlined."""
+    spans = entity_spans(index, sentence)
+    if terms:
+        spans += term_spans(index, sentence, terms)
+    focus = None
+    if entity is not None:
+        mentions = index.sentence_mentions(sentence)
+        rows = mentions[mentions["entity"] == entity]
+        if len(rows):
+            label = str(index.entities["label"].iloc[entity])
+            focus = Span(int(rows["char_start"].iloc[0]), int(rows["char_end"].iloc[0]), label)
+    return highlight(index.texts[sentence], spans, focus)

@@ -1,0 +1,74 @@
+"""Shared fixtures: the real spaCy model and small indexes built from texts written here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sentret_core import Index, build_index
+from sentret_core.nlp import load_pipeline
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+# A tiny corpus about the papers' own examples; every sentence is written here.
+SMALL_DOCS = [
+    {
+        "id": "civil-war",
+        "title": "Spanish Civil War",
+        "text": (
+            "The Spanish Civil War was fought from 1936 to 1939. "
+            "Francisco Franco led the Nationalists against the Republic. "
+            "The International Brigades were volunteers who fought for the Republic. "
+            "Many foreign writers, including George Orwell, joined the war. "
+            "The war ended in April 1939 with a Nationalist victory."
+        ),
+    },
+    {
+        "id": "picasso",
+        "title": "Pablo Picasso",
+        "text": (
+            "Pablo Picasso was a Spanish painter who lived in France. "
+            "In 1937 Picasso painted Guernica after the bombing of the town during the war. "
+            "In 1944 Picasso joined the French Communist Party and attended a peace conference in Poland. "
+            "He received the Stalin Peace Prize in 1950."
+        ),
+    },
+    {
+        "id": "lennon",
+        "title": "John Lennon",
+        "text": (
+            "John Lennon was an English singer and songwriter. "
+            "Lennon sang about peace and imagined a world without religion. "
+            "George Harrison became interested in Indian religion and mysticism."
+        ),
+    },
+]
+
+
+@pytest.fixture(scope="session")
+def nlp():  # type: ignore[no-untyped-def]
+    return load_pipeline()
+
+
+@pytest.fixture(scope="session")
+def small_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("corpus") / "small.jsonl"
+    path.write_text("".join(json.dumps(doc) + "\n" for doc in SMALL_DOCS))
+    return path
+
+
+@pytest.fixture(scope="session")
+def small_index(small_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Index:
+    out = tmp_path_factory.mktemp("indexes") / "small"
+    build_index(small_corpus, out, n_process=1)
+    return Index.load(out)
+
+
+def build_from_texts(tmp_path: Path, docs: list[dict[str, str]], name: str = "idx") -> Index:
+    """Index ``docs`` (dicts with id, title, text) into ``tmp_path/name`` and load it."""
+    source = tmp_path / f"{name}.jsonl"
+    source.write_text("".join(json.dumps(doc) + "\n" for doc in docs))
+    build_index(source, tmp_path / name, n_process=1)
+    return Index.load(tmp_path / name)

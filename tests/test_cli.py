@@ -1,0 +1,76 @@
+"""The command line end to end on a small folder, and its exit codes for bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import SMALL_DOCS
+
+from sentret_core.cli import main
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("docs")
+    for doc in SMALL_DOCS:
+        (root / f"{doc['id']}.md").write_text(f"# {doc['title']}\n\n{doc['text']}\n")
+    return root
+
+
+def test_index_info_verify_end_to_end(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "idx"
+    assert main(["index", str(folder), "--out", str(out), "--n-process", "1"]) == 0
+    summary = capsys.readouterr().out
+    assert "indexed 3 documents, 12 sentences" in summary and "words/s" in summary
+    assert main(["info", str(out), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["counts"]["documents"] == 3 and info["counts"]["sentences"] == 12
+    assert info["labels"]["PERSON"]["entities"] >= 4
+    assert main(["info", str(out)]) == 0
+    assert "PERSON" in capsys.readouterr().out
+    assert main(["verify", str(out)]) == 0
+    (out / "sent_doc.npy").write_bytes(b"garbage")
+    assert main(["verify", str(out)]) == 1
+    assert "sent_doc.npy: checksum mismatch" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["index", "{tmp}/missing", "--out", "{tmp}/o"], "no such file or folder"),
+        (["index", "{tmp}/empty", "--out", "{tmp}/o"], "no .txt or .md files"),
+        (["index", "{tmp}/bin.txt", "--out", "{tmp}/o"], "binary file"),
+        (["index", "{tmp}/bad.jsonl", "--out", "{tmp}/o"], "line 2: not valid JSON"),
+        (["index", "{folder}", "--out", "{tmp}/busy"], "not empty and is not an index"),
+        (["index", "{folder}", "--out", "{tmp}/o", "--n-process", "0"], "must be at least 1"),
+        (["index", "{folder}", "--out", "{tmp}/o", "--model", "no_such_model"], "is not installed"),
+        (["info", "{tmp}/empty"], "not a sentret index"),
+        (["verify", "{tmp}/missing"], "no such index folder"),
+    ],
+)
+def test_bad_input_exits_2_with_one_message(
+    args: list[str], message: str, folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "file").write_text("x")
+    (tmp_path / "bin.txt").write_bytes(b"\x00\x01\x02")
+    (tmp_path / "bad.jsonl").write_text('{"text": "fine"}\n{oops\n')
+    argv = [a.format(tmp=tmp_path, folder=folder) for a in args]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_console_script_runs_as_a_module() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "sentret_core", "--help"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0 and "index" in done.stdout
