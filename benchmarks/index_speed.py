@@ -1,0 +1,56 @@
+"""Indexing speed: `sentret index` against the bare `nlp.pipe` it wraps, in one run.
+
+Both read the same documents (the demo corpus, or its first --limit documents) with the same
+pipeline, batch size and n_process. The ratio says what our tokenisation, entity graph and
+file writing cost on top of spaCy. Target: ratio ≥ 0.90, the whole demo corpus in ≤ 90 s.
+
+    .venv/bin/python benchmarks/index_speed.py [--limit N] [--n-process 2] [--batch-size 64]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from itertools import islice
+from pathlib import Path
+
+from sentret_core.build import build_index
+from sentret_core.corpus import read_demo
+from sentret_core.nlp import DEFAULT_BATCH_SIZE, load_pipeline
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--limit", type=int, default=None, help="first N demo documents (default: all)")
+    parser.add_argument("--n-process", type=int, default=2)
+    parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE)
+    args = parser.parse_args()
+
+    docs = list(islice(read_demo(), args.limit))
+    words = sum(len(d.text.split()) for d in docs)
+    print(f"{len(docs):,} documents, {words:,} words; n_process={args.n_process}, batch_size={args.batch_size}")
+
+    nlp = load_pipeline()
+    print(f"pipeline: {nlp.pipe_names}")
+    started = time.perf_counter()
+    for _ in nlp.pipe((d.text for d in docs), batch_size=args.batch_size, n_process=args.n_process):
+        pass
+    bare = time.perf_counter() - started
+
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "docs.jsonl"
+        import json
+
+        source.write_text("".join(json.dumps(d._asdict()) + "\n" for d in docs))
+        started = time.perf_counter()
+        build_index(source, Path(tmp) / "index", n_process=args.n_process, batch_size=args.batch_size)
+        ours = time.perf_counter() - started
+
+    print(f"{'bare nlp.pipe':<16} {bare:8.1f} s  {words / bare:10,.0f} words/s")
+    print(f"{'sentret index':<16} {ours:8.1f} s  {words / ours:10,.0f} words/s  (model load, reading, writing included)")
+    print(f"ratio (sentret / bare words/s): {bare / ours:.3f}")
+
+
+if __name__ == "__main__":
+    main()
