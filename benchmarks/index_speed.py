@@ -21,7 +21,9 @@ from sentret_core.nlp import DEFAULT_BATCH_SIZE, load_pipeline
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--limit", type=int, default=None, help="first N demo documents (default: all)")
     parser.add_argument("--n-process", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE)
@@ -29,7 +31,9 @@ def main() -> None:
 
     docs = list(islice(read_demo(), args.limit))
     words = sum(len(d.text.split()) for d in docs)
-    print(f"{len(docs):,} documents, {words:,} words; n_process={args.n_process}, batch_size={args.batch_size}")
+    print(
+        f"{len(docs):,} documents, {words:,} words; n_process={args.n_process}, batch_size={args.batch_size}"
+    )
 
     nlp = load_pipeline()
     print(f"pipeline: {nlp.pipe_names}")
@@ -48,7 +52,8 @@ def main() -> None:
         ours = time.perf_counter() - started
 
     print(f"{'bare nlp.pipe':<16} {bare:8.1f} s  {words / bare:10,.0f} words/s")
-    print(f"{'sentret index':<16} {ours:8.1f} s  {words / ours:10,.0f} words/s  (model load, reading, writing included)")
+    included = "(model load, reading, writing included)"
+    print(f"{'sentret index':<16} {ours:8.1f} s  {words / ours:10,.0f} words/s  {included}")
     print(f"ratio (sentret / bare words/s): {bare / ours:.3f}")
 
 

@@ -9,17 +9,28 @@ from .build import BuildSummary, build_index
 from .corpus import Document, read_corpus
 from .errors import CorpusError, IndexFormatError, QueryError, SentretError
 from .index import Index, verify
+from .models import Explanation, Scores, explain, get_model, list_models, score, top_k
+from .support import SupportResult, support
 
 __all__ = [
     "BuildSummary",
     "CorpusError",
     "Document",
+    "Explanation",
     "Index",
     "IndexFormatError",
     "QueryError",
+    "Scores",
     "SentretError",
+    "SupportResult",
     "__version__",
     "build_index",
+    "explain",
+    "get_model",
+    "list_models",
     "read_corpus",
+    "score",
+    "support",
+    "top_k",
     "verify",
 ]

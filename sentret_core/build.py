@@ -12,7 +12,7 @@ import shutil
 import tempfile
 import time
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,17 +78,16 @@ def build_index(
     if first is None:
         raise CorpusError(f"{source}: no documents with text found")
     nlp = load_pipeline(model)
-    words = _WordCounter(_chain(first, documents))
     started = time.perf_counter()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
     try:
         writer = IndexWriter(tmp)
-        parsed = parse_documents(words, nlp, n_process=n_process, batch_size=batch_size)
+        parsed = parse_documents(_chain(first, documents), nlp, n_process=n_process, batch_size=batch_size)
         for doc in parsed:
             writer.add(doc)
             if progress is not None:
-                progress(writer.n_documents, words.count)
+                progress(writer.n_documents, writer.n_words)
         if writer.n_sentences == 0:
             raise CorpusError(f"{source}: the documents hold no sentences")
         counts = writer.finish()
@@ -101,7 +100,7 @@ def build_index(
             "normalisation": NORMALISATION,
             "source": str(source),
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "counts": dict(counts, words=words.count),
+            "counts": dict(counts, words=writer.n_words),
         }
         write_manifest(tmp, manifest)
         _replace(tmp, out)
@@ -113,7 +112,7 @@ def build_index(
         out,
         counts["documents"],
         counts["sentences"],
-        words.count,
+        writer.n_words,
         counts["terms"],
         counts["entities"],
         seconds,
@@ -149,19 +148,6 @@ def _chain(first: Document, rest: Iterator[Document]) -> Iterator[Document]:
     yield from rest
 
 
-class _WordCounter:
-    """Passes documents through and counts their whitespace-separated words."""
-
-    def __init__(self, documents: Iterable[Document]) -> None:
-        self._documents = documents
-        self.count = 0
-
-    def __iter__(self) -> Iterator[Document]:
-        for doc in self._documents:
-            self.count += len(doc.text.split())
-            yield doc
-
-
 def _spacy_version() -> str:
     import spacy
 
@@ -177,6 +163,7 @@ class IndexWriter:
         self.graph = GraphBuilder()
         self.n_documents = 0
         self.n_sentences = 0
+        self.n_words = 0
         self._docs: dict[str, list[Any]] = {"id": [], "title": [], "first_sentence": [], "n_sentences": []}
         self._sent = {name: array("q") for name in ("sent_doc", "sent_pos", "sent_start", "sent_end")}
         self._seq = {
@@ -193,6 +180,7 @@ class IndexWriter:
         return [vocab.setdefault(term, len(vocab)) for term in terms]
 
     def add(self, doc: ParsedDocument) -> None:
+        self.n_words += doc.n_words
         if not doc.sentences:
             return
         d = self.n_documents

@@ -74,7 +74,8 @@ def _run_index(args: argparse.Namespace) -> int:
     from .build import build_index
 
     total = 10_033 if args.source == "demo" else None
-    with tqdm(total=total, unit="doc", desc="indexing", file=sys.stderr, dynamic_ncols=True) as bar:
+    interval = 0.5 if sys.stderr.isatty() else 15.0  # a log file gets a line every 15 s, not a flood
+    with tqdm(total=total, unit="doc", desc="indexing", file=sys.stderr, mininterval=interval) as bar:
         last = [0]
 
         def progress(documents: int, words: int) -> None:
@@ -146,7 +147,162 @@ def _run_verify(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS: list[Callable[[Any], None]] = [_add_index, _add_info, _add_verify]
+# --- search / support -----------------------------------------------------------------------
+
+
+def _param_pairs(items: Sequence[str], *, qualified: bool) -> dict[str, Any]:
+    """``name=value`` (or ``model.name=value`` when ``qualified``) pairs; values stay strings."""
+    from .errors import SentretError
+
+    parsed: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise SentretError(f"--param {item!r}: expected {'model.' if qualified else ''}name=value")
+        if qualified:
+            model, dot, name = key.rpartition(".")
+            if not dot or not model:
+                raise SentretError(f"--param {item!r}: expected model.name=value, e.g. bm25f.v1.k1=0.9")
+            parsed.setdefault(model, {})[name] = value
+        else:
+            parsed[key] = value
+    return parsed
+
+
+def _add_search(sub: Any) -> None:
+    p = _command(sub, "search", "Rank the sentences of an index for a query under one model.", _run_search)
+    p.add_argument("index", help="an index folder")
+    p.add_argument("query")
+    p.add_argument("--model", default="bm25f.v1", help="a registered model (see `sentret models`)")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a model parameter")
+    p.add_argument("--k", type=int, default=10, help="how many sentences (default 10)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _run_search(args: argparse.Namespace) -> int:
+    from .index import Index
+    from .models import score, top_k
+
+    index = Index.load(args.index)
+    if args.k < 1:
+        from .errors import SentretError
+
+        raise SentretError(f"--k must be at least 1 (got {args.k})")
+    found = top_k(score(index, args.query, args.model, **_param_pairs(args.param, qualified=False)), args.k)
+    hits = [
+        {
+            "rank": rank,
+            "sentence": int(sentence),
+            "score": float(value),
+            "title": index.titles[int(index.sent_doc[sentence])],
+            "text": index.texts[int(sentence)],
+        }
+        for rank, (sentence, value) in enumerate(zip(found.ids, found.scores), start=1)
+    ]
+    if args.json:
+        result = {
+            "query": args.query,
+            "terms": list(found.terms),
+            "model": found.model,
+            "params": found.params.to_dict(),
+            "reason": found.reason,
+            "hits": hits,
+        }
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{found.model}  terms: {' '.join(found.terms) or '(none)'}")
+    if found.reason:
+        print(f"no results: {found.reason}")
+    for hit in hits:
+        print(f"{hit['rank']:>3}. {hit['score']:9.4f}  [{hit['title']}] {hit['text']}")
+    return 0
+
+
+def _add_support(sub: Any) -> None:
+    what = "Entities of a query with their best support sentences per model."
+    p = _command(sub, "support", what, _run_support)
+    p.add_argument("index", help="an index folder")
+    p.add_argument("query")
+    p.add_argument("--ranker", default="bm25f.v1", help="the sentence scorer that gives S_q")
+    p.add_argument("--k", type=int, default=1000, help="|S_q|: top sentences the entities come from")
+    p.add_argument("--entity-score", default="kld", choices=["kld", "frequency", "rarity", "combination"])
+    p.add_argument("--labels", default=None, help="entity labels to keep, comma-separated (default: all but "
+                   "CARDINAL and ORDINAL)")
+    p.add_argument("--models", default="bm25f.v1,lm-2si.v1,tfisf.v1", help="support models, comma-separated")
+    p.add_argument("--top-entities", type=int, default=20)
+    p.add_argument("--per-entity", type=int, default=3, help="support sentences per entity and model")
+    p.add_argument("--param", action="append", default=[], metavar="MODEL.NAME=VALUE")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _run_support(args: argparse.Namespace) -> int:
+    import textwrap
+
+    from .index import Index
+    from .support import support
+
+    result = support(
+        Index.load(args.index), args.query, ranker=args.ranker, k=args.k, entity_score=args.entity_score,
+        entity_labels=args.labels.split(",") if args.labels else None, top_entities=args.top_entities,
+        models=[m.strip() for m in args.models.split(",") if m.strip()], per_entity=args.per_entity,
+        params=_param_pairs(args.param, qualified=True),
+    )  # fmt: skip
+    if args.json:
+        print(result.to_json(indent=2))
+        return 0
+    print(f"query: {result.query}  (terms: {' '.join(result.terms) or 'none'})  ranker {result.ranker}, "
+          f"k={result.k}: |S_q| = {result.n_top}, |Ŝ_q| = {result.n_context}")  # fmt: skip
+    if result.reason:
+        print(f"no entities: {result.reason}")
+    for es in result.entities:
+        e = es.entity
+        print(f"\n{e.rank:>2}. {e.text} ({e.label})  {result.entity_score} {e.score:.4f}  "
+              f"|S_qe| {e.frequency}  |Ŝ_qe| {e.context_frequency}")  # fmt: skip
+        for model, sentences in es.sentences.items():
+            print(f"    ── {model} ({es.candidates[model]} candidates)")
+            for s in sentences:
+                lines = textwrap.wrap(f"[{s.title}] {s.text}", width=96)
+                print(f"      {s.rank}. {s.score:8.3f}  " + "\n                  ".join(lines))
+            if not sentences:
+                print("      (no candidate sentence)")
+    return 0
+
+
+def _add_models(sub: Any) -> None:
+    p = _command(sub, "models", "List the registered sentence scorers and their parameters.", _run_models)
+    p.add_argument("--json", action="store_true")
+
+
+def _run_models(args: argparse.Namespace) -> int:
+    from .models import list_models
+
+    rows = [
+        {
+            "name": spec.name,
+            "display_name": spec.display_name,
+            "paper": spec.paper,
+            "params": {p.name: {"default": p.default, "allowed": p.allowed(), "description": p.description}
+                       for p in spec.param_specs()},
+        }
+        for spec in list_models()
+    ]  # fmt: skip
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False, default=str))
+        return 0
+    for spec in list_models():
+        params = ", ".join(f"{p.name}={p.default}" for p in spec.param_specs()) or "no parameters"
+        print(f"{spec.name:<20} {spec.display_name:<34} {params}")
+    return 0
+
+
+COMMANDS: list[Callable[[Any], None]] = [
+    _add_index,
+    _add_info,
+    _add_verify,
+    _add_search,
+    _add_support,
+    _add_models,
+]
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -153,7 +153,8 @@ class Index:
     # files
     def _array(self, name: str) -> np.ndarray:
         try:
-            return np.load(self.path / f"{name}.npy", mmap_mode="r", allow_pickle=False)
+            # a plain ndarray view of the map: slicing an np.memmap costs far more per call
+            return np.asarray(np.load(self.path / f"{name}.npy", mmap_mode="r", allow_pickle=False))
         except (OSError, ValueError) as err:
             raise IndexFormatError(
                 f"{self.path}: cannot read {name}.npy ({err}); run `sentret verify`"
@@ -355,11 +356,31 @@ class Index:
         return self._table("mentions")
 
     @cached_property
+    def mention_columns(self) -> dict[str, np.ndarray]:
+        """The mentions table as numpy columns, for hot paths that must not go through pandas."""
+        return {name: self.mentions[name].to_numpy(np.int64) for name in self.mentions.columns}
+
+    @cached_property
     def mention_indptr(self) -> np.ndarray:
         """Mentions are stored sorted by sentence: rows mention_indptr[s]:mention_indptr[s+1]."""
-        sentences = self.mentions["sentence"].to_numpy()
+        sentences = self.mention_columns["sentence"]
         return np.searchsorted(sentences, np.arange(self.N + 1)).astype(np.int64)
 
     def sentence_mentions(self, sentence: int) -> pd.DataFrame:
         lo, hi = self.mention_indptr[sentence], self.mention_indptr[sentence + 1]
         return self.mentions.iloc[lo:hi]
+
+    def mention_spans(self, sentence: int, entity: int | None = None) -> list[tuple[int, int, int]]:
+        """(entity, char_start, char_end) of the mentions in ``sentence`` (of ``entity`` only, if given)."""
+        lo, hi = int(self.mention_indptr[sentence]), int(self.mention_indptr[sentence + 1])
+        cols = self.mention_columns
+        spans = zip(cols["entity"][lo:hi], cols["char_start"][lo:hi], cols["char_end"][lo:hi])
+        return [(int(e), int(a), int(b)) for e, a, b in spans if entity is None or e == entity]
+
+    @cached_property
+    def entity_texts(self) -> list[str]:
+        return [str(t) for t in self.entities["text"]]
+
+    @cached_property
+    def entity_labels(self) -> list[str]:
+        return [str(t) for t in self.entities["label"]]

@@ -62,6 +62,7 @@ class ParsedDocument(NamedTuple):
     title: str
     title_terms: list[str]
     sentences: list[ParsedSentence]
+    n_words: int  # whitespace-separated words of the input text, for progress and speed
 
 
 def load_pipeline(model: str = DEFAULT_MODEL) -> Language:
@@ -159,22 +160,24 @@ def parse_documents(
     """Run the pass over ``documents`` and yield them parsed, in input order."""
     rules = TermRules(nlp)
 
-    def chunks() -> Iterator[tuple[str, tuple[str, str, int, bool, bool]]]:
+    def chunks() -> Iterator[tuple[str, tuple[str, str, int, bool, int]]]:
         for doc in documents:
             whole = doc.sentences is not None
             pieces = _given_sentences(doc.sentences) if whole else split_long_text(doc.text)
+            words = len(doc.text.split())
             for i, (offset, piece) in enumerate(pieces):
-                yield piece, (doc.id, doc.title, offset, whole, i == len(pieces) - 1)
+                # the last piece carries the word count; -1 marks "more pieces follow"
+                yield piece, (doc.id, doc.title, offset, whole, words if i == len(pieces) - 1 else -1)
 
     sentences: list[ParsedSentence] = []
     stream = nlp.pipe(chunks(), as_tuples=True, batch_size=batch_size, n_process=n_process)
-    for spacy_doc, (doc_id, title, offset, whole, last) in stream:
+    for spacy_doc, (doc_id, title, offset, whole, words) in stream:
         if whole:
             sentences.append(_sentence(spacy_doc, spacy_doc[:], offset, rules))
         else:
             sentences.extend(_sentences(spacy_doc, offset, rules))
-        if last:
-            yield ParsedDocument(doc_id, title, query_terms(title, nlp, rules), sentences)
+        if words >= 0:
+            yield ParsedDocument(doc_id, title, query_terms(title, nlp, rules), sentences, words)
             sentences = []
 
 

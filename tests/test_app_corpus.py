@@ -12,11 +12,17 @@ from sentret_core import Index
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
+def corpus_script() -> None:
+    from sentret_core.ui import corpus_page
+
+    corpus_page.render()
+
+
 @pytest.fixture
 def app(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> AppTest:
     monkeypatch.setenv("SENTRET_INDEX", str(small_index.path))
     monkeypatch.setenv("SENTRET_INDEX_ROOT", str(small_index.path.parent))
-    return AppTest.from_file(APP, default_timeout=60)
+    return AppTest.from_function(corpus_script, default_timeout=60)
 
 
 def test_overview_shows_counts_labels_and_a_document(app: AppTest, small_index: Index) -> None:

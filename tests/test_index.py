@@ -202,7 +202,7 @@ def test_loading_refuses_what_is_not_a_current_index(tmp_path: Path) -> None:
 
 
 def test_arrays_are_memory_mapped(small_index: Index) -> None:
-    assert isinstance(small_index.sent_len, np.memmap)
+    assert isinstance(small_index.sent_len.base, np.memmap) and not small_index.sent_len.flags.writeable
     # scipy wraps the mapped arrays in views: read-only, because they are the file itself
     X = small_index.X
     assert not X.indices.flags.writeable and not X.indptr.flags.writeable and not X.data.flags.writeable

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..highlight import Span, highlight
 from ..index import Index
+from ..support import SupportSentence
 
 
 def entity_spans(index: Index, sentence: int) -> list[Span]:
@@ -40,3 +41,12 @@ def sentence_html(
             label = str(index.entities["label"].iloc[entity])
             focus = Span(int(rows["char_start"].iloc[0]), int(rows["char_end"].iloc[0]), label)
     return highlight(index.texts[sentence], spans, focus)
+
+
+def support_html(index: Index, s: SupportSentence, entity: int) -> str:
+    """A support sentence as safe HTML: its entities coloured, query terms marked, ``entity`` outlined."""
+    labels = index.entity_labels
+    spans = [Span(a, b, labels[e]) for e, a, b in index.mention_spans(s.sentence)]
+    spans += [Span(a, b) for a, b in s.term_spans]
+    focus = next((Span(a, b, labels[entity]) for a, b in s.entity_spans), None)
+    return highlight(s.text, spans, focus)

@@ -1,0 +1,121 @@
+"""The public scoring API: :func:`score`, :func:`top_k`, :func:`explain`, :func:`distribution`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..errors import SentretError
+from .data import EMPTY_SCORES, no_match, prepare
+from .records import Explanation, Scores
+from .registry import DEFAULT_MODEL, get_model
+
+if TYPE_CHECKING:
+    from ..index import Index
+
+_EMPTY_IDS = np.zeros(0, dtype=np.int64)
+
+
+def score(index: Index, query: str | Sequence[str], model: str = DEFAULT_MODEL, **params: Any) -> Scores:
+    """Score every candidate sentence of ``query`` under ``model`` with ``params``.
+
+    ``query`` is a string (normalised with the index's own rules) or a list of terms already
+    normalised. Candidates are the sentences matching a query term in a field the model uses;
+    ``ids`` come back sorted ascending. A query with no terms, or none the index knows, gives
+    empty Scores with a ``reason`` — never an exception. A bad model name or parameter value
+    raises :class:`~sentret_core.errors.SentretError`.
+    """
+    spec = get_model(model)
+    resolved = spec.resolve(params)
+    q = prepare(index, query)
+    reason = q.reason
+    if reason is not None:
+        return Scores(_EMPTY_IDS, EMPTY_SCORES, q.terms, spec.name, resolved, reason, q.oov)
+    ids, values = spec.scorer(index, q, resolved)
+    if len(ids) == 0:
+        return Scores(_EMPTY_IDS, EMPTY_SCORES, q.terms, spec.name, resolved, no_match(q), q.oov)
+    return Scores(ids.astype(np.int64), values, q.terms, spec.name, resolved, None, q.oov)
+
+
+def top_k(scores: Scores, k: int) -> Scores:
+    """The ``k`` best of ``scores``: by score descending, ties by sentence id ascending.
+
+    Selects among the candidates only (a partition of their scores for the k-th largest, then
+    a sort of those at or above it), never over all N sentences.
+    """
+    if k < 0:
+        raise SentretError(f"k must be at least 0 (got {k})")
+    ids, values = scores.ids, scores.scores
+    n = len(ids)
+    if scores.ranked:
+        chosen = np.arange(min(k, n))
+    elif k == 0:
+        chosen = _EMPTY_IDS
+    else:
+        if k < n:
+            # everything at or above the k-th largest value; ties at it go by id (ids ascend)
+            pool = np.flatnonzero(values >= np.partition(values, n - k)[n - k])
+            order = np.lexsort((ids.take(pool), -values.take(pool)))[:k]
+            chosen = pool.take(order)
+        else:
+            chosen = np.lexsort((ids, -values))
+    return Scores(
+        ids[chosen],
+        values[chosen],
+        scores.terms,
+        scores.model,
+        scores.params,
+        scores.reason,
+        scores.oov,
+        True,
+    )
+
+
+def explain(
+    index: Index, query: str | Sequence[str], sentence_id: int, model: str = DEFAULT_MODEL, **params: Any
+) -> Explanation:
+    """Each query term's contribution to ``sentence_id``'s score under ``model``.
+
+    The rows are computed from the sentence's own index rows (not the scoring path); their
+    ``contribution`` column plus ``extra`` sums to ``total``, which equals ``score(...)`` for
+    that sentence when it is a candidate.
+    """
+    spec = get_model(model)
+    resolved = spec.resolve(params)
+    sentence = int(sentence_id)
+    if not 0 <= sentence < index.N:
+        raise SentretError(
+            f"sentence id {sentence_id} is out of range; the index has {index.N} sentences (0-{index.N - 1})"
+        )
+    q = prepare(index, query)
+    parts = spec.explainer(index, q, sentence, resolved)
+    total = math.fsum([float(r["contribution"]) for r in parts.rows] + list(parts.extra.values()))
+    candidate = False
+    if q.reason is None:
+        ids, _ = spec.scorer(index, q, resolved)
+        pos = int(np.searchsorted(ids, sentence))
+        candidate = pos < len(ids) and int(ids[pos]) == sentence
+    return Explanation(
+        spec.name,
+        sentence,
+        resolved,
+        q.terms,
+        parts.columns,
+        tuple(parts.rows),
+        total,
+        candidate,
+        dict(parts.extra),
+        dict(parts.notes),
+        spec.formula,
+    )
+
+
+def distribution(index: Index, sentence_id: int, model: str, **params: Any) -> np.ndarray:
+    """p(t|θ_s) over the whole vocabulary for a language model (sums to 1)."""
+    spec = get_model(model)
+    if spec.distribution is None:
+        raise SentretError(f"{spec.name} is not a language model; it has no term distribution")
+    return spec.distribution(index, int(sentence_id), spec.resolve(params))

@@ -1,0 +1,126 @@
+"""What the registry holds per model: :class:`ModelSpec`, and the scorer signatures."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+
+from ..errors import SentretError
+from .params import Params, ParamSpec
+
+if TYPE_CHECKING:
+    from ..index import Index
+    from .data import Query
+
+
+class Explained(NamedTuple):
+    """A scorer's explanation of one sentence: table rows plus query-independent addends."""
+
+    columns: tuple[str, ...]
+    rows: list[dict[str, Any]]
+    extra: dict[str, float]  # addends outside the per-term rows (log p(d|s))
+    notes: dict[str, float]  # intermediate values worth showing (R(s), factors)
+
+
+# (index, query, params) -> (candidate ids sorted ascending, int32/int64; scores float64)
+Scorer = Callable[["Index", "Query", Any], tuple[np.ndarray, np.ndarray]]
+Explainer = Callable[["Index", "Query", int, Any], Explained]
+# (index, sentence id, params) -> p(t|θ_s) over the whole vocabulary
+Distribution = Callable[["Index", int, Any], np.ndarray]
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A registered sentence scorer: a versioned name, its parameters, code and provenance."""
+
+    name: str  # versioned, e.g. "bm25f.v1"
+    display_name: str
+    family: str  # "tfisf", "bm25" or "lm"
+    params: type[Params]
+    scorer: Scorer
+    explainer: Explainer
+    formula: str  # LaTeX
+    paper: str
+    description: str
+    distribution: Distribution | None = None
+    _resolved: dict[Any, Params] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def base(self) -> str:
+        """The name without its version: ``"bm25f"``."""
+        return self.name.rsplit(".v", 1)[0]
+
+    @property
+    def version(self) -> int:
+        return int(self.name.rsplit(".v", 1)[1])
+
+    def param_specs(self) -> tuple[ParamSpec, ...]:
+        return self.params.specs()
+
+    def defaults(self) -> Params:
+        return self.resolve()
+
+    def resolve(self, params: Mapping[str, Any] | Params | None = None) -> Params:
+        """Validated parameters: the defaults updated with ``params``.
+
+        Raises SentretError naming the model, the parameter and its allowed values.
+        """
+        if isinstance(params, Params):
+            if not isinstance(params, self.params):
+                raise SentretError(
+                    f"{self.name} takes {self.params.__name__} parameters, not {type(params).__name__}"
+                )
+            return params
+        items = dict(params or {})
+        try:
+            # typed: True == 1 == 1.0 as keys, but only 1 and 1.0 are valid values of a float
+            key: Any = tuple(sorted((name, type(v).__name__, v) for name, v in items.items()))
+            hash(key)
+        except TypeError:
+            key = None
+        if key is not None and key in self._resolved:
+            return self._resolved[key]
+        known = self.params.names()
+        for name in items:
+            if name not in known:
+                allowed = ", ".join(known) if known else "none (it is parameter-free)"
+                raise SentretError(f"{self.name} has no parameter {name!r}; its parameters: {allowed}")
+        try:
+            resolved = self.params(**items)
+        except SentretError as err:
+            raise SentretError(f"{self.name}: {err}") from None
+        if key is not None and len(self._resolved) < 4096:
+            self._resolved[key] = resolved
+        return resolved
+
+    def describe(self) -> dict[str, Any]:
+        """Everything the app needs to draw this model's controls and help."""
+        return {
+            "name": self.name,
+            "base": self.base,
+            "version": self.version,
+            "display_name": self.display_name,
+            "family": self.family,
+            "formula": self.formula,
+            "paper": self.paper,
+            "description": self.description,
+            "params": [
+                {
+                    "name": s.name,
+                    "type": s.type.__name__,
+                    "default": s.default,
+                    "min": s.min,
+                    "max": s.max,
+                    "choices": s.choices,
+                    "step": s.step,
+                    "grid": s.grid,
+                    "symbol": s.symbol,
+                    "description": s.description,
+                    "nullable": s.nullable,
+                }
+                for s in self.param_specs()
+            ],
+        }
