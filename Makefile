@@ -23,7 +23,7 @@ unit: $(VENV)/.installed-test
 
 index-demo: $(DEMO_INDEX)/manifest.json
 
-$(DEMO_INDEX)/manifest.json: $(VENV)/.installed-run
+$(DEMO_INDEX)/manifest.json: | $(VENV)/.installed-run
 	$(BIN)/sentret index demo --out $(DEMO_INDEX) --force
 
 $(VENV)/bin/python:

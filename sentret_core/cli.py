@@ -295,6 +295,12 @@ def _run_models(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_judgments(sub: Any) -> None:
+    from .cli_judgments import register
+
+    register(sub)
+
+
 COMMANDS: list[Callable[[Any], None]] = [
     _add_index,
     _add_info,
@@ -302,6 +308,7 @@ COMMANDS: list[Callable[[Any], None]] = [
     _add_search,
     _add_support,
     _add_models,
+    _add_judgments,
 ]
 
 if __name__ == "__main__":

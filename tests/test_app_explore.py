@@ -85,3 +85,25 @@ def test_hostile_corpus_text_is_inert(tmp_path: Path, monkeypatch: pytest.Monkey
     html = "\n".join(m.value for m in app.markdown)
     assert "<script>" not in html and "<img" not in html and "<b>Bold" not in html
     assert "&lt;script&gt;" in html
+
+
+def two_pages() -> None:
+    import streamlit as st
+
+    from sentret_core.ui import corpus_page, explore_page
+
+    corpus_page.render() if st.session_state.get("page") == "corpus" else explore_page.render()
+
+
+def test_settings_survive_a_visit_to_another_page(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SENTRET_INDEX", str(small_index.path))
+    monkeypatch.setenv("SENTRET_INDEX_ROOT", str(small_index.path.parent))
+    app = AppTest.from_function(two_pages, default_timeout=60).run()
+    app.text_input(key="explore_query").input("peace").run()
+    app.multiselect(key="explore_models").set_value(["tfisf.v1"]).run()
+    app.session_state["page"] = "corpus"
+    app.run()  # Explore's widgets are not drawn: Streamlit forgets their state
+    app.session_state["page"] = "explore"
+    app.run()
+    assert app.text_input(key="explore_query").value == "peace"
+    assert app.multiselect(key="explore_models").value == ["tfisf.v1"]

@@ -18,6 +18,7 @@ def render() -> None:
     choose_index()
     index = current_index()
     if index is None:
+        upload_section()
         return
     info = overview(index, top=10)
     counts = info["counts"]
@@ -50,6 +51,7 @@ def render() -> None:
 
     st.subheader("Documents")
     browse_documents(index)
+    upload_section()
 
 
 def choose_index() -> None:
@@ -88,3 +90,11 @@ def browse_documents(index: Index) -> None:
         for sentence, position in zip(sentences["sentence"], sentences["position"])
     ]
     st.markdown("\n".join(html_rows), unsafe_allow_html=True)
+
+
+def upload_section() -> None:
+    """Upload documents and build a new index from them (sentret_core.ui.upload)."""
+    from .upload import render_upload
+
+    st.divider()
+    render_upload()

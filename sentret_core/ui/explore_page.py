@@ -56,9 +56,24 @@ def cached_support(path: str, query: str, ranker: str, k: int, score: str, label
                    models=models, per_entity=per_entity, top_entities=20)  # fmt: skip
 
 
+WIDGET_KEYS = ("explore_query", "explore_ranker", "explore_k", "explore_score", "explore_labels",
+               "explore_models", "explore_per_entity")  # fmt: skip
+
+
+def _keep_widgets() -> None:
+    """Streamlit drops a widget's state when another page runs; restore it from a plain copy."""
+    saved = st.session_state.setdefault("explore_saved", {})
+    for key in WIDGET_KEYS:
+        if key in st.session_state:
+            saved[key] = st.session_state[key]
+        elif key in saved:
+            st.session_state[key] = saved[key]
+
+
 def _from_url(index: Index) -> None:
     """Seed the widgets from the URL once per session."""
     if st.session_state.get("explore_seeded"):
+        _keep_widgets()
         return
     params = st.query_params
     examples = example_queries()
@@ -77,6 +92,7 @@ def _from_url(index: Index) -> None:
     ]
     st.session_state["explore_url_entity"] = params.get("entity")
     st.session_state["explore_seeded"] = True
+    _keep_widgets()
 
 
 def _int(text: str | None, default: int) -> int:
@@ -96,6 +112,13 @@ def _to_url(state: dict[str, Any]) -> None:
 
 
 def render() -> None:
+    try:
+        _render()
+    finally:
+        _keep_widgets()  # what this run set (an example query, say) survives a switch to another page
+
+
+def _render() -> None:
     st.title("Explore")
     st.caption(
         "Which entities matter to a query, and which sentences say why — under several models side by side."
@@ -192,7 +215,7 @@ def _entity_table(result: SupportResult) -> Any:
         column = SCORE_NAMES[result.entity_score]
         chart = rows.assign(name=[f"{e.entity.text} ({e.entity.label})" for e in result.entities])
         st.subheader(f"Entity score: {column}")
-        st.bar_chart(chart, x="name", y=column, horizontal=True, height=280)
+        st.bar_chart(chart, x="name", y=column, horizontal=True, height=280, sort=f"-{column}")
     choice = st.selectbox("Entity to explain", names, key="explore_entity")
     position = names.index(choice) if choice is not None and choice in names else 0
     st.session_state["explore_url_entity"] = keys[position]

@@ -1,0 +1,143 @@
+"""``sentret judgments …`` end to end: create → import → export → agreement, and bad input → exit 2."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from sentret_core import Index, cli
+from sentret_core.cli_judgments import register
+from sentret_core.judgments import ADMIN_TOKEN_ENV, JudgmentStore
+
+TOKEN = "cli-test-token"
+
+
+def run(argv: Sequence[str], monkeypatch: pytest.MonkeyPatch) -> int:
+    """``sentret`` with the judgments command registered (as the lead wires it into COMMANDS)."""
+    parser = cli._parser()
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    if "judgments" not in subs.choices:
+        monkeypatch.setattr(cli, "COMMANDS", [*cli.COMMANDS, register])
+    return cli.main(list(argv))
+
+
+@pytest.fixture
+def setup(small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    monkeypatch.setenv(ADMIN_TOKEN_ENV, TOKEN)
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("# query<TAB>entity\npicasso peace\tPicasso|PERSON\nlennon religion\n", "utf-8")
+    return tmp_path / "j.sqlite", topics
+
+
+def test_create_import_export_agreement(
+    setup: tuple[Path, Path], small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    db, topics = setup
+    create = ["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path),
+              "--topics", str(topics), "--pool-depth", "3", "--top-entities", "2", "--seed", "5"]  # fmt: skip
+    code = run(create, monkeypatch)
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "created session 's'" in out.out and "seed 5" in out.out
+    passphrase = out.out.split("passphrase: ")[1].strip()
+    with JudgmentStore(db) as store:
+        info = store.session("s")
+        assert info.settings.depth == 3 and info.settings.seed == 5
+        assert info.entities[0][1] == "Picasso|PERSON" and len(info.entities) == 3
+        handle = store.sign_in("s", "ann", passphrase)
+        while (item := handle.next_item()) is not None:
+            handle.grade(item.item_id, 4 if item.position % 2 == 0 else 2)
+        ann_qrels = store.admin(TOKEN).export_qrels("s", rule="annotator", annotator="ann")
+    # import a second opinion as qrels: ann's grades with the first line changed
+    lines = ann_qrels.splitlines()
+    topic, _, sid, grade = lines[0].split()
+    lines[0] = f"{topic} 0 {sid} {1 if grade != '1' else 3}"
+    qrels_file = tmp_path / "gold.qrels"
+    qrels_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code = run(["judgments", "import", str(db), "--session", "s", "--format", "qrels", str(qrels_file),
+                "--annotator", "gold"], monkeypatch)  # fmt: skip
+    assert code == 0 and f"{len(lines)} judgment(s)" in capsys.readouterr().out
+
+    # export: qrels by each rule, CSV and JSONL
+    assert run(["judgments", "export", str(db), "--session", "s", "--format", "qrels",
+                "--adjudicate", "gold"], monkeypatch) == 0  # fmt: skip
+    assert capsys.readouterr().out.splitlines() == lines
+    out_file = tmp_path / "out.csv"
+    assert run(["judgments", "export", str(db), "--session", "s", "--format", "csv", "--out", str(out_file)],
+               monkeypatch) == 0  # fmt: skip
+    rows = list(csv.DictReader(io.StringIO(out_file.read_text(encoding="utf-8"))))
+    assert len(rows) == 2 * len(lines) and {r["annotator"] for r in rows} == {"ann", "gold"}
+    capsys.readouterr()
+    assert run(["judgments", "export", str(db), "--session", "s", "--format", "jsonl"], monkeypatch) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(records) == 2 * len(lines) and records[0]["topic_id"].startswith("picasso%20peace:")
+
+    # agreement: ann and gold agree on every item but one
+    assert run(["judgments", "agreement", str(db), "--session", "s", "--json"], monkeypatch) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["session"] == "s" and summary["annotators"] == ["ann", "gold"]
+    assert summary["shared_items"] == len(lines) == summary["complete_items"]
+    (pair,) = summary["cohen_kappa"]
+    assert pair["a"] == "ann" and pair["b"] == "gold" and pair["shared_items"] == len(lines)
+    assert pair["kappa"] is None or pair["kappa"] < 1.0
+    assert run(["judgments", "agreement", str(db), "--session", "s"], monkeypatch) == 0
+    assert "Cohen's κ  ann × gold" in capsys.readouterr().out
+
+
+def _one_error(code: int, capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith("sentret: error: "), err
+    return err[0]
+
+
+def test_bad_input_exits_2_with_one_message(
+    setup: tuple[Path, Path], small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    db, topics = setup
+    base = ["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path)]
+    assert "cannot read the topics file" in _one_error(
+        run([*base, "--topics", str(tmp_path / "missing.tsv")], monkeypatch), capsys)  # fmt: skip
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("a\tb\tc\n", encoding="utf-8")
+    assert "topics line 1" in _one_error(run([*base, "--topics", str(bad)], monkeypatch), capsys)
+    assert "unknown model" in _one_error(
+        run([*base, "--topics", str(topics), "--models", "nope"], monkeypatch), capsys)  # fmt: skip
+    assert not db.exists() or JudgmentStore(db).sessions() == []
+    assert run([*base, "--topics", str(topics), "--passphrase", "pw"], monkeypatch) == 0
+    capsys.readouterr()
+    assert "already exists" in _one_error(run([*base, "--topics", str(topics)], monkeypatch), capsys)
+
+    assert run(["judgments"], monkeypatch) == 2 and "create" in capsys.readouterr().err  # usage
+    export = ["judgments", "export", str(db), "--session", "s", "--format", "qrels"]
+    csv_export = ["judgments", "export", str(db), "--session", "s", "--format", "csv"]
+    assert "--adjudicate applies to --format qrels only" in _one_error(
+        run([*csv_export, "--adjudicate", "mean"], monkeypatch), capsys)  # fmt: skip
+    assert "no judgments database" in _one_error(
+        run(["judgments", "export", str(tmp_path / "none.sqlite"), "--session", "s", "--format", "csv"],
+            monkeypatch), capsys)  # fmt: skip
+    unknown = ["judgments", "export", str(db), "--session", "x", "--format", "csv"]
+    assert "no session named 'x'" in _one_error(run(unknown, monkeypatch), capsys)
+    assert "no annotator named 'zed'" in _one_error(run([*export, "--adjudicate", "zed"], monkeypatch),
+                                                    capsys)  # fmt: skip
+    assert "wrong admin token" in _one_error(run([*export, "--token", "nope"], monkeypatch), capsys)
+    monkeypatch.delenv(ADMIN_TOKEN_ENV)
+    assert "needs the admin token" in _one_error(run(export, monkeypatch), capsys)
+    assert run([*export, "--token", "any"], monkeypatch) == 0  # no token set: the file is the boundary
+    capsys.readouterr()
+    monkeypatch.setenv(ADMIN_TOKEN_ENV, TOKEN)
+
+    qrels = tmp_path / "x.qrels"
+    qrels.write_text("picasso%20peace:Picasso|PERSON 0 999 3\n", encoding="utf-8")
+    imp = ["judgments", "import", str(db), "--session", "s", "--format", "qrels", str(qrels)]
+    assert "needs --annotator" in _one_error(run(imp, monkeypatch), capsys)
+    assert "not in the pool" in _one_error(run([*imp, "--annotator", "gold"], monkeypatch), capsys)
+    with JudgmentStore(db) as store:
+        assert store.admin(TOKEN).all_judgments("s") == []  # nothing written
