@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -22,7 +23,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+# Screenshots go to a scratch folder, so a test run leaves the work tree as it was; refresh the
+# README's with SENTRET_SCREENSHOTS=docs/screenshots.
+SCREENSHOTS = Path(os.environ.get("SENTRET_SCREENSHOTS", Path(tempfile.gettempdir()) / "sentret-screenshots"))
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -139,7 +142,7 @@ def select_option(page: Any, label: str, option: str, attempts: int = 4) -> None
 
 
 def screenshot(page: Any, name: str, height: int | None = None) -> Path:
-    """A screenshot of the app's whole page into docs/screenshots/``name``.
+    """A screenshot of the app's whole page into ``SCREENSHOTS/name``.
 
     Streamlit scrolls inside its own container, so the viewport is first made as tall as the content.
     """

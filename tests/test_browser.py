@@ -2,8 +2,9 @@
 
 The app runs on a small index built here that holds a sentence with ``<script>alert(1)</script>``
 and ``<img src=x onerror=alert(2)>``: every page must show it as text and no dialog may fire.
-Screenshots go to docs/screenshots/ (explore.png, howto.png, corpus.png; and *-demo.png on the
-demo index when it is built). Skipped when /usr/bin/chromium is absent.
+Screenshots (explore.png, howto.png, corpus.png; and *-demo.png on the demo index when it is
+built) go to a scratch folder, or to $SENTRET_SCREENSHOTS (docs/screenshots refreshes the README's).
+Skipped when /usr/bin/chromium is absent.
 """
 
 from __future__ import annotations
