@@ -40,6 +40,7 @@ class ParamSpec:
     step: float | None = None
     grid: tuple[Any, ...] | None = None
     nullable: bool = False
+    expensive: bool = False  # changing it retrains something (seconds to minutes): apply on request, not live
 
     def allowed(self) -> str:
         """The allowed values in words, for error messages and help text."""
@@ -122,6 +123,7 @@ def param(
     step: float | None = None,
     grid: tuple[Any, ...] | None = None,
     nullable: bool = False,
+    expensive: bool = False,
 ) -> Any:
     """A dataclass field carrying its :class:`ParamSpec` (its name and type are filled in later)."""
     meta = {
@@ -133,6 +135,7 @@ def param(
         "step": step,
         "grid": grid,
         "nullable": nullable,
+        "expensive": expensive,
     }
     return field(default=default, metadata={"sentret.param": meta})
 

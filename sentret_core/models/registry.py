@@ -53,3 +53,10 @@ def aliases() -> dict[str, str]:
 
 for _spec in (*tfisf.SPECS, *bm25.SPECS, *lm.SPECS):
     register(_spec)
+
+# --- seed 001: class-based and trigger LMs (lm-class.v1, lm-trigger.v1) -------------------------
+from . import classes, triggers  # noqa: E402
+
+for _spec in (*classes.SPECS, *triggers.SPECS):
+    register(_spec)
+# --- end seed 001 ---------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from .state import credit, current_index, current_index_path, guarded
 QUERY_FILE = Path(__file__).resolve().parents[2] / "data" / "queries" / "demo.txt"
 DEFAULT_K = 100  # seed 002 used 1000 on 75M sentences; 100 suits a corpus of tens of thousands
 SCORE_NAMES = {"kld": "KLD", "frequency": "frequency", "rarity": "rarity", "combination": "combination"}
+PERSIST: Any = "session"  # widget values survive a visit to another page
 URL_KEYS = ("q", "entity", "ranker", "k", "score", "labels", "models")
 
 
@@ -56,24 +57,9 @@ def cached_support(path: str, query: str, ranker: str, k: int, score: str, label
                    models=models, per_entity=per_entity, top_entities=20)  # fmt: skip
 
 
-WIDGET_KEYS = ("explore_query", "explore_ranker", "explore_k", "explore_score", "explore_labels",
-               "explore_models", "explore_per_entity")  # fmt: skip
-
-
-def _keep_widgets() -> None:
-    """Streamlit drops a widget's state when another page runs; restore it from a plain copy."""
-    saved = st.session_state.setdefault("explore_saved", {})
-    for key in WIDGET_KEYS:
-        if key in st.session_state:
-            saved[key] = st.session_state[key]
-        elif key in saved:
-            st.session_state[key] = saved[key]
-
-
 def _from_url(index: Index) -> None:
     """Seed the widgets from the URL once per session."""
     if st.session_state.get("explore_seeded"):
-        _keep_widgets()
         return
     params = st.query_params
     examples = example_queries()
@@ -87,12 +73,9 @@ def _from_url(index: Index) -> None:
     st.session_state["explore_labels"] = [lab for lab in chosen if lab in labels]
     models = params.get("models")
     known = set(support_models())
-    st.session_state["explore_models"] = [
-        m for m in (models.split(",") if models else DEFAULT_MODELS) if m in known
-    ]
+    st.session_state["explore_models"] = [m for m in (models.split(",") if models else DEFAULT_MODELS) if m in known]
     st.session_state["explore_url_entity"] = params.get("entity")
     st.session_state["explore_seeded"] = True
-    _keep_widgets()
 
 
 def _int(text: str | None, default: int) -> int:
@@ -112,17 +95,8 @@ def _to_url(state: dict[str, Any]) -> None:
 
 
 def render() -> None:
-    try:
-        _render()
-    finally:
-        _keep_widgets()  # what this run set (an example query, say) survives a switch to another page
-
-
-def _render() -> None:
     st.title("Explore")
-    st.caption(
-        "Which entities matter to a query, and which sentences say why — under several models side by side."
-    )
+    st.caption("Which entities matter to a query, and which sentences say why — under several models side by side.")
     index = current_index()
     if index is None:
         return
@@ -136,21 +110,31 @@ def _render() -> None:
             st.session_state["explore_query"] = example
             st.session_state["explore_url_entity"] = None
     with left:
-        query = st.text_input("Query", key="explore_query", placeholder="e.g. Picasso and peace")
+        query = st.text_input("Query", key="explore_query", persist_state=PERSIST, placeholder="e.g. Picasso and peace")
     models_all = support_models()
     sentence_models = [spec.name for spec in list_models()]
     with st.expander("Ranking settings", expanded=False):
         c1, c2, c3 = st.columns(3)
         ranker = c1.selectbox(
-            "Ranker (gives S_q)", sentence_models, key="explore_ranker", format_func=model_title
+            "Ranker (gives S_q)", sentence_models, key="explore_ranker", persist_state=PERSIST, format_func=model_title
         )
-        k = c2.number_input("k = |S_q|", min_value=1, max_value=100_000, step=50, key="explore_k")
-        score = c3.radio("Entity score", ENTITY_SCORES, key="explore_score", format_func=SCORE_NAMES.get,
-                         horizontal=True)  # fmt: skip
-        labels = st.multiselect("Entity labels", sorted(set(index.entity_labels)), key="explore_labels")
-        models = st.multiselect("Support models, side by side", models_all, key="explore_models",
+        k = c2.number_input(
+            "k = |S_q|", min_value=1, max_value=100_000, step=50, key="explore_k", persist_state=PERSIST
+        )
+        score = c3.radio(
+            "Entity score",
+            ENTITY_SCORES,
+            key="explore_score",
+            persist_state=PERSIST,
+            format_func=SCORE_NAMES.get,
+            horizontal=True,
+        )
+        labels = st.multiselect(
+            "Entity labels", sorted(set(index.entity_labels)), key="explore_labels", persist_state=PERSIST
+        )
+        models = st.multiselect("Support models, side by side", models_all, key="explore_models", persist_state=PERSIST,
                                 format_func=model_title, max_selections=4)  # fmt: skip
-        per_entity = st.slider("Support sentences per model", 1, 10, 3, key="explore_per_entity")
+        per_entity = st.slider("Support sentences per model", 1, 10, 3, key="explore_per_entity", persist_state=PERSIST)
     if not query.strip():
         st.info("Type a query, or pick one of the examples.")
         return

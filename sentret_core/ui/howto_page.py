@@ -215,9 +215,17 @@ def parameter_controls(spec: ModelSpec) -> dict[str, Any]:
         st.caption("This model has no parameters.")
         return {}
     values: dict[str, Any] = {}
-    plain = [p for p in specs if not p.nullable]
-    for p in plain:
-        values[p.name] = param_control(spec.name, p)
+    for p in specs:
+        if not p.nullable and not p.expensive:
+            values[p.name] = param_control(spec.name, p)
+    expensive = [p for p in specs if p.expensive]
+    if expensive:
+        with st.form(f"howto_train_{spec.name}"):
+            st.caption("Changing these retrains the model (tens of seconds on the demo corpus), so they apply "
+                       "when you press the button.")  # fmt: skip
+            for p in expensive:
+                values[p.name] = param_control(spec.name, p)
+            st.form_submit_button("Apply and retrain")
     nullable = [p for p in specs if p.nullable]
     if nullable:
         with st.expander("Per-field overrides"):
