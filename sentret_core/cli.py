@@ -295,6 +295,12 @@ def _run_models(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_eval(sub: Any) -> None:
+    from .cli_eval import register
+
+    register(sub)
+
+
 def _add_judgments(sub: Any) -> None:
     from .cli_judgments import register
 
@@ -308,6 +314,7 @@ COMMANDS: list[Callable[[Any], None]] = [
     _add_search,
     _add_support,
     _add_models,
+    _add_eval,
     _add_judgments,
 ]
 

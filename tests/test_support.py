@@ -116,7 +116,11 @@ def test_eq8_position_scorer(index: Index) -> None:
     assert list(position_scores(index, np.array([3]), ["crowned"], PARIS)) == [1]
     ctx = QueryContext(index, "capital museums", ranker="tfisf.v1", k=1000)
     ids, ranked = ctx.ranked_candidates(PARIS, "position")
-    assert list(ids) == [5, 0, 3, 1] and list(ranked) == [3, 1, 1, 0]
+    assert list(ids) == [0] and list(ranked) == [1]  # over S_qe = S_q ∩ {0, 1, 3, 5}
+    ctx = QueryContext(index, "paris", ranker="tfisf.v1", k=1000)  # S_q = every Paris sentence
+    ids, ranked = ctx.ranked_candidates(PARIS, "position")
+    # pos_q = pos_e for each: s0 3-1, s1 4-4, s3 4-3, s5 4-1; ties by id
+    assert list(ids) == [5, 0, 3, 1] and list(ranked) == [3, 2, 1, 0]
 
 
 def test_context_never_crosses_documents(index: Index) -> None:
@@ -133,11 +137,12 @@ def test_context_never_crosses_documents(index: Index) -> None:
 
 
 def test_entity_without_candidates_gets_an_empty_list(index: Index) -> None:
-    result = support(index, "capital museums", ranker="tfisf.v1", models=("tfisf.v1", "position"),
+    result = support(index, "capital museums", ranker="tfisf.v1", models=("tfisf.v1", "position", "sum-kld"),
                      entities=[NAPOLEON])  # fmt: skip
     (napoleon,) = result.entities
     assert napoleon.sentences["tfisf.v1"] == ()  # s3 is not in S_q
-    assert [s.sentence for s in napoleon.sentences["position"]] == [3]  # but it is in Ŝ_q
+    assert napoleon.sentences["position"] == ()
+    assert [s.sentence for s in napoleon.sentences["sum-kld"]] == [3]  # but it is in Ŝ_q
     assert napoleon.entity.frequency == 0 and napoleon.entity.context_frequency == 1
 
 
