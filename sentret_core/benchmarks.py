@@ -46,9 +46,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
-import tempfile
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -60,7 +57,7 @@ import numpy as np
 from .corpus import Document, presegmented
 from .errors import SentretError
 from .evaluate import Qrels, topic_id
-from .index import FORMAT_VERSION, Index, is_index, write_manifest
+from .index import FORMAT_VERSION, Index, is_index, sha256_of
 from .nlp import DEFAULT_MODEL, entity_text
 
 BENCHMARKS: tuple[str, ...] = ("wikiqa", "squad-support", "trecqa")
@@ -375,19 +372,11 @@ def cache_root(cache: str | os.PathLike[str] | None = None) -> Path:
     return Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE)
 
 
-def _file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def cache_key(name: str, data: Path, options: dict[str, Any], model: str = DEFAULT_MODEL) -> str:
     """``<name>-<hash>``: the hash of the input file's content, the options and the versions."""
     recipe = {
         "benchmark": name,
-        "file": _file_digest(data),
+        "file": sha256_of(data),
         "options": options,
         "converter": CONVERTER_VERSION,
         "index_format": FORMAT_VERSION,
@@ -407,60 +396,14 @@ def index_documents(
 ) -> Index:
     """Index ``documents`` (``Document`` records, presegmented ones kept as given) into ``out``.
 
-    The same pass and files as :func:`~sentret_core.build.build_index`, which reads only paths;
-    built in a temporary folder and renamed into place, so a concurrent or interrupted build
-    never leaves a half-written index (if another process finished first, its index is kept).
+    Atomic like every build: an interrupted one leaves nothing, and an index another process
+    finished first is kept.
     """
-    from . import __version__
-    from .build import IndexWriter
-    from .nlp import NORMALISATION, load_pipeline, parse_documents
+    from .build import build_from_documents
 
-    if n_process < 1:
-        raise SentretError(f"n_process must be at least 1 (got {n_process})")
     out = Path(out)
-    nlp = load_pipeline(model)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
-    try:
-        writer = IndexWriter(tmp)
-        words = 0
-
-        def counted() -> Iterator[Document]:
-            nonlocal words
-            for doc in documents:
-                words += len(doc.text.split())
-                yield doc
-
-        for parsed in parse_documents(counted(), nlp, n_process=n_process):
-            writer.add(parsed)
-        if writer.n_sentences == 0:
-            raise SentretError(f"{source}: the benchmark holds no sentences")
-        counts = writer.finish()
-        import spacy
-
-        write_manifest(
-            tmp,
-            {
-                "sentret_version": __version__,
-                "spacy_version": str(spacy.__version__),
-                "model": model,
-                "model_version": nlp.meta.get("version", ""),
-                "pipeline": nlp.pipe_names,
-                "normalisation": NORMALISATION,
-                "source": source,
-                "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "counts": dict(counts, words=words),
-            },
-        )
-        if is_index(out):
-            shutil.rmtree(tmp, ignore_errors=True)
-        else:
-            if out.exists():
-                shutil.rmtree(out)
-            tmp.rename(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    if not is_index(out):
+        build_from_documents(documents, out, source=source, model=model, n_process=n_process, force=True)
     return Index.load(out)
 
 

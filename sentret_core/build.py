@@ -12,7 +12,7 @@ import shutil
 import tempfile
 import time
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,22 +69,43 @@ def build_index(
     progress: Progress | None = None,
 ) -> BuildSummary:
     """Index the documents of ``source`` (``"demo"``, a folder, JSONL or CSV) into the folder ``out``."""
-    if n_process < 1 or batch_size < 1:
-        raise SentretError(f"--n-process and --batch-size must be at least 1 (got {n_process}, {batch_size})")
-    out = Path(out)
-    _check_target(out, force)
+    _check_settings(n_process, batch_size)
+    _check_target(Path(out), force)
     documents = read_corpus(source, fmt, encoding)
     first = next(documents, None)  # surface a bad source before loading the model
     if first is None:
         raise CorpusError(f"{source}: no documents with text found")
+    return build_from_documents(
+        _chain(first, documents), out, source=str(source), model=model, n_process=n_process,
+        batch_size=batch_size, force=force, progress=progress,
+    )  # fmt: skip
+
+
+def build_from_documents(
+    documents: Iterable[Document],
+    out: str | Path,
+    *,
+    source: str,
+    model: str = DEFAULT_MODEL,
+    n_process: int = 2,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> BuildSummary:
+    """Index a stream of :class:`Document` records (presegmented ones kept as given) into ``out``.
+
+    ``source`` is what the manifest records as the documents' origin.
+    """
+    _check_settings(n_process, batch_size)
+    out = Path(out)
+    _check_target(out, force)
     nlp = load_pipeline(model)
     started = time.perf_counter()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
     try:
         writer = IndexWriter(tmp)
-        parsed = parse_documents(_chain(first, documents), nlp, n_process=n_process, batch_size=batch_size)
-        for doc in parsed:
+        for doc in parse_documents(documents, nlp, n_process=n_process, batch_size=batch_size):
             writer.add(doc)
             if progress is not None:
                 progress(writer.n_documents, writer.n_words)
@@ -98,7 +119,7 @@ def build_index(
             "model_version": nlp.meta.get("version", ""),
             "pipeline": nlp.pipe_names,
             "normalisation": NORMALISATION,
-            "source": str(source),
+            "source": source,
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "counts": dict(counts, words=writer.n_words),
         }
@@ -109,14 +130,13 @@ def build_index(
         raise
     seconds = time.perf_counter() - started
     return BuildSummary(
-        out,
-        counts["documents"],
-        counts["sentences"],
-        writer.n_words,
-        counts["terms"],
-        counts["entities"],
-        seconds,
+        out, counts["documents"], counts["sentences"], writer.n_words, counts["terms"], counts["entities"], seconds
     )
+
+
+def _check_settings(n_process: int, batch_size: int) -> None:
+    if n_process < 1 or batch_size < 1:
+        raise SentretError(f"--n-process and --batch-size must be at least 1 (got {n_process}, {batch_size})")
 
 
 def _check_target(out: Path, force: bool) -> None:

@@ -54,6 +54,7 @@ from .data import (
     layout,
     postings,
     scatter,
+    sentence_row,
     union,
 )
 from .lm import MU_GRID
@@ -207,16 +208,10 @@ def score_class(index: Index, q: Query, p: ClassParams) -> tuple[np.ndarray, np.
 # --- explain and the distribution (from the sentence's own row) -------------------------------------
 
 
-def _sentence_row(index: Index, sentence: int) -> tuple[np.ndarray, np.ndarray]:
-    lo, hi = int(index.X.indptr[sentence]), int(index.X.indptr[sentence + 1])
-    cols = np.asarray(index.X.indices[lo:hi], dtype=np.int64)
-    return cols, np.asarray(index.X.data[lo:hi], dtype=np.float64)
-
-
 def distribution_class(index: Index, sentence: int, p: ClassParams) -> np.ndarray:
     """p(t|θ_s) over the whole vocabulary (sums to 1)."""
     data = class_data(index, p)
-    cols, counts = _sentence_row(index, sentence)
+    cols, counts = sentence_row(index, sentence)
     c_s = np.zeros(index.V)
     np.add.at(c_s, cols, counts)
     c_C = np.bincount(data.cls, weights=c_s, minlength=len(data.p_class))
@@ -229,7 +224,7 @@ def distribution_class(index: Index, sentence: int, p: ClassParams) -> np.ndarra
 def explain_class(index: Index, q: Query, sentence: int, p: ClassParams) -> Explained:
     data = class_data(index, p)
     p_t_all = collection_model(index)
-    cols, counts = _sentence_row(index, sentence)
+    cols, counts = sentence_row(index, sentence)
     n_s = float(counts.sum())
     vocab = index.vocab
     rows = []

@@ -421,3 +421,10 @@ def neighbourhood(lay: Layout, ids: np.ndarray, radius: int) -> np.ndarray:
     spans = expand_ranges(lo, hi)
     spans.sort(kind="stable")  # overlapping runs, nearly sorted
     return spans.take(run_starts(spans))
+
+
+def sentence_row(index: Index, sentence: int) -> tuple[np.ndarray, np.ndarray]:
+    """The term ids of ``sentence`` and their counts c(t, s) (float64), from its row of X."""
+    lo, hi = int(index.X.indptr[sentence]), int(index.X.indptr[sentence + 1])
+    cols = np.asarray(index.X.indices[lo:hi], dtype=np.int64)
+    return cols, np.asarray(index.X.data[lo:hi], dtype=np.float64)

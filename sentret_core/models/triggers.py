@@ -74,6 +74,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import SentretError
+from ..index import sha256_of
 from .classes import PAPER_001, _cap
 from .data import (
     EMPTY_IDS,
@@ -86,6 +87,7 @@ from .data import (
     layout,
     postings,
     run_starts,
+    sentence_row,
     union,
 )
 from .lm import MU_GRID
@@ -125,16 +127,6 @@ class TriggerTables:
 
     def pairs(self, name: str) -> int:
         return int(self.tables[name].nnz)
-
-
-def _sha256(path: Path) -> str:
-    import hashlib
-
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _prune(matrix: Any, min_count: int) -> sp.csr_matrix:
@@ -341,7 +333,7 @@ def train_triggers(
     params = {"min_count": int(min_count), "qa_min_count": int(qa_min_count)}
     key = cache_key({"algorithm": ALGORITHM, "params": params, "index": fingerprint(index),
                      "sources": [d["fingerprint"] for d in described],
-                     "qa": _sha256(qa_path) if qa_path is not None else None})  # fmt: skip
+                     "qa": sha256_of(qa_path) if qa_path is not None else None})  # fmt: skip
     with _LOCK:
         found = _load(index, key)
         if found is None:
@@ -627,12 +619,6 @@ def score_trigger(index: Index, q: Query, p: TriggerParams) -> tuple[np.ndarray,
 # --- explain and the distribution (from the sentence's own row) -------------------------------------
 
 
-def _sentence(index: Index, sentence: int) -> tuple[np.ndarray, np.ndarray]:
-    lo, hi = int(index.X.indptr[sentence]), int(index.X.indptr[sentence + 1])
-    cols = np.asarray(index.X.indices[lo:hi], dtype=np.int64)
-    return cols, np.asarray(index.X.data[lo:hi], dtype=np.float64)
-
-
 def _sentence_label_counts(index: Index, sentence: int, labels: Sequence[str]) -> np.ndarray:
     """Terms of ``sentence`` inside an entity of each label, from its mentions and term tokens."""
     out = np.zeros(len(labels))
@@ -657,7 +643,7 @@ def _row_of(norm: sp.csr_matrix, term: int) -> dict[int, float]:
 def distribution_trigger(index: Index, sentence: int, p: TriggerParams) -> np.ndarray:
     """p(q|θ_s) over the whole vocabulary (sums to 1)."""
     p_c = collection_model(index)
-    cols, counts = _sentence(index, sentence)
+    cols, counts = sentence_row(index, sentence)
     n_s = float(counts.sum())
     c_s = np.zeros(index.V)
     np.add.at(c_s, cols, counts)
@@ -686,7 +672,7 @@ _SHORT = {"inside": "inside", "across": "across", "qa": "QA", "ne": "NE"}
 
 def explain_trigger(index: Index, q: Query, sentence: int, p: TriggerParams) -> Explained:
     p_c = collection_model(index)
-    cols, counts = _sentence(index, sentence)
+    cols, counts = sentence_row(index, sentence)
     n_s = float(counts.sum())
     weights = p.weights()
     active = [name for name in TABLES if weights[name] > 0]
