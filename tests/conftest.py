@@ -72,3 +72,15 @@ def build_from_texts(tmp_path: Path, docs: list[dict[str, str]], name: str = "id
     source.write_text("".join(json.dumps(doc) + "\n" for doc in docs))
     build_index(source, tmp_path / name, n_process=1)
     return Index.load(tmp_path / name)
+
+
+def judgments_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, index: Index, token: str) -> Path:
+    """Point the app at ``index``, a fresh judgments database (returned) and the admin ``token``."""
+    from sentret_core.judgments import ADMIN_TOKEN_ENV
+
+    db = tmp_path / "judgments.sqlite"
+    monkeypatch.setenv("SENTRET_JUDGMENTS_DB", str(db))
+    monkeypatch.setenv(ADMIN_TOKEN_ENV, token)
+    monkeypatch.setenv("SENTRET_INDEX", str(index.path))
+    monkeypatch.setenv("SENTRET_INDEX_ROOT", str(index.path.parent))
+    return db

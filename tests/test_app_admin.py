@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import judgments_env
 from streamlit.testing.v1 import AppTest
 
 from sentret_core import Index
@@ -21,11 +22,7 @@ TOKEN = "admin-page-test-token"
 
 @pytest.fixture
 def store(small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[JudgmentStore]:
-    db = tmp_path / "judgments.sqlite"
-    monkeypatch.setenv("SENTRET_JUDGMENTS_DB", str(db))
-    monkeypatch.setenv(ADMIN_TOKEN_ENV, TOKEN)
-    monkeypatch.setenv("SENTRET_INDEX", str(small_index.path))
-    monkeypatch.setenv("SENTRET_INDEX_ROOT", str(small_index.path.parent))
+    db = judgments_env(monkeypatch, tmp_path, small_index, TOKEN)
     with JudgmentStore(db) as opened:
         yield opened
 

@@ -9,11 +9,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import judgments_env
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Button
 
 from sentret_core import Index
-from sentret_core.judgments import ADMIN_TOKEN_ENV, JudgmentStore
+from sentret_core.judgments import JudgmentStore
 from sentret_core.sessions import create_session
 
 SCRIPT = "from sentret_core.ui import annotate_page\nannotate_page.render()\n"
@@ -22,10 +23,7 @@ TOKEN = "annotate-test-token"
 
 @pytest.fixture
 def store(small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[JudgmentStore]:
-    db = tmp_path / "judgments.sqlite"
-    monkeypatch.setenv("SENTRET_JUDGMENTS_DB", str(db))
-    monkeypatch.setenv(ADMIN_TOKEN_ENV, TOKEN)
-    monkeypatch.setenv("SENTRET_INDEX", str(small_index.path))
+    db = judgments_env(monkeypatch, tmp_path, small_index, TOKEN)
     with JudgmentStore(db) as opened:
         # another session first, so that the item ids of session "s" do not start at 1
         create_session(opened, "other", small_index, "lennon religion", "pw2", top_entities=2, depth=2)

@@ -6,10 +6,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import judgments_env
 from streamlit.testing.v1 import AppTest
 
 from sentret_core import Index
-from sentret_core.judgments import ADMIN_TOKEN_ENV, JudgmentStore
+from sentret_core.judgments import JudgmentStore
 from sentret_core.sessions import create_session, evaluate_judgments, session_qrels
 
 SCRIPT = "from sentret_core.ui import evaluate_page\nevaluate_page.render()\n"
@@ -18,11 +19,7 @@ TOKEN = "evaluate-page-test-token"
 
 @pytest.fixture
 def store(small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[JudgmentStore]:
-    db = tmp_path / "judgments.sqlite"
-    monkeypatch.setenv("SENTRET_JUDGMENTS_DB", str(db))
-    monkeypatch.setenv(ADMIN_TOKEN_ENV, TOKEN)
-    monkeypatch.setenv("SENTRET_INDEX", str(small_index.path))
-    monkeypatch.setenv("SENTRET_INDEX_ROOT", str(small_index.path.parent))
+    db = judgments_env(monkeypatch, tmp_path, small_index, TOKEN)
     with JudgmentStore(db) as opened:
         topics = "picasso peace\nlennon religion"
         create_session(opened, "s", small_index, topics, "pw", top_entities=3, depth=2)
