@@ -31,7 +31,6 @@ import math
 import operator
 import os
 import random
-import re
 import secrets
 import sqlite3
 import threading
@@ -44,9 +43,9 @@ from fractions import Fraction
 from pathlib import Path
 from types import TracebackType
 from typing import Any, NamedTuple, SupportsIndex, cast
-from urllib.parse import unquote
 
 from .errors import SentretError
+from .evaluate import split_topic_id, topic_id
 
 GRADES = (1, 2, 3, 4)
 RELEVANT_GRADE = 3
@@ -256,28 +255,6 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
 
-_ESCAPED = re.compile(r"[\s%:]")
-
-
-def _percent_encode(match: re.Match[str]) -> str:
-    return "".join(f"%{byte:02X}" for byte in match.group().encode("utf-8"))
-
-
-def _topic_id(query: str, entity: str) -> str:
-    """``<query>:<entity>`` with whitespace, ``%`` and ``:`` percent-encoded (a TREC topic id)."""
-    return f"{_ESCAPED.sub(_percent_encode, query)}:{_ESCAPED.sub(_percent_encode, entity)}"
-
-
-def _parse_topic_id(topic: str) -> tuple[str, str] | None:
-    parts = topic.split(":")
-    if len(parts) != 2 or not all(parts):
-        return None
-    try:
-        return unquote(parts[0], errors="strict"), unquote(parts[1], errors="strict")
-    except UnicodeDecodeError:
-        return None
-
-
 def _clean_name(value: object, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise SentretError(f"the {what} must be a non-empty text; got {value!r}")
@@ -402,7 +379,7 @@ _ITEM_COLUMNS = "p.id, p.position, p.query, p.entity, p.sentence_id, p.text, p.t
 
 def _judgment(row: Sequence[Any]) -> Judgment:
     session, query, entity, *rest = row
-    return Judgment(session, _topic_id(query, entity), query, entity, *rest)
+    return Judgment(session, topic_id(query, entity), query, entity, *rest)
 
 
 class _Key(NamedTuple):
@@ -1052,8 +1029,11 @@ def _parse_qrels(lines: Iterable[str], annotator: str, grade_map: Mapping[int, i
                 f"qrels line {number}: expected 4 fields 'topic iteration sentence_id grade', "
                 f"got {len(fields)}"
             )
-        topic = _parse_topic_id(fields[0])
-        if topic is None:
+        try:
+            topic = split_topic_id(fields[0])
+        except SentretError:
+            topic = ("", "")
+        if not all(topic):
             raise SentretError(
                 f"qrels line {number}: topic {fields[0]!r} is not '<query>:<entity>'"
             )

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from sentret_core.errors import SentretError
+from sentret_core.evaluate import topic_id
 from sentret_core.judgments import (
     ADMIN_TOKEN_ENV,
     Admin,
@@ -31,7 +32,6 @@ from sentret_core.judgments import (
     PoolItem,
     PoolSettings,
     Progress,
-    _topic_id,
 )
 
 PROCESSES = 8
@@ -249,7 +249,7 @@ def test_sign_in_refusals_are_clear_and_write_nothing(
 
 
 def test_malformed_qrels_give_the_line_and_write_nothing(store: JudgmentStore) -> None:
-    topic = _topic_id("q", "e")
+    topic = topic_id("q", "e")
     qrels = f"{topic} 0 0 4\n{topic} 0 1 3\n\n{topic} 0 2\n{topic} 0 3 1\n"
     before = table_counts(store)
     with pytest.raises(SentretError, match=r"^qrels line 4: expected 4 fields"):

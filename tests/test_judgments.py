@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sentret_core.errors import SentretError
+from sentret_core.evaluate import split_topic_id, topic_id
 from sentret_core.judgments import (
     ADMIN_TOKEN_ENV,
     JUDGMENT_FIELDS,
@@ -24,8 +25,6 @@ from sentret_core.judgments import (
     PoolSettings,
     Progress,
     _hash_passphrase,
-    _parse_topic_id,
-    _topic_id,
     adjudicate,
     admin_token,
     pool,
@@ -368,15 +367,15 @@ def test_pool_rejects_a_bad_depth() -> None:
 
 
 def test_topic_id_escapes_whitespace_percent_and_colon() -> None:
-    assert _topic_id("who founded apple", "Steve Jobs") == "who%20founded%20apple:Steve%20Jobs"
-    assert _topic_id("100% a:b", "x\ty\u00a0z") == "100%25%20a%3Ab:x%09y%C2%A0z"
+    assert topic_id("who founded apple", "Steve Jobs") == "who%20founded%20apple:Steve%20Jobs"
+    assert topic_id("100% a:b", "x\ty\u00a0z") == "100%25%20a%3Ab:x%09y%C2%A0z"
 
 
 @given(st.text(min_size=1), st.text(min_size=1))
 def test_topic_id_round_trips(query: str, entity: str) -> None:
-    topic = _topic_id(query, entity)
+    topic = topic_id(query, entity)
     assert len(topic.split()) == 1 and topic.count(":") == 1
-    assert _parse_topic_id(topic) == (query, entity)
+    assert split_topic_id(topic) == (query, entity)
 
 
 @pytest.mark.parametrize(
@@ -469,14 +468,14 @@ def test_qrels_export_reimported_gives_equal_judgments(store: JudgmentStore, tok
 
 
 def test_qrels_grade_map_translates_other_scales(store: JudgmentStore, token: str) -> None:
-    topic = _topic_id(QUERY, "Steve Wozniak")
+    topic = topic_id(QUERY, "Steve Wozniak")
     lines = [f"{topic} 0 10 0", f"{topic} Q0 11 1", "# a comment", "", f"{topic} 0 12 2"]
     admin = store.admin(token)
     assert admin.import_qrels("s", lines, "binary", grade_map={0: 1, 1: 3, 2: 4}) == 3
     assert [j.grade for j in admin.all_judgments("s")] == [1, 3, 4]
 
 
-TOPIC = _topic_id(QUERY, "Steve Jobs")
+TOPIC = topic_id(QUERY, "Steve Jobs")
 
 
 @pytest.mark.parametrize(
