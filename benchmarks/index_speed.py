@@ -16,9 +16,9 @@ import time
 from itertools import islice
 from pathlib import Path
 
-from sentret_core.build import build_index
-from sentret_core.corpus import read_demo
-from sentret_core.nlp import DEFAULT_BATCH_SIZE, load_pipeline
+from sentret_core.ingest.build import build_index
+from sentret_core.ingest.corpus import read_demo
+from sentret_core.ingest.nlp import DEFAULT_BATCH_SIZE, load_pipeline
 
 
 def main() -> None:

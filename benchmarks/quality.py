@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sentret_core.benchmarks import Benchmark, load_benchmark
-from sentret_core.runs import DEFAULT_RANKER, Evaluator, Report, default_models, evaluate_benchmark
+from sentret_core.evaluation.benchmarks.common import Benchmark, load_benchmark
+from sentret_core.evaluation.runs import DEFAULT_RANKER, Evaluator, Report, default_models, evaluate_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from sentret_core import Index, build_index
-from sentret_core.corpus import read_demo
-from sentret_core.index import is_index
+from sentret_core.index.reader import is_index
+from sentret_core.ingest.corpus import read_demo
 from sentret_core.models import list_models, score, top_k
 
 DEFAULT_INDEX = Path("/tmp/sentret_bench_idx")

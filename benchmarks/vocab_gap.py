@@ -41,12 +41,12 @@ import numpy as np
 import pandas as pd
 
 from sentret_core import Index
-from sentret_core.benchmarks import Benchmark, load_benchmark
-from sentret_core.evaluate import compare, cross_validate, grid_search
+from sentret_core.evaluation.benchmarks.common import Benchmark, load_benchmark
+from sentret_core.evaluation.metrics import compare, cross_validate, grid_search
+from sentret_core.evaluation.runs import Evaluator, evaluate_benchmark
 from sentret_core.models.data import normalise
-from sentret_core.models.triggers import train_triggers
-from sentret_core.models.wordclasses import class_map, train_classes
-from sentret_core.runs import Evaluator, evaluate_benchmark
+from sentret_core.models.lm_trigger import train_triggers
+from sentret_core.models.training.classes import class_map, train_classes
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .build import BuildSummary, build_index
-from .corpus import Document, read_corpus
-from .errors import CorpusError, IndexFormatError, QueryError, SentretError
-from .index import Index, verify
-from .models import Explanation, Scores, explain, get_model, list_models, score, top_k
-from .support import SupportResult, support
+from sentret_core.errors import CorpusError, IndexFormatError, QueryError, SentretError
+from sentret_core.index.reader import Index, verify
+from sentret_core.ingest.build import BuildSummary, build_index
+from sentret_core.ingest.corpus import Document, read_corpus
+from sentret_core.models import Explanation, Scores, explain, get_model, list_models, score, top_k
+from sentret_core.support.engine import SupportResult, support
 
 __all__ = [
     "BuildSummary",

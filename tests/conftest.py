@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sentret_core import Index, build_index
-from sentret_core.nlp import load_pipeline
+from sentret_core.ingest.nlp import load_pipeline
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -76,7 +76,7 @@ def build_from_texts(tmp_path: Path, docs: list[dict[str, str]], name: str = "id
 
 def judgments_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, index: Index, token: str) -> Path:
     """Point the app at ``index``, a fresh judgments database (returned) and the admin ``token``."""
-    from sentret_core.judgments import ADMIN_TOKEN_ENV
+    from sentret_core.annotation.store import ADMIN_TOKEN_ENV
 
     db = tmp_path / "judgments.sqlite"
     monkeypatch.setenv("SENTRET_JUDGMENTS_DB", str(db))

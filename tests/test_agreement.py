@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sentret_core.agreement import (
+from sentret_core.annotation.agreement import (
     binarize,
     cohen_kappa,
     fleiss_kappa,
@@ -22,8 +22,8 @@ from sentret_core.agreement import (
     ratings_frame,
     ratings_from_judgments,
 )
+from sentret_core.annotation.store import Judgment
 from sentret_core.errors import SentretError
-from sentret_core.judgments import Judgment
 
 # Krippendorff, "Computing Krippendorff's Alpha-Reliability" (2011): 4 observers × 12 units,
 # None = missing. Published: nominal α = 0.743, ordinal α = 0.815, interval α = 0.849.

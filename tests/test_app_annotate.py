@@ -14,10 +14,10 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Button
 
 from sentret_core import Index
-from sentret_core.judgments import JudgmentStore
-from sentret_core.sessions import create_session
+from sentret_core.annotation.sessions import create_session
+from sentret_core.annotation.store import JudgmentStore
 
-SCRIPT = "from sentret_core.ui import annotate_page\nannotate_page.render()\n"
+SCRIPT = "from sentret_core.ui.pages import annotate as annotate_page\nannotate_page.render()\n"
 TOKEN = "annotate-test-token"
 
 

@@ -13,7 +13,7 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
 def corpus_script() -> None:
-    from sentret_core.ui import corpus_page
+    from sentret_core.ui.pages import corpus as corpus_page
 
     corpus_page.render()
 

@@ -90,7 +90,8 @@ def test_hostile_corpus_text_is_inert(tmp_path: Path, monkeypatch: pytest.Monkey
 def two_pages() -> None:
     import streamlit as st
 
-    from sentret_core.ui import corpus_page, explore_page
+    from sentret_core.ui.pages import corpus as corpus_page
+    from sentret_core.ui.pages import explore as explore_page
 
     corpus_page.render() if st.session_state.get("page") == "corpus" else explore_page.render()
 

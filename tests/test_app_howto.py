@@ -16,8 +16,8 @@ from streamlit.testing.v1 import AppTest
 
 from sentret_core import Index
 from sentret_core.models import explain, get_model, list_models, score, top_k
-from sentret_core.support import entity_sentences
-from sentret_core.teaching import (
+from sentret_core.support.engine import entity_sentences
+from sentret_core.support.teaching import (
     contribution_parts,
     control_kind,
     entity_growth,
@@ -33,7 +33,7 @@ from sentret_core.teaching import (
 # The page alone: AppTest cannot switch to a callable st.navigation page, so the script renders it directly.
 SCRIPT = """
 import streamlit as st
-from sentret_core.ui import howto_page
+from sentret_core.ui.pages import howto as howto_page
 st.set_page_config(layout="wide")
 howto_page.render()
 """

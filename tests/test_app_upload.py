@@ -15,7 +15,7 @@ from sentret_core.ui.upload import Upload, build_uploaded, check_name
 
 SCRIPT = """
 import streamlit as st
-from sentret_core.ui import corpus_page
+from sentret_core.ui.pages import corpus as corpus_page
 st.set_page_config(layout="wide")
 corpus_page.render()
 """

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 from conftest import SHARED_DATA
 
-from sentret_core.benchmarks import (
+from sentret_core.errors import SentretError
+from sentret_core.evaluation.benchmarks.common import (
     Benchmark,
     load_benchmark,
     load_squad_support,
@@ -26,11 +27,10 @@ from sentret_core.benchmarks import (
     read_trecqa,
     read_wikiqa,
 )
-from sentret_core.corpus import Document
-from sentret_core.errors import SentretError
-from sentret_core.evaluate import evaluate
-from sentret_core.runs import Evaluator, evaluate_benchmark, plan, tuning_space
-from sentret_core.support import QueryContext
+from sentret_core.evaluation.metrics import evaluate
+from sentret_core.evaluation.runs import Evaluator, evaluate_benchmark, plan, tuning_space
+from sentret_core.ingest.corpus import Document
+from sentret_core.support.engine import QueryContext
 
 WIKIQA_HEADER = "QuestionID\tQuestion\tDocumentID\tDocumentTitle\tSentenceID\tSentence\tLabel\n"
 Row = tuple[str, str, str, str, str, str, int]
@@ -427,7 +427,7 @@ def test_squad_min_candidates_and_distractors(
     def demo() -> list[Document]:
         return [Document("Berlin", "Berlin", "Berlin is a city in Germany. Paris is far away.")]
 
-    monkeypatch.setattr("sentret_core.corpus.read_demo", demo)
+    monkeypatch.setattr("sentret_core.ingest.corpus.read_demo", demo)
     mixed = load_squad_support(path, distractors="demo", cache=cache)
     assert mixed.index.D == 4 and mixed.index.titles[-1] == "Berlin"
     assert [t.id for t in mixed.topics] == [t.id for t in load_squad_support(path, cache=cache).topics]

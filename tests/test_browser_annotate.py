@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from sentret_core import Index
-from sentret_core.judgments import ADMIN_TOKEN_ENV, JudgmentStore
-from sentret_core.sessions import create_session
+from sentret_core.annotation.sessions import create_session
+from sentret_core.annotation.store import ADMIN_TOKEN_ENV, JudgmentStore
 
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[1]

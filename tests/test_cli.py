@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import SMALL_DOCS
 
-from sentret_core.cli import main
+from sentret_core.cli.main import main
 
 
 @pytest.fixture(scope="module")

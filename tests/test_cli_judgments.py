@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from sentret_core import Index, cli
-from sentret_core.cli_judgments import register
-from sentret_core.judgments import ADMIN_TOKEN_ENV, JudgmentStore
+from sentret_core import Index
+from sentret_core.annotation.store import ADMIN_TOKEN_ENV, JudgmentStore
+from sentret_core.cli import main as cli
+from sentret_core.cli.judgments import register
 
 TOKEN = "cli-test-token"
 

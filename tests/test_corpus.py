@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from sentret_core.corpus import Document, read_corpus, read_demo, split_title
 from sentret_core.errors import CorpusError
-from sentret_core.nlp import split_long_text
+from sentret_core.ingest.corpus import Document, read_corpus, read_demo, split_title
+from sentret_core.ingest.nlp import split_long_text
 
 
 def write(path: Path, text: str | bytes) -> Path:

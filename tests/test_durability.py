@@ -22,9 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from sentret_core.errors import SentretError
-from sentret_core.evaluate import topic_id
-from sentret_core.judgments import (
+from sentret_core.annotation.store import (
     ADMIN_TOKEN_ENV,
     Admin,
     AnnotatorHandle,
@@ -33,6 +31,8 @@ from sentret_core.judgments import (
     PoolSettings,
     Progress,
 )
+from sentret_core.errors import SentretError
+from sentret_core.evaluation.metrics import topic_id
 
 PROCESSES = 8
 GRADES = 1_000

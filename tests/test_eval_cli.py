@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 from test_benchmarks import WIKIQA_ROWS, wikiqa_rows, write_squad, write_trecqa, write_wikiqa
 
-from sentret_core import cli, cli_eval
-from sentret_core.benchmarks import load_wikiqa
-from sentret_core.evaluate import evaluate, read_qrels, read_run
-from sentret_core.runs import Evaluator
+from sentret_core.cli import eval as cli_eval
+from sentret_core.cli import main as cli
+from sentret_core.evaluation.benchmarks.common import load_wikiqa
+from sentret_core.evaluation.metrics import evaluate, read_qrels, read_run
+from sentret_core.evaluation.runs import Evaluator
 
 Main = Callable[[Sequence[str]], int]
 

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from ir_measures import AP, RR, P, Rprec, nDCG
 from scipy import stats
 
-from sentret_core import evaluate as ev
 from sentret_core.errors import SentretError
+from sentret_core.evaluation import metrics as ev
 
 L2 = math.log2
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sentret_core.highlight import Span, highlight, label_color
+from sentret_core.ui.highlight import Span, highlight, label_color
 
 
 def test_entities_coloured_terms_marked_and_nested() -> None:

@@ -12,10 +12,10 @@ import pytest
 from conftest import SMALL_DOCS, build_from_texts
 
 from sentret_core import Index, build_index
-from sentret_core.corpus import presegmented, read_corpus
 from sentret_core.errors import IndexFormatError, SentretError
-from sentret_core.index import verify
-from sentret_core.nlp import entity_text, parse_documents, query_terms
+from sentret_core.index.reader import verify
+from sentret_core.ingest.corpus import presegmented, read_corpus
+from sentret_core.ingest.nlp import entity_text, parse_documents, query_terms
 
 
 def test_round_trip_equals_the_parsed_documents(small_index: Index, small_corpus: Path, nlp) -> None:  # type: ignore[no-untyped-def]
@@ -113,9 +113,9 @@ def test_presegmented_documents_keep_their_sentences(tmp_path: Path) -> None:
     docs = [presegmented("d", "T", ["First one. Still the first.", "", "Third."])]
     source = tmp_path / "c.jsonl"
     source.write_text("")
-    from sentret_core.build import IndexWriter
-    from sentret_core.index import write_manifest
-    from sentret_core.nlp import load_pipeline
+    from sentret_core.index.reader import write_manifest
+    from sentret_core.ingest.build import IndexWriter
+    from sentret_core.ingest.nlp import load_pipeline
 
     out = tmp_path / "idx"
     out.mkdir()

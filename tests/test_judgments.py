@@ -13,9 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sentret_core.errors import SentretError
-from sentret_core.evaluate import split_topic_id, topic_id
-from sentret_core.judgments import (
+from sentret_core.annotation.store import (
     ADMIN_TOKEN_ENV,
     JUDGMENT_FIELDS,
     MIGRATIONS,
@@ -29,6 +27,8 @@ from sentret_core.judgments import (
     admin_token,
     pool,
 )
+from sentret_core.errors import SentretError
+from sentret_core.evaluation.metrics import split_topic_id, topic_id
 
 TOKEN = "admin-token-for-tests"
 SETTINGS = PoolSettings(("bm25.v1", "tfisf.v1"), depth=3, seed=7)

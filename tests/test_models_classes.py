@@ -11,9 +11,9 @@ import pytest
 from conftest import build_from_texts
 
 from sentret_core import Index
-from sentret_core.index import verify
+from sentret_core.index.reader import verify
 from sentret_core.models import distribution, explain, score
-from sentret_core.models.wordclasses import (
+from sentret_core.models.training.classes import (
     bigrams,
     class_map,
     exchange,

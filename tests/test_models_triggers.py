@@ -12,9 +12,9 @@ from conftest import build_from_texts
 
 from sentret_core import Index
 from sentret_core.errors import SentretError
-from sentret_core.index import verify
+from sentret_core.index.reader import verify
 from sentret_core.models import distribution, explain, score
-from sentret_core.models.triggers import (
+from sentret_core.models.lm_trigger import (
     TABLES,
     current_tables,
     read_qa_pairs,

@@ -14,11 +14,7 @@ import pytest
 from conftest import build_from_texts
 
 from sentret_core import Index
-from sentret_core.errors import SentretError
-from sentret_core.evaluate import topic_id
-from sentret_core.judgments import ADMIN_TOKEN_ENV, Judgment, JudgmentStore
-from sentret_core.models import score, top_k
-from sentret_core.sessions import (
+from sentret_core.annotation.sessions import (
     DEFAULT_POOL_MODELS,
     TopicLine,
     agreement_summary,
@@ -33,7 +29,11 @@ from sentret_core.sessions import (
     split_entity_key,
     topic_seed,
 )
-from sentret_core.support import QueryContext, support
+from sentret_core.annotation.store import ADMIN_TOKEN_ENV, Judgment, JudgmentStore
+from sentret_core.errors import SentretError
+from sentret_core.evaluation.metrics import topic_id
+from sentret_core.models import score, top_k
+from sentret_core.support.engine import QueryContext, support
 
 DOCS = [
     {"id": "picasso", "title": "Pablo Picasso", "text": (

@@ -10,9 +10,9 @@ import pytest
 from conftest import build_from_texts
 
 from sentret_core import Index
-from sentret_core.entities import entity_stats
 from sentret_core.errors import SentretError
-from sentret_core.support import QueryContext, neighbourhood, position_scores, support
+from sentret_core.support.engine import QueryContext, neighbourhood, position_scores, support
+from sentret_core.support.entities import entity_stats
 
 DOCS = [
     {

@@ -9,12 +9,18 @@ function in its family's module (``tfisf``, ``bm25``, ``lm``) with the paper it 
 
 from __future__ import annotations
 
-from .api import distribution, explain, score, top_k
-from .data import NO_MATCH, NO_TERMS, Query, prepare
-from .params import Params, ParamSpec
-from .records import Explanation, Scores
-from .registry import DEFAULT_MODEL, MODELS, aliases, get_model, list_models, register
-from .spec import ModelSpec
+# Importing a family registers its models (in this order: `sentret models` lists them so).
+from sentret_core.models import bm25, lm, lm_class, lm_trigger, tfisf
+from sentret_core.models.api import distribution, explain, score, top_k
+from sentret_core.models.data import NO_MATCH, NO_TERMS, Query, prepare
+from sentret_core.models.params import Params, ParamSpec
+from sentret_core.models.records import Explanation, Scores
+from sentret_core.models.registry import DEFAULT_MODEL, MODELS, add, aliases, get_model, list_models, register
+from sentret_core.models.spec import ModelSpec
+
+for _family in (tfisf, bm25, lm, lm_class, lm_trigger):
+    for _spec in getattr(_family, "SPECS", ()):
+        add(_spec)
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -27,6 +33,7 @@ __all__ = [
     "Params",
     "Query",
     "Scores",
+    "add",
     "aliases",
     "distribution",
     "explain",

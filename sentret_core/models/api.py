@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import SentretError
-from .data import EMPTY_SCORES, no_match, prepare
-from .records import Explanation, Scores
-from .registry import DEFAULT_MODEL, get_model
+from sentret_core.errors import SentretError
+from sentret_core.models.data import EMPTY_SCORES, no_match, prepare
+from sentret_core.models.records import Explanation, Scores
+from sentret_core.models.registry import DEFAULT_MODEL, get_model
 
 if TYPE_CHECKING:
-    from ..index import Index
+    from sentret_core.index.reader import Index
 
 _EMPTY_IDS = np.zeros(0, dtype=np.int64)
 

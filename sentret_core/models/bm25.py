@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .data import (
+from sentret_core.models.data import (
     Query,
     cached,
     cached_lru,
@@ -46,12 +46,12 @@ from .data import (
     title_len,
     union_sum,
 )
-from .params import Params, grid_range, param
-from .spec import Explained, ModelSpec
-from .tfisf import PAPER_000, neighbour, sentence_counts
+from sentret_core.models.params import Params, grid_range, param
+from sentret_core.models.spec import Explained, ModelSpec
+from sentret_core.models.tfisf import PAPER_000, neighbour, sentence_counts
 
 if TYPE_CHECKING:
-    from ..index import Index
+    from sentret_core.index.reader import Index
 
 PAPER_002 = "Blanco & Zaragoza, Finding support sentences for entities, SIGIR 2010 (seed 002) §5.1"
 ROBERTSON = "Robertson & Zaragoza, The probabilistic relevance framework: BM25 and beyond, 2009"

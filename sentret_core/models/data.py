@@ -23,8 +23,8 @@ import numpy as np
 import scipy.sparse as sp
 
 if TYPE_CHECKING:
-    from ..index import Index
-    from ..nlp import TermRules
+    from sentret_core.index.reader import Index
+    from sentret_core.ingest.nlp import TermRules
 
 T = TypeVar("T")
 
@@ -69,7 +69,7 @@ def cached_lru(index: Index, group: str, key: Any, build: Callable[[], T], size:
 
 @lru_cache(maxsize=4)
 def _pipeline(model: str) -> tuple[Any, TermRules]:
-    from ..nlp import TermRules, load_pipeline
+    from sentret_core.ingest.nlp import TermRules, load_pipeline
 
     nlp = load_pipeline(model)
     return nlp, TermRules(nlp)
@@ -77,7 +77,7 @@ def _pipeline(model: str) -> tuple[Any, TermRules]:
 
 def normalise(index: Index, text: str) -> list[str]:
     """The terms of ``text`` by the index's own rules (its spaCy model's tokenizer)."""
-    from ..nlp import DEFAULT_MODEL, query_terms
+    from sentret_core.ingest.nlp import DEFAULT_MODEL, query_terms
 
     nlp, rules = _pipeline(str(index.manifest.get("model", DEFAULT_MODEL)))
     return query_terms(text, nlp, rules)

@@ -44,8 +44,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from ..errors import SentretError
-from .data import (
+from sentret_core.errors import SentretError
+from sentret_core.models.data import (
     EMPTY_IDS,
     EMPTY_SCORES,
     Query,
@@ -63,12 +63,12 @@ from .data import (
     sentence_doc_matrix,
     union,
 )
-from .params import Params, grid_range, param
-from .spec import Explained, ModelSpec
-from .tfisf import PAPER_000, PAPER_003, neighbour
+from sentret_core.models.params import Params, grid_range, param
+from sentret_core.models.spec import Explained, ModelSpec
+from sentret_core.models.tfisf import PAPER_000, PAPER_003, neighbour
 
 if TYPE_CHECKING:
-    from ..index import Index
+    from sentret_core.index.reader import Index
 
 MU_GRID = (1.0, 5.0, 10.0, 25.0, 50.0, 100.0, 250.0, 500.0, 1000.0, 2500.0, 5000.0, 10000.0)
 _LAM = dict(symbol=r"\lambda", min=0.0, max=1.0, step=0.05, grid=grid_range(0.1, 0.9, 0.1))

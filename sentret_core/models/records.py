@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .params import Params
+from sentret_core.models.params import Params
 
 if TYPE_CHECKING:
     import pandas as pd

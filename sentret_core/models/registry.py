@@ -1,23 +1,32 @@
 """The registry of sentence scorers by versioned name (``"bm25f.v1"``).
 
+A model registers where its scorer is defined, with the :func:`register` decorator::
+
+    @register("bm25.v1", display_name="BM25", family="bm25", params=BM25Params,
+              explainer=explain_bm25, formula=..., paper=..., description=...)
+    def score_bm25(index, q, p): ...
+
 A name without its version (``"bm25f"``) is an alias of the latest version. A version is frozen:
 a change to a formula or a default is a new version, so runs and judgments stay comparable.
-Later families (class-based and trigger LMs) add themselves with :func:`register`.
+``sentret_core.models`` imports every family module, so importing it registers every model.
 """
 
 from __future__ import annotations
 
-from ..errors import SentretError
-from . import bm25, lm, tfisf
-from .spec import ModelSpec
+from collections.abc import Callable
+from typing import Any
+
+from sentret_core.defaults import DEFAULT_RANKER
+from sentret_core.errors import SentretError
+from sentret_core.models.spec import Distribution, Explainer, ModelSpec, Scorer
 
 MODELS: dict[str, ModelSpec] = {}
 _ALIASES: dict[str, str] = {}
 
-DEFAULT_MODEL = "bm25.v1"
+DEFAULT_MODEL = DEFAULT_RANKER
 
 
-def register(spec: ModelSpec, *, replace: bool = False) -> ModelSpec:
+def add(spec: ModelSpec, *, replace: bool = False) -> ModelSpec:
     """Add ``spec`` under its versioned name; its base name then points to the latest version."""
     if "." not in spec.name or not spec.name.rsplit(".v", 1)[-1].isdigit():
         raise ValueError(f"model name {spec.name!r} must end in a version, like 'bm25.v1'")
@@ -28,6 +37,42 @@ def register(spec: ModelSpec, *, replace: bool = False) -> ModelSpec:
     if latest is None or MODELS[latest].version <= spec.version:
         _ALIASES[spec.base] = spec.name
     return spec
+
+
+def register(
+    name: str,
+    *,
+    display_name: str,
+    family: str,
+    params: type[Any],
+    explainer: Explainer,
+    formula: str,
+    paper: str,
+    description: str,
+    distribution: Distribution | None = None,
+    replace: bool = False,
+) -> Callable[[Scorer], Scorer]:
+    """Decorator: register the decorated scorer as model ``name`` (keyword arguments as in ModelSpec)."""
+
+    def decorate(scorer: Scorer) -> Scorer:
+        add(
+            ModelSpec(
+                name=name,
+                display_name=display_name,
+                family=family,
+                params=params,
+                scorer=scorer,
+                explainer=explainer,
+                formula=formula,
+                paper=paper,
+                description=description,
+                distribution=distribution,
+            ),
+            replace=replace,
+        )
+        return scorer
+
+    return decorate
 
 
 def get_model(name: str) -> ModelSpec:
@@ -49,14 +94,3 @@ def list_models() -> list[ModelSpec]:
 def aliases() -> dict[str, str]:
     """Base name → latest versioned name."""
     return dict(_ALIASES)
-
-
-for _spec in (*tfisf.SPECS, *bm25.SPECS, *lm.SPECS):
-    register(_spec)
-
-# --- seed 001: class-based and trigger LMs (lm-class.v1, lm-trigger.v1) -------------------------
-from . import classes, triggers  # noqa: E402
-
-for _spec in (*classes.SPECS, *triggers.SPECS):
-    register(_spec)
-# --- end seed 001 ---------------------------------------------------------------------------------

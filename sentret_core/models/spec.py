@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from ..errors import SentretError
-from .params import Params, ParamSpec
+from sentret_core.errors import SentretError
+from sentret_core.models.params import Params, ParamSpec
 
 if TYPE_CHECKING:
-    from ..index import Index
-    from .data import Query
+    from sentret_core.index.reader import Index
+    from sentret_core.models.data import Query
 
 
 class Explained(NamedTuple):
@@ -52,6 +54,18 @@ class ModelSpec:
     def base(self) -> str:
         """The name without its version: ``"bm25f"``."""
         return self.name.rsplit(".v", 1)[0]
+
+    @property
+    def source(self) -> str:
+        """Where the scorer is defined, as ``path:line`` relative to the package's parent folder."""
+        code = getattr(self.scorer, "__code__", None)
+        if code is None:
+            return "?"
+        path = Path(code.co_filename)
+        root = Path(__file__).resolve().parents[2]
+        with contextlib.suppress(ValueError):
+            path = path.resolve().relative_to(root)
+        return f"{path.as_posix()}:{code.co_firstlineno}"
 
     @property
     def version(self) -> int:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .data import (
+from sentret_core.models.data import (
     EMPTY_IDS,
     EMPTY_SCORES,
     Query,
@@ -42,11 +42,11 @@ from .data import (
     scatter,
     union_sum,
 )
-from .params import NoParams, Params, grid_range, param
-from .spec import Explained, ModelSpec
+from sentret_core.models.params import NoParams, Params, grid_range, param
+from sentret_core.models.spec import Explained, ModelSpec
 
 if TYPE_CHECKING:
-    from ..index import Index
+    from sentret_core.index.reader import Index
 
 PAPER_000 = (
     "Fernández, Losada & Azzopardi, Extending the language modeling framework for sentence "

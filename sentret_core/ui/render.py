@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..highlight import Span, highlight
-from ..index import Index
-from ..support import SupportSentence
+from sentret_core.index.reader import Index
+from sentret_core.support.engine import SupportSentence
+from sentret_core.ui.highlight import Span, highlight
 
 
 def entity_spans(index: Index, sentence: int) -> list[Span]:

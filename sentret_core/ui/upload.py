@@ -20,10 +20,10 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from ..build import BuildSummary, build_index
-from ..corpus import read_corpus
-from ..errors import CorpusError, SentretError
-from ..index import is_index
+from sentret_core.errors import CorpusError, SentretError
+from sentret_core.index.reader import is_index
+from sentret_core.ingest.build import BuildSummary, build_index
+from sentret_core.ingest.corpus import read_corpus
 
 log = logging.getLogger(__name__)
 
@@ -171,7 +171,7 @@ def build_uploaded(
 
 def render_upload() -> None:
     """The Corpus page's upload form."""
-    from .state import index_root, load_index
+    from sentret_core.ui.state import index_root, load_index
 
     st.subheader("Build an index from your documents")
     done = st.session_state.pop("upload_done", None)

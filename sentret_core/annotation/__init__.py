@@ -1,0 +1,1 @@
+"""Relevance-annotation sessions: the SQLite store, identity, pooling, agreement, judged evaluation."""

@@ -1,0 +1,1 @@
+"""The ``sentret`` command line: one module per command group."""

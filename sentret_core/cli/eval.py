@@ -1,0 +1,185 @@
+"""``sentret eval``: evaluate sentence scorers on a public benchmark (WikiQA, SQuAD support, TrecQA).
+
+Wired into ``cli.py`` through :func:`register`; heavy imports happen inside :func:`run` only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+BENCHMARK_NAMES = ("wikiqa", "squad-support", "trecqa")
+DEFAULT_METRICS = "map,mrr,p@1,p@10,r-prec,ndcg@10"
+
+
+def register(sub: Any) -> None:
+    """Add the ``eval`` command to the ``sentret`` sub-parsers ``sub``."""
+    what = "Evaluate sentence scorers on a benchmark, beside the position and random baselines."
+    p: argparse.ArgumentParser = sub.add_parser("eval", help=what, description=what)
+    p.set_defaults(run=run)
+    p.add_argument(
+        "benchmark", choices=BENCHMARK_NAMES, metavar="BENCHMARK", help=f"one of {', '.join(BENCHMARK_NAMES)}"
+    )
+    p.add_argument(
+        "--data",
+        required=True,
+        metavar="PATH",
+        help="the benchmark file: a WikiQA .tsv split, a SQuAD v1.1 .json, a TrecQA .xml (or .tsv)",
+    )
+    p.add_argument(
+        "--models",
+        default=None,
+        help="models, comma-separated (default: every registered scorer; squad-support adds "
+        "position-eq8 and sum-*); the baselines position and random are always added",
+    )
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="MODEL.NAME=VALUE",
+        help="a parameter of a model (or of the ranker), e.g. bm25f.v1.k1=0.9; repeatable",
+    )
+    p.add_argument(
+        "--baseline",
+        default=None,
+        help="the model significance is tested against (default position; random on trecqa)",
+    )
+    p.add_argument(
+        "--metrics",
+        default=DEFAULT_METRICS,
+        help=f"comma-separated: map, mrr, r-prec, p@K, ndcg@K, ndcg (default {DEFAULT_METRICS})",
+    )
+    tuning = p.add_mutually_exclusive_group()
+    tuning.add_argument(
+        "--tune-on",
+        default=None,
+        metavar="PATH",
+        help="tune on this file (e.g. WikiQA-train.tsv), report on --data",
+    )
+    tuning.add_argument(
+        "--folds",
+        type=int,
+        default=None,
+        metavar="K",
+        help="tune by K-fold cross-validation over topics; report test folds",
+    )
+    p.add_argument("--tune-metric", default="map", help="the metric tuning maximises (default map)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the cross-validation folds (default 0)")
+    p.add_argument(
+        "--max-rounds",
+        type=int,
+        default=100,
+        help="coordinate-ascent rounds at most (default 100: until no gain)",
+    )
+    p.add_argument(
+        "--distractors",
+        choices=["demo"],
+        default=None,
+        help="squad-support: add the demo corpus's documents to the collection",
+    )
+    p.add_argument(
+        "--min-candidates",
+        type=int,
+        default=1,
+        metavar="N",
+        help="squad-support: keep topics whose entity is mentioned in >= N sentences",
+    )
+    p.add_argument(
+        "--k",
+        type=int,
+        default=1000,
+        help="squad-support: |S_q|, the top-k the candidates come from (default 1000)",
+    )
+    p.add_argument(
+        "--ranker",
+        default="bm25.v1",
+        help="squad-support: the scorer whose top-k gives Ŝ_qe for position-eq8, sum-* and the "
+        "baselines (default bm25.v1)",
+    )
+    p.add_argument("--window", type=int, default=2, help="squad-support: context window of Ŝ_q (default 2)")
+    p.add_argument(
+        "--cache",
+        default=None,
+        metavar="DIR",
+        help="where benchmark indexes are cached (default data/indexes/benchmarks)",
+    )
+    p.add_argument("--n-process", type=int, default=1, help="spaCy processes when indexing (default 1)")
+    p.add_argument(
+        "--run-out",
+        default=None,
+        metavar="FILE",
+        help="write each model's TREC run to FILE with the model inserted: runs.trec -> runs.bm25.v1.trec",
+    )
+    p.add_argument("--qrels-out", default=None, metavar="FILE", help="write the benchmark's TREC qrels")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _split(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    return items
+
+
+def run(args: argparse.Namespace) -> int:
+    from sentret_core.cli.main import _param_pairs
+    from sentret_core.errors import SentretError
+    from sentret_core.evaluation.benchmarks.common import load_benchmark
+    from sentret_core.evaluation.runs import evaluate_benchmark, plan
+
+    def log(message: str) -> None:
+        print(f"sentret eval: {message}", file=sys.stderr, flush=True)
+
+    if args.folds is not None and args.folds < 2:
+        raise SentretError(f"--folds must be at least 2 (got {args.folds})")
+    if args.max_rounds < 1:
+        raise SentretError(f"--max-rounds must be at least 1 (got {args.max_rounds})")
+    models = _split(args.models)
+    if models is not None and not models:
+        raise SentretError("--models is empty; name at least one model")
+    metrics = _split(args.metrics) or []
+    options: dict[str, Any] = {
+        "distractors": args.distractors,
+        "min_candidates": args.min_candidates,
+        "cache": args.cache,
+        "n_process": args.n_process,
+        "log": log,
+    }
+    request = plan(
+        args.benchmark,
+        models,
+        params=_param_pairs(args.param, qualified=True),
+        baseline=args.baseline,
+        metrics=metrics,
+        ranker=args.ranker,
+        tune_metric=args.tune_metric,
+    )  # every name and value checked before any index is built
+    bench = load_benchmark(args.benchmark, args.data, **options)
+    tune_on = load_benchmark(args.benchmark, args.tune_on, **options) if args.tune_on else None
+    report = evaluate_benchmark(
+        bench,
+        request.models,
+        params=request.params,
+        baseline=request.baseline,
+        metrics=request.metrics,
+        k=args.k,
+        ranker=request.ranker,
+        window=args.window,
+        folds=args.folds,
+        seed=args.seed,
+        tune_on=tune_on,
+        tune_metric=request.tune_metric,
+        max_rounds=args.max_rounds,
+        progress=log if (args.folds or args.tune_on) else None,
+    )
+    if args.qrels_out:
+        report.write_qrels(args.qrels_out)
+    if args.run_out:
+        report.write_runs(args.run_out)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(report.to_text())
+    return 0

@@ -1,0 +1,218 @@
+"""``sentret judgments …``: create assessment sessions, export and import judgments, measure agreement.
+
+Wired into ``cli.py`` through :func:`register`; heavy imports happen inside the commands only.
+
+    sentret judgments create DB --session NAME --index DIR --topics FILE [--pool-depth N]
+                             [--models a,b,c] [--top-entities N] [--seed S] [--passphrase P]
+    sentret judgments export DB --session NAME --format qrels|csv|jsonl
+                             [--adjudicate majority|mean|ANNOTATOR] [--out FILE]
+    sentret judgments import DB --session NAME --format qrels|jsonl FILE [--annotator NAME]
+    sentret judgments agreement DB --session NAME [--json]
+
+The topics file holds one ``query<TAB>entity`` per line (entity key ``text|LABEL`` or plain
+text; without an entity, the query's top entities). Without ``--passphrase`` a passphrase
+is generated and printed.
+
+**Admin token.** ``export``, ``import`` and ``agreement`` read or write every annotator's
+grades, so they need the admin token: ``$SENTRET_ADMIN_TOKEN`` or ``--token``. When the
+variable is set, ``--token`` must match it. When it is not, the token given is this process's
+token: the CLI opens the database file directly, so whoever can read or write the file can
+administer it anyway — the token only guards against mistakes, and file permissions are the
+real boundary. ``create`` needs no token (it does not touch existing grades).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sentret_core.annotation.store import Admin, JudgmentStore
+
+DEFAULT_MODELS = ("bm25f.v1", "lm-2si.v1", "tfisf.v1")  # sessions.DEFAULT_POOL_MODELS, without the import
+FORMATS_OUT = ("qrels", "csv", "jsonl")
+FORMATS_IN = ("qrels", "jsonl")
+
+
+def register(sub: Any) -> None:
+    """Add the ``judgments`` command and its sub-commands to the ``sentret`` sub-parsers ``sub``."""
+    what = "Assessment sessions: create one from (query, entity) topics, export, import, agreement."
+    parser: argparse.ArgumentParser = sub.add_parser("judgments", help=what, description=what)
+    parser.set_defaults(run=lambda args: _usage(parser))
+    commands = parser.add_subparsers(title="judgments commands", metavar="ACTION")
+
+    create = _sub(commands, "create", "Pool the topics' candidate sentences into a new session.", _create)
+    create.add_argument("--index", required=True, help="the index folder the candidates come from")
+    create.add_argument("--topics", required=True, help="'query<TAB>entity' lines (entity optional)")
+    create.add_argument("--pool-depth", type=int, default=10, help="top-n of each model pooled (default 10)")
+    create.add_argument("--models", default=",".join(DEFAULT_MODELS), help="pooling models, comma-separated")
+    create.add_argument("--top-entities", type=int, default=5, help="entities per bare query (default 5)")
+    create.add_argument("--seed", type=int, default=0, help="shuffle seed, recorded (default 0)")
+    create.add_argument("--passphrase", default=None, help="the annotators' passphrase (default: generated)")
+
+    export = _sub(commands, "export", "Write a session's judgments as qrels, CSV or JSONL.", _export)
+    export.add_argument("--format", required=True, choices=FORMATS_OUT)
+    export.add_argument("--adjudicate", default="majority", metavar="RULE",
+                        help="qrels only: majority (default), mean, or an annotator's name")  # fmt: skip
+    export.add_argument("--out", default=None, help="the file to write (default: standard output)")
+    _token(export)
+
+    imp = _sub(commands, "import", "Add judgments to a session from qrels or JSONL.", _import)
+    imp.add_argument("--format", required=True, choices=FORMATS_IN)
+    imp.add_argument("file", help="the qrels or JSONL file ('-' for standard input)")
+    imp.add_argument("--annotator", default=None, help="qrels: the pseudo-annotator the grades belong to")
+    _token(imp)
+
+    agree = _sub(commands, "agreement", "Cohen's κ per pair, Fleiss' κ and Krippendorff's α.", _agreement)
+    agree.add_argument("--json", action="store_true", help="print one JSON object")
+    _token(agree)
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+def _sub(commands: Any, name: str, what: str, run: Any) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = commands.add_parser(name, help=what, description=what)
+    p.set_defaults(run=run)
+    p.add_argument("db", metavar="DB", help="the judgments database (SQLite; created if missing)")
+    p.add_argument("--session", required=True, help="the session's name")
+    return p
+
+
+def _token(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--token", default=None, help="the admin token (default: $SENTRET_ADMIN_TOKEN)")
+
+
+def _open(path: str, *, create: bool = False) -> JudgmentStore:
+    from sentret_core.annotation.sessions import open_store
+    from sentret_core.errors import SentretError
+
+    if not create and not Path(path).is_file():
+        raise SentretError(f"no judgments database at {path} (`sentret judgments create` makes one)")
+    return open_store(path)
+
+
+def _admin(store: JudgmentStore, args: argparse.Namespace) -> Admin:
+    from sentret_core.annotation.store import ADMIN_TOKEN_ENV
+    from sentret_core.errors import SentretError
+
+    given = args.token
+    if not os.environ.get(ADMIN_TOKEN_ENV, "").strip():
+        if not given:
+            raise SentretError(f"this command needs the admin token: set {ADMIN_TOKEN_ENV} or pass --token")
+        os.environ[ADMIN_TOKEN_ENV] = given  # see the module docstring
+    return store.admin(given if given is not None else os.environ[ADMIN_TOKEN_ENV])
+
+
+def _read(path: str, what: str) -> str:
+    from sentret_core.errors import SentretError
+
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SentretError(f"cannot read the {what} file {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise SentretError(f"{path}: the {what} file is not UTF-8 text") from None
+
+
+def _create(args: argparse.Namespace) -> int:
+    import secrets
+
+    from sentret_core.annotation.sessions import create_session
+    from sentret_core.index.reader import Index
+
+    topics = _read(args.topics, "topics")
+    index = Index.load(args.index)
+    passphrase = args.passphrase if args.passphrase is not None else secrets.token_urlsafe(9)
+    models = [m.strip() for m in args.models.split(",") if m.strip()]
+    with _open(args.db, create=True) as store:
+        info, plan = create_session(
+            store, args.session, index, topics, passphrase,
+            models=models, depth=args.pool_depth, seed=args.seed, top_entities=args.top_entities,
+        )  # fmt: skip
+    for note in plan.notes:
+        print(f"sentret: left out {note}", file=sys.stderr)
+    print(f"created session {info.name!r}: {info.n_items} items over {len(plan.topics)} (query, entity) "
+          f"pairs from {len(info.queries)} queries; models {', '.join(info.settings.models)}, depth "
+          f"{info.settings.depth}, seed {info.settings.seed}")  # fmt: skip
+    if args.passphrase is None:
+        print(f"passphrase: {passphrase}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from sentret_core.errors import SentretError
+
+    with _open(args.db) as store:
+        admin = _admin(store, args)
+        if args.format == "qrels":
+            rule = args.adjudicate
+            if rule in ("majority", "mean"):
+                text = admin.export_qrels(args.session, rule=rule)
+            else:
+                text = admin.export_qrels(args.session, rule="annotator", annotator=rule)
+        elif args.adjudicate != "majority":
+            raise SentretError("--adjudicate applies to --format qrels only")
+        elif args.format == "csv":
+            text = admin.export_csv(args.session)
+        else:
+            text = admin.export_jsonl(args.session)
+    if args.out is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(args.out).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise SentretError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    print(f"wrote {text.count(chr(10))} lines to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from sentret_core.errors import SentretError
+
+    if args.format == "qrels" and not args.annotator:
+        raise SentretError("importing qrels needs --annotator NAME, the pseudo-annotator of the grades")
+    if args.format == "jsonl" and args.annotator:
+        raise SentretError("--annotator applies to qrels only: JSONL lines name their annotators")
+    text = _read(args.file, args.format)
+    with _open(args.db) as store:
+        admin = _admin(store, args)
+        if args.format == "qrels":
+            changed = admin.import_qrels(args.session, text.splitlines(), args.annotator)
+        else:
+            changed = admin.import_jsonl(args.session, text.splitlines())
+    print(f"imported {args.file}: {changed} judgment(s) added or changed in session {args.session!r}")
+    return 0
+
+
+def _agreement(args: argparse.Namespace) -> int:
+    from sentret_core.annotation.sessions import agreement_summary
+
+    with _open(args.db) as store:
+        admin = _admin(store, args)
+        summary = agreement_summary(admin.all_judgments(args.session))
+    if args.json:
+        print(json.dumps({"session": args.session, **summary.to_dict()}, indent=2, ensure_ascii=False))
+        return 0
+
+    def number(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.3f}"
+
+    print(f"session {args.session!r}: {len(summary.annotators)} annotators, {summary.items} judged items, "
+          f"{summary.shared} shared by two or more, {summary.complete} graded by everyone")  # fmt: skip
+    for a, b, n, kappa in summary.pairs:
+        print(f"  Cohen's κ  {a} × {b}: {number(kappa)}  ({n} shared items)")
+    print(f"  Fleiss' κ: {number(summary.fleiss)}")
+    print(f"  Krippendorff's α (ordinal): {number(summary.alpha)}")
+    for note in summary.notes:
+        print(f"  note: {note}")
+    return 0

@@ -1,0 +1,1 @@
+"""Benchmark converters: WikiQA, TrecQA and SQuAD-support as topics, qrels and documents."""

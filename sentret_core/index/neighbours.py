@@ -1,0 +1,32 @@
+"""±window neighbourhoods inside a document: the one copy every layer uses (SPEC "prev(s), next(s)")."""
+
+from __future__ import annotations
+
+import numpy as np
+
+EMPTY = np.zeros(0, dtype=np.int64)
+
+
+def expand_ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The integers of every range ``[lo[i], hi[i])``, range after range (int64)."""
+    counts = np.maximum(np.asarray(hi, dtype=np.int64) - lo, 0)
+    ends = counts.cumsum()
+    if len(ends) == 0 or ends[-1] == 0:
+        return EMPTY
+    return np.repeat(np.asarray(lo, dtype=np.int64) - ends + counts, counts) + np.arange(ends[-1], dtype=np.int64)
+
+
+def neighbourhood(first: np.ndarray, end: np.ndarray, ids: np.ndarray, window: int) -> np.ndarray:
+    """The sorted distinct sentences within ±``window`` of ``ids`` inside their documents.
+
+    ``first[s]`` / ``end[s]`` are the first sentence of s's document and one past its last, so a
+    neighbourhood never crosses a document boundary. ``ids`` themselves are included.
+    """
+    ids = np.asarray(ids, dtype=np.int64)
+    if len(ids) == 0:
+        return EMPTY
+    if window <= 0:
+        return np.unique(ids)
+    lo = np.maximum(ids - window, np.asarray(first).take(ids))
+    hi = np.minimum(ids + (window + 1), np.asarray(end).take(ids))
+    return np.unique(expand_ranges(lo, hi))

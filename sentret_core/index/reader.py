@@ -1,0 +1,401 @@
+"""The sentence index: what every scorer and the support engine read.
+
+An index is a folder, immutable once built:
+
+* ``manifest.json`` — format version, versions, model, normalisation, counts, sha256 of every file;
+* ``*.npy`` — arrays (loaded with ``mmap_mode="r"``): the sentence×term counts ``X`` (CSR) and
+  ``XT`` (the same counts as CSC, the postings), title term counts per document, the entity
+  containment graph ``G`` (CSR) and ``GT`` (CSC), per-sentence columns and term sequences;
+* ``*.parquet`` — tables: terms (with sf, df, cf), documents, sentence texts, entities, mentions.
+
+Notation as in SPEC.md: N sentences, D documents, V terms, ``sf``/``df`` sentence and document
+frequencies, ``cf`` collection counts, ``avsl`` the mean sentence length in terms.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import scipy.sparse as sp
+
+from sentret_core.defaults import DEFAULT_WINDOW
+from sentret_core.errors import IndexFormatError
+from sentret_core.index.neighbours import neighbourhood
+
+FORMAT = "sentret-index"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+
+SENTENCE_ARRAYS = ("sent_doc", "sent_pos", "sent_start", "sent_end", "sent_len")
+SEQUENCE_ARRAYS = ("seq_indptr", "seq_terms", "seq_tokens", "seq_char_start", "seq_char_end")
+MATRICES = ("X", "XT", "title", "G", "GT")
+
+
+def is_index(path: str | Path) -> bool:
+    manifest = Path(path) / MANIFEST
+    if not manifest.is_file():
+        return False
+    try:
+        return bool(json.loads(manifest.read_text()).get("format") == FORMAT)
+    except (OSError, ValueError):
+        return False
+
+
+def read_manifest(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    if not path.is_dir():
+        raise IndexFormatError(f"{path}: no such index folder")
+    if not is_index(path):
+        raise IndexFormatError(
+            f"{path}: not a sentret index (no valid {MANIFEST}); build one with `sentret index`"
+        )
+    manifest: dict[str, Any] = json.loads((path / MANIFEST).read_text())
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise IndexFormatError(
+            f"{path}: index format version {manifest.get('format_version')} is not supported "
+            f"(this sentret reads version {FORMAT_VERSION}); rebuild it with `sentret index`"
+        )
+    return manifest
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def verify(path: str | Path) -> list[str]:
+    """Every problem with the index at ``path`` (missing, altered or unexpected files); empty if sound."""
+    path = Path(path)
+    manifest = read_manifest(path)
+    problems = []
+    expected: dict[str, str] = manifest.get("files", {})
+    for name, digest in sorted(expected.items()):
+        file = path / name
+        if not file.is_file():
+            problems.append(f"{name}: missing")
+        elif sha256_of(file) != digest:
+            problems.append(f"{name}: checksum mismatch (the file was altered or corrupted)")
+    for file in sorted(path.iterdir()):
+        if file.name not in expected and file.name != MANIFEST and not file.name.startswith("cache"):
+            problems.append(f"{file.name}: not part of the index")
+    return problems
+
+
+# --- writing -----------------------------------------------------------------------------
+
+
+def save_array(folder: Path, name: str, array: np.ndarray) -> None:
+    np.save(folder / f"{name}.npy", np.ascontiguousarray(array), allow_pickle=False)
+
+
+def save_matrix(folder: Path, name: str, matrix: sp.csr_matrix | sp.csc_matrix, ones: bool = False) -> None:
+    """A sparse matrix as ``name.indptr.npy``, ``name.indices.npy`` (and ``name.data.npy``)."""
+    matrix.sort_indices()
+    # One index dtype for both arrays, or scipy copies them on load instead of mapping them.
+    dtype = np.int32 if matrix.nnz < np.iinfo(np.int32).max else np.int64
+    save_array(folder, f"{name}.indptr", matrix.indptr.astype(dtype))
+    save_array(folder, f"{name}.indices", matrix.indices.astype(dtype))
+    if not ones:
+        save_array(folder, f"{name}.data", matrix.data)
+
+
+def save_table(folder: Path, name: str, frame: pd.DataFrame) -> None:
+    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), folder / f"{name}.parquet")
+
+
+def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
+    """Checksum every file in ``folder`` and write the manifest last (its presence marks a whole index)."""
+    manifest = dict(manifest, format=FORMAT, format_version=FORMAT_VERSION)
+    manifest["files"] = {
+        file.name: sha256_of(file) for file in sorted(folder.iterdir()) if file.name != MANIFEST
+    }
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True))
+
+
+# --- reading -----------------------------------------------------------------------------
+
+
+class Index:
+    """A loaded index. Arrays are memory-mapped; tables and derived data load on first use.
+
+    Query-independent data that scorers derive (context counts, p(d|s), length factors)
+    belongs in ``cache``, keyed by a name, so it is computed once per loaded index.
+    """
+
+    def __init__(self, path: Path, manifest: dict[str, Any]) -> None:
+        self.path = path
+        self.manifest = manifest
+        self.cache: dict[str, Any] = {}
+        counts = manifest["counts"]
+        self.N: int = counts["sentences"]
+        self.D: int = counts["documents"]
+        self.V: int = counts["terms"]
+        self.E: int = counts["entities"]
+
+    @classmethod
+    def load(cls, path: str | Path) -> Index:
+        path = Path(path)
+        return cls(path, read_manifest(path))
+
+    def __repr__(self) -> str:
+        counts = f"{self.D} documents, {self.N} sentences, {self.V} terms, {self.E} entities"
+        return f"Index({str(self.path)!r}: {counts})"
+
+    # files
+    def _array(self, name: str) -> np.ndarray:
+        try:
+            # a plain ndarray view of the map: slicing an np.memmap costs far more per call
+            return np.asarray(np.load(self.path / f"{name}.npy", mmap_mode="r", allow_pickle=False))
+        except (OSError, ValueError) as err:
+            raise IndexFormatError(
+                f"{self.path}: cannot read {name}.npy ({err}); run `sentret verify`"
+            ) from None
+
+    def _matrix(self, name: str, kind: str, shape: tuple[int, int], dtype: type = np.int32) -> Any:
+        indptr, indices = self._array(f"{name}.indptr"), self._array(f"{name}.indices")
+        data_file = self.path / f"{name}.data.npy"
+        data = self._array(f"{name}.data") if data_file.exists() else np.ones(len(indices), dtype=dtype)
+        cls = sp.csr_matrix if kind == "csr" else sp.csc_matrix
+        return cls((data, indices, indptr), shape=shape, copy=False)
+
+    def _table(self, name: str) -> pd.DataFrame:
+        try:
+            return pq.read_table(self.path / f"{name}.parquet").to_pandas()
+        except (OSError, pa.ArrowException) as err:
+            raise IndexFormatError(
+                f"{self.path}: cannot read {name}.parquet ({err}); run `sentret verify`"
+            ) from None
+
+    # term statistics
+    @cached_property
+    def terms(self) -> pd.DataFrame:
+        """One row per term id: term, sf, df, cf."""
+        return self._table("terms")
+
+    @cached_property
+    def vocab(self) -> list[str]:
+        return list(self.terms["term"])
+
+    @cached_property
+    def term_index(self) -> dict[str, int]:
+        return {term: i for i, term in enumerate(self.vocab)}
+
+    def term_ids(self, terms: list[str]) -> np.ndarray:
+        """Term ids of ``terms`` in order, -1 for a term not in the vocabulary."""
+        lookup = self.term_index
+        return np.array([lookup.get(t, -1) for t in terms], dtype=np.int64)
+
+    @cached_property
+    def sf(self) -> np.ndarray:
+        return self.terms["sf"].to_numpy(np.int64)
+
+    @cached_property
+    def df(self) -> np.ndarray:
+        return self.terms["df"].to_numpy(np.int64)
+
+    @cached_property
+    def cf(self) -> np.ndarray:
+        return self.terms["cf"].to_numpy(np.int64)
+
+    @property
+    def total_terms(self) -> int:
+        """|C|: term occurrences in the whole corpus."""
+        return int(self.manifest["counts"]["term_occurrences"])
+
+    @property
+    def avsl(self) -> float:
+        return self.total_terms / self.N if self.N else 0.0
+
+    # matrices
+    @cached_property
+    def X(self) -> sp.csr_matrix:
+        """c(t, s): sentences × terms, CSR."""
+        return self._matrix("X", "csr", (self.N, self.V))
+
+    @cached_property
+    def XT(self) -> sp.csc_matrix:
+        """c(t, s) as CSC: the postings of each term."""
+        return self._matrix("XT", "csc", (self.N, self.V))
+
+    @cached_property
+    def title_X(self) -> sp.csr_matrix:
+        """Title term counts: documents × terms, CSR."""
+        return self._matrix("title", "csr", (self.D, self.V))
+
+    @cached_property
+    def G(self) -> sp.csr_matrix:
+        """The entity containment graph, sentences × entities, CSR of ones (int8)."""
+        return self._matrix("G", "csr", (self.N, self.E), np.int8)
+
+    @cached_property
+    def GT(self) -> sp.csc_matrix:
+        return self._matrix("GT", "csc", (self.N, self.E), np.int8)
+
+    # sentences
+    @cached_property
+    def sent_doc(self) -> np.ndarray:
+        return self._array("sent_doc")
+
+    @cached_property
+    def sent_pos(self) -> np.ndarray:
+        """Position of each sentence in its document, from 0."""
+        return self._array("sent_pos")
+
+    @cached_property
+    def sent_start(self) -> np.ndarray:
+        return self._array("sent_start")
+
+    @cached_property
+    def sent_end(self) -> np.ndarray:
+        return self._array("sent_end")
+
+    @cached_property
+    def sent_len(self) -> np.ndarray:
+        """|s|: number of terms of each sentence."""
+        return self._array("sent_len")
+
+    @cached_property
+    def texts(self) -> list[str]:
+        return list(
+            pq.read_table(self.path / "sentences.parquet", columns=["text"]).column("text").to_pylist()
+        )
+
+    @cached_property
+    def prev(self) -> np.ndarray:
+        """prev(s), or -1 at the start of a document."""
+        prev = np.arange(-1, self.N - 1, dtype=np.int64)
+        prev[np.asarray(self.sent_pos) == 0] = -1
+        return prev
+
+    @cached_property
+    def next(self) -> np.ndarray:
+        """next(s), or -1 at the end of a document."""
+        nxt = np.arange(1, self.N + 1, dtype=np.int64)
+        last = self.doc_first + self.doc_nsent - 1
+        nxt[last] = -1
+        return nxt
+
+    @cached_property
+    def sent_doc_first(self) -> np.ndarray:
+        """The first sentence of each sentence's document (int64)."""
+        return np.asarray(self.doc_first, dtype=np.int64)[np.asarray(self.sent_doc)]
+
+    @cached_property
+    def sent_doc_end(self) -> np.ndarray:
+        """One past the last sentence of each sentence's document (int64)."""
+        ends = np.asarray(self.doc_first, dtype=np.int64) + np.asarray(self.doc_nsent, dtype=np.int64)
+        return ends[np.asarray(self.sent_doc)]
+
+    def neighbourhood(self, sentences: np.ndarray, window: int = DEFAULT_WINDOW) -> np.ndarray:
+        """The sorted distinct sentences within ±``window`` of ``sentences`` inside their documents."""
+        return neighbourhood(self.sent_doc_first, self.sent_doc_end, sentences, window)
+
+    def neighbours(self, sentence: int, window: int = DEFAULT_WINDOW) -> np.ndarray:
+        """Sentence ids within ±``window`` of ``sentence`` in its document, itself included, in order."""
+        return self.neighbourhood(np.array([sentence], dtype=np.int64), window)
+
+    # term sequences (order and positions, for the position scorer and bigram statistics)
+    @cached_property
+    def seq_indptr(self) -> np.ndarray:
+        return self._array("seq_indptr")
+
+    @cached_property
+    def seq_terms(self) -> np.ndarray:
+        return self._array("seq_terms")
+
+    @cached_property
+    def seq_tokens(self) -> np.ndarray:
+        """Token index of each term occurrence inside its sentence."""
+        return self._array("seq_tokens")
+
+    @cached_property
+    def seq_char_start(self) -> np.ndarray:
+        return self._array("seq_char_start")
+
+    @cached_property
+    def seq_char_end(self) -> np.ndarray:
+        return self._array("seq_char_end")
+
+    def sequence(self, sentence: int) -> np.ndarray:
+        lo, hi = self.seq_indptr[sentence], self.seq_indptr[sentence + 1]
+        return np.asarray(self.seq_terms[lo:hi])
+
+    # documents
+    @cached_property
+    def documents(self) -> pd.DataFrame:
+        """id, title, first_sentence, n_sentences, mean_sentence_length."""
+        return self._table("documents")
+
+    @cached_property
+    def doc_first(self) -> np.ndarray:
+        return self.documents["first_sentence"].to_numpy(np.int64)
+
+    @cached_property
+    def doc_nsent(self) -> np.ndarray:
+        return self.documents["n_sentences"].to_numpy(np.int64)
+
+    @cached_property
+    def doc_avsl(self) -> np.ndarray:
+        """avgSentLen(d): mean sentence length (terms) of each document."""
+        return self.documents["mean_sentence_length"].to_numpy(np.float64)
+
+    @cached_property
+    def titles(self) -> list[str]:
+        return list(self.documents["title"])
+
+    # entities
+    @cached_property
+    def entities(self) -> pd.DataFrame:
+        """One row per entity id: text, label, sf (sentences mentioning it)."""
+        return self._table("entities")
+
+    @cached_property
+    def entity_index(self) -> dict[tuple[str, str], int]:
+        ents = self.entities
+        return {(t, lab): i for i, (t, lab) in enumerate(zip(ents["text"], ents["label"]))}
+
+    @cached_property
+    def mentions(self) -> pd.DataFrame:
+        """One row per mention: sentence, entity, token_start, token_end, char_start, char_end."""
+        return self._table("mentions")
+
+    @cached_property
+    def mention_columns(self) -> dict[str, np.ndarray]:
+        """The mentions table as numpy columns, for hot paths that must not go through pandas."""
+        return {name: self.mentions[name].to_numpy(np.int64) for name in self.mentions.columns}
+
+    @cached_property
+    def mention_indptr(self) -> np.ndarray:
+        """Mentions are stored sorted by sentence: rows mention_indptr[s]:mention_indptr[s+1]."""
+        sentences = self.mention_columns["sentence"]
+        return np.searchsorted(sentences, np.arange(self.N + 1)).astype(np.int64)
+
+    def sentence_mentions(self, sentence: int) -> pd.DataFrame:
+        lo, hi = self.mention_indptr[sentence], self.mention_indptr[sentence + 1]
+        return self.mentions.iloc[lo:hi]
+
+    def mention_spans(self, sentence: int, entity: int | None = None) -> list[tuple[int, int, int]]:
+        """(entity, char_start, char_end) of the mentions in ``sentence`` (of ``entity`` only, if given)."""
+        lo, hi = int(self.mention_indptr[sentence]), int(self.mention_indptr[sentence + 1])
+        cols = self.mention_columns
+        spans = zip(cols["entity"][lo:hi], cols["char_start"][lo:hi], cols["char_end"][lo:hi])
+        return [(int(e), int(a), int(b)) for e, a, b in spans if entity is None or e == entity]
+
+    @cached_property
+    def entity_texts(self) -> list[str]:
+        return [str(t) for t in self.entities["text"]]
+
+    @cached_property
+    def entity_labels(self) -> list[str]:
+        return [str(t) for t in self.entities["label"]]

@@ -1,0 +1,1 @@
+"""Training steps that write named artefacts (word classes, trigger tables)."""

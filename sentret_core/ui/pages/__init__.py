@@ -1,0 +1,1 @@
+"""The app's pages: each reads widgets, calls the library and draws."""

@@ -1,0 +1,331 @@
+"""Admin: create assessment sessions, open or close them, follow progress and agreement, export and import.
+
+Protected by the admin token: ``$SENTRET_ADMIN_TOKEN``, or — when it is not set — a token
+generated once per server process and printed to the server log (stderr) the first time the
+app's script runs, i.e. when the first browser connects.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import os
+import sys
+
+import pandas as pd
+import streamlit as st
+
+from sentret_core.annotation.sessions import (
+    DEFAULT_DEPTH,
+    DEFAULT_POOL_MODELS,
+    DEFAULT_TOP_ENTITIES,
+    agreement_summary,
+    create_session,
+)
+from sentret_core.annotation.store import ADMIN_TOKEN_ENV, RULES, Admin, JudgmentStore, SessionInfo, admin_token
+from sentret_core.errors import SentretError
+from sentret_core.ui.pages.annotate import app_store
+from sentret_core.ui.pages.explore import model_title, support_models
+from sentret_core.ui.state import current_index, current_index_path
+
+TOKEN = "admin_verified_token"  # the verified token of this browser session
+CREATED = "admin_created"  # messages about the session just created, shown after the rerun
+EXPLORE_QUERY = "admin_explore_query"  # the Explore page's query, kept past the widget clean-up
+
+
+@functools.cache
+def announce_admin_token() -> bool:
+    """Print a generated admin token to the server log once per process; True if one was printed."""
+    if os.environ.get(ADMIN_TOKEN_ENV, "").strip():
+        return False
+    print(
+        f"sentret: admin token for this server process: {admin_token()} "
+        f"(set {ADMIN_TOKEN_ENV} to choose your own)",
+        file=sys.stderr,
+        flush=True,
+    )
+    return True
+
+
+announce_admin_token()
+
+
+def admin_for(store: JudgmentStore) -> Admin | None:
+    """This browser session's :class:`Admin`, if it signed in with the admin token."""
+    token = st.session_state.get(TOKEN)
+    if token is None:
+        return None
+    try:
+        return store.admin(token)
+    except SentretError:  # the token changed (e.g. the server restarted with another one)
+        st.session_state.pop(TOKEN, None)
+        return None
+
+
+def token_form(store: JudgmentStore, key: str) -> Admin | None:
+    """Ask for the admin token; the Admin once it is right (remembered for this browser session)."""
+    admin = admin_for(store)
+    if admin is not None:
+        return admin
+    with st.form(f"{key}_token_form"):
+        token = st.text_input("Admin token", type="password", key=f"{key}_token",
+                              help=f"${ADMIN_TOKEN_ENV}, or the token printed in the server log")  # fmt: skip
+        submitted = st.form_submit_button("Sign in as admin")
+    if submitted:
+        try:
+            admin = store.admin(token.strip())
+        except SentretError as err:
+            st.error(str(err))
+            return None
+        st.session_state[TOKEN] = token.strip()
+        return admin
+    st.info("This page needs the admin token.")
+    return None
+
+
+def remember_explore_query() -> None:
+    """Keep the Explore page's query: Streamlit drops a widget's state at the end of the first run
+    of another page, so it is copied to a plain key while it is still there."""
+    query = st.session_state.get("explore_query")
+    if isinstance(query, str) and query.strip():
+        st.session_state[EXPLORE_QUERY] = query.strip()
+
+
+def render() -> None:
+    remember_explore_query()
+    st.title("Admin")
+    st.caption("Assessment sessions: pool the candidates of (query, entity) pairs, follow the grading, "
+               "measure agreement, export qrels.")  # fmt: skip
+    try:
+        store = app_store()
+    except SentretError as err:
+        st.error(str(err))
+        return
+    admin = token_form(store, "admin")
+    if admin is None:
+        return
+    sessions = store.sessions()
+    st.subheader("Sessions")
+    if sessions:
+        st.dataframe(_sessions_table(sessions), hide_index=True, width="stretch")
+    else:
+        st.info("No session yet: create one below.")
+    for kind, message in st.session_state.pop(CREATED, []):
+        (st.success if kind == "success" else st.warning)(message)
+    _create(store)
+    if not sessions:
+        return
+    names = [s.name for s in sessions]
+    st.divider()
+    name = st.selectbox("Session", names, index=len(names) - 1, key="admin_session")
+    if name is None:
+        return
+    info = next(s for s in sessions if s.name == name)
+    _open_close(admin, info)
+    _progress_and_agreement(admin, info)
+    _export(admin, info)
+    _import(admin, info)
+
+
+def _sessions_table(sessions: list[SessionInfo]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "session": s.name,
+                "open": s.is_open,
+                "items": s.n_items,
+                "queries": len(s.queries),
+                "(query, entity) pairs": len(s.entities),
+                "models": ", ".join(s.settings.models),
+                "depth": s.settings.depth,
+                "seed": s.settings.seed,
+                "index": s.index_path,
+                "created": s.created_at[:19].replace("T", " "),
+            }
+            for s in sessions
+        ]
+    )
+
+
+# --------------------------------------------------------------------------- create
+
+
+def _use_explore_query() -> None:
+    remember_explore_query()
+    line = st.session_state.get(EXPLORE_QUERY, "")  # the query alone: all its top entities
+    if not line:
+        st.session_state["admin_flash"] = "The Explore page has no current query: run one there first."
+        return
+    existing = str(st.session_state.get("admin_topics", "") or "").rstrip("\n")
+    st.session_state["admin_topics"] = f"{existing}\n{line}".strip("\n") if existing else line
+
+
+def _create(store: JudgmentStore) -> None:
+    with st.expander("Create a session", expanded=not store.sessions()):
+        flash = st.session_state.pop("admin_flash", None)
+        if flash:
+            st.warning(flash)
+        left, right = st.columns(2)
+        name = left.text_input("Session name", key="admin_new_name")
+        passphrase = right.text_input("Annotators' passphrase", type="password", key="admin_new_passphrase")
+        st.text_area(
+            "Topics: one `query<TAB>entity` per line; without an entity, the query's top entities",
+            key="admin_topics",
+            height=140,
+            placeholder="picasso peace\tPicasso|PERSON\nspanish civil war",
+        )
+        st.button("Add the Explore page's query", key="admin_from_explore", on_click=_use_explore_query)
+        c1, c2, c3 = st.columns(3)
+        depth = c1.number_input("Pool depth (top-n per model)", 1, 1000, DEFAULT_DEPTH, key="admin_depth")
+        top = c2.number_input("Top entities per query without an entity", 1, 100, DEFAULT_TOP_ENTITIES,
+                              key="admin_top_entities")  # fmt: skip
+        seed = c3.number_input("Shuffle seed", 0, 2**31 - 1, 0, key="admin_seed")
+        models = st.multiselect("Pooling models", support_models(), default=list(DEFAULT_POOL_MODELS),
+                                key="admin_models", format_func=model_title)  # fmt: skip
+        st.caption(f"Index: `{current_index_path()}` (choose another on the Corpus page)")
+        if not st.button("Create session", type="primary", key="admin_create"):
+            return
+        index = current_index()
+        if index is None:
+            return
+        try:
+            info, plan = create_session(
+                store, name, index, str(st.session_state.get("admin_topics", "")), passphrase,
+                models=models, depth=int(depth), seed=int(seed), top_entities=int(top),
+            )  # fmt: skip
+        except SentretError as err:
+            st.error(str(err))
+            return
+        created = (f"Created session {info.name!r}: {info.n_items} items over {len(plan.topics)} (query, "
+                   "entity) pairs. Annotators sign in on the Annotate page with its passphrase.")  # fmt: skip
+        messages = [("success", created)]
+        messages += [("warning", f"Left out: {note}") for note in plan.notes]
+        st.session_state[CREATED] = messages
+        st.rerun()  # list the new session
+
+
+# --------------------------------------------------------------------------- manage
+
+
+def _open_close(admin: Admin, info: SessionInfo) -> None:
+    state = "open" if info.is_open else "closed"
+    left, right = st.columns([3, 1])
+    left.markdown(f"Session **{html.escape(info.name)}** is **{state}** · {info.n_items} items · "
+                  f"index `{html.escape(info.index_path)}`")  # fmt: skip
+    if info.is_open:
+        if right.button("Close session", key="admin_close"):
+            _act(admin.close_session, info.name)
+    elif right.button("Reopen session", key="admin_reopen"):
+        _act(admin.reopen_session, info.name)
+
+
+def _act(action: object, name: str) -> None:
+    try:
+        action(name)  # type: ignore[operator]
+    except SentretError as err:
+        st.error(str(err))
+        return
+    st.rerun()
+
+
+def _progress_and_agreement(admin: Admin, info: SessionInfo) -> None:
+    st.subheader("Progress")
+    progress = admin.progress_by_annotator(info.name)
+    if not progress:
+        st.info("Nobody has signed in to this session yet.")
+    else:
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "annotator": who,
+                        "graded": p.graded,
+                        "skipped": p.skipped,
+                        "remaining": p.remaining,
+                        "done": f"{p.graded / p.total:.0%}" if p.total else "—",
+                    }
+                    for who, p in progress.items()
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+    st.subheader("Agreement")
+    summary = agreement_summary(admin.all_judgments(info.name))
+    cols = st.columns(4)
+    cols[0].metric("Items shared by ≥ 2 annotators", f"{summary.shared}")
+    cols[1].metric("Graded by everyone", f"{summary.complete}")
+    cols[2].metric("Fleiss' κ", _number(summary.fleiss))
+    cols[3].metric("Krippendorff's α (ordinal)", _number(summary.alpha))
+    if summary.pairs:
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {"annotator A": a, "annotator B": b, "shared items": n, "Cohen's κ": _number(k)}
+                    for a, b, n, k in summary.pairs
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+    for note in summary.notes:
+        st.caption(note)
+
+
+def _number(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _export(admin: Admin, info: SessionInfo) -> None:
+    st.subheader("Export")
+    annotators = list(admin.progress_by_annotator(info.name))
+    left, right = st.columns(2)
+    rule: str = left.selectbox("Adjudication (qrels)", list(RULES), key="admin_rule",
+                          help="majority: most frequent grade (ties to the lower); mean: rounded half up; "
+                          "annotator: one annotator's grades") or "majority"  # fmt: skip
+    who = None
+    if rule == "annotator":
+        if not annotators:
+            st.info("Nobody has graded yet.")
+            return
+        who = right.selectbox("Annotator", annotators, key="admin_rule_annotator")
+    try:
+        qrels = admin.export_qrels(info.name, rule=rule, annotator=who)
+        csv_text = admin.export_csv(info.name)
+        jsonl = admin.export_jsonl(info.name)
+    except SentretError as err:
+        st.error(str(err))
+        return
+    stem = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in info.name)
+    cols = st.columns(3)
+    cols[0].download_button("Download qrels", qrels, f"{stem}.{rule}.qrels", "text/plain", key="admin_qrels")
+    cols[1].download_button("Download CSV", csv_text, f"{stem}.csv", "text/csv", key="admin_csv")
+    cols[2].download_button("Download JSONL", jsonl, f"{stem}.jsonl", "application/jsonl", key="admin_jsonl")
+    with st.expander(f"qrels preview ({qrels.count(chr(10))} lines; grade ≥ 3 is relevant)"):
+        st.code(qrels[:20_000] or "(no judgments yet)", language=None)
+
+
+def _import(admin: Admin, info: SessionInfo) -> None:
+    st.subheader("Import")
+    kind = st.radio("Format", ["qrels", "jsonl"], horizontal=True, key="admin_import_format",
+                    help="qrels: 'topic 0 sentence_id grade' lines, as one pseudo-annotator; "
+                    "jsonl: judgments exported by this page")  # fmt: skip
+    who = st.text_input("Import as annotator", value="imported", key="admin_import_annotator",
+                        disabled=kind != "qrels")  # fmt: skip
+    upload = st.file_uploader("File", key=f"admin_import_file_{kind}")
+    if upload is None or not st.button("Import", key="admin_import"):
+        return
+    try:
+        text = upload.getvalue().decode("utf-8")
+    except UnicodeDecodeError:
+        st.error(f"{upload.name} is not UTF-8 text")
+        return
+    try:
+        if kind == "qrels":
+            changed = admin.import_qrels(info.name, text.splitlines(), who)
+        else:
+            changed = admin.import_jsonl(info.name, text.splitlines())
+    except SentretError as err:
+        st.error(str(err))
+        return
+    st.success(f"Imported {upload.name}: {changed} judgment(s) added or changed.")
