@@ -6,11 +6,22 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from sentret_core import Index, build_index
 from sentret_core.ingest.nlp import load_pipeline
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+# Hypothesis runs the same examples on every machine and every run: a failure reproduces.
+settings.register_profile("sentret", derandomize=True, deadline=None, print_blob=True)
+settings.load_profile("sentret")
+
+
+@pytest.fixture(autouse=True)
+def _private_judgments_db(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test touches the real data/judgments/: every test gets its own judgments database."""
+    monkeypatch.setenv("SENTRET_JUDGMENTS_DB", str(tmp_path_factory.mktemp("judgments") / "sentret.sqlite"))
 
 # A tiny corpus about the papers' own examples; every sentence is written here.
 SMALL_DOCS = [

@@ -332,7 +332,7 @@ def support(
     timings["S_q"] = time.perf_counter() - clock
 
     clock = time.perf_counter()
-    chosen = _rank_entities(ctx, entity_score, top_entities, entities)
+    chosen = rank_entities(ctx, entity_score, top_entities, entities)
     timings["entities"] = time.perf_counter() - clock
 
     clock = time.perf_counter()
@@ -360,7 +360,7 @@ def support(
     )
 
 
-def _rank_entities(
+def rank_entities(
     ctx: QueryContext, entity_score: str, top_entities: int, explicit: Sequence[int] | None
 ) -> list[RankedEntity]:
     stats, index = ctx.stats, ctx.index

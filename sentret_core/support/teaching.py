@@ -20,13 +20,14 @@ Nothing here draws or imports streamlit; the page composes these with the scorin
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from sentret_core.support.engine import entity_sentences, neighbourhood
+from sentret_core.support.engine import entity_sentences
+from sentret_core.support.sets import entry_ranks
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -111,7 +112,7 @@ def set_sizes(
 ) -> SetSizes:
     """|S|, |G[:,e]|, |S_q|, |Ŝ_q|, |S_qe|, |Ŝ_qe| with S_q the first ``k`` of ``ranking``."""
     top = np.asarray(ranking, dtype=np.int64)[: max(k, 0)]
-    context = np.unique(neighbourhood(index, top, window))
+    context = index.neighbourhood(top, window)
     mentions = entity_sentences(index, entity)
     return SetSizes(
         sentences=int(index.N),
@@ -121,31 +122,6 @@ def set_sizes(
         top_entity=int(np.isin(top, mentions).sum()),
         context_entity=int(np.isin(context, mentions).sum()),
     )
-
-
-def entry_ranks(
-    index: Index, ranking: Sequence[int] | np.ndarray, sentences: Sequence[int] | np.ndarray, window: int = 2
-) -> tuple[np.ndarray, np.ndarray]:
-    """For each of ``sentences``: the smallest k that puts it in S_q, and the smallest that puts it in Ŝ_q.
-
-    A sentence is in S_q(k) when its rank is at most k; it is in Ŝ_q(k) when some sentence
-    within ±``window`` of it in its own document (itself included) has rank at most k. A
-    sentence the ranking never reaches gets ``inf``.
-    """
-    ranking = np.asarray(ranking, dtype=np.int64)
-    sentences = np.asarray(sentences, dtype=np.int64)
-    rank = np.full(index.N, np.inf)
-    rank[ranking[::-1]] = np.arange(len(ranking), 0, -1, dtype=np.float64)  # first occurrence wins
-    if len(sentences) == 0:
-        return np.zeros(0), np.zeros(0)
-    offsets = np.arange(-window, window + 1)
-    around = sentences[:, None] + offsets[None, :]
-    inside = (around >= 0) & (around < index.N)
-    clipped = np.clip(around, 0, index.N - 1)
-    sent_doc = np.asarray(index.sent_doc)
-    same = inside & (sent_doc[clipped] == sent_doc[sentences][:, None])
-    reach = np.where(same, rank[clipped], np.inf).min(axis=1)
-    return rank[sentences], reach
 
 
 def log_ks(largest: int, points: int = 40) -> np.ndarray:
@@ -175,22 +151,6 @@ def entity_growth(
             "|Ŝ_qe|": np.searchsorted(with_context, grid, side="right"),
         }
     )
-
-
-def first_hits(
-    index: Index, ranking: Sequence[int] | np.ndarray, relevant: Iterable[int], window: int = 2
-) -> tuple[float | None, float | None]:
-    """The k at which the first of ``relevant`` enters S_q, and Ŝ_q (None: never).
-
-    With the sentences judged relevant for a (query, entity) topic, one pair per topic is what
-    :func:`sentret_core.evaluate.coverage_curve` needs for seed 002 Fig. 2.
-    """
-    wanted = np.unique(np.fromiter((int(s) for s in relevant), dtype=np.int64))
-    if len(wanted) == 0:
-        return None, None
-    plain, with_context = entry_ranks(index, ranking, wanted, window)
-    first = float(plain.min()), float(with_context.min())
-    return tuple(None if math.isinf(v) else v for v in first)  # type: ignore[return-value]
 
 
 # --- explaining a score ---------------------------------------------------------------------------

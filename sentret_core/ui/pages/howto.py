@@ -28,13 +28,13 @@ from sentret_core.index.reader import Index
 from sentret_core.models import ModelSpec, ParamSpec, explain, get_model, list_models, score, top_k
 from sentret_core.models.records import Explanation
 from sentret_core.support.entities import DEFAULT_EXCLUDED_LABELS, entity_stats
+from sentret_core.support.sets import first_hits
 from sentret_core.support.teaching import (
     EXTRA_TERM,
     SetSizes,
     contribution_parts,
     control_kind,
     entity_growth,
-    first_hits,
     log_ks,
     overlap,
     rank_changes,
