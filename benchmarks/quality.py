@@ -1,4 +1,4 @@
-"""Retrieval quality of every registered model on the dev data, beside the position and random baselines.
+"""Retrieval quality of every registered model on the dev data, beside the doc-order and random baselines.
 
     .venv/bin/python benchmarks/quality.py [--data-root ../shared/data] [--out benchmarks/out]
         [--models a,b,...] [--folds 2] [--max-rounds 3] [--distractors demo] [--no-tuning]
@@ -6,7 +6,7 @@
 For WikiQA dev, TrecQA DEV and squad-support (SQuAD v1.1 dev, even articles) it evaluates every
 model with its default parameters and tuned by k-fold cross-validation over topics (coordinate
 ascent on MAP over the declared grids; test-fold numbers), with tie-aware metrics and Wilcoxon
-tests against the baseline (position; random on TrecQA, where position ties everything). It
+tests against the baseline (doc-order; random on TrecQA, where doc-order ties everything). It
 writes ``quality.md`` (tables), ``quality.json`` (every report as ``sentret eval --json``) and
 PNG plots: MAP per model with significance marks, and the coverage curve of seed 002 Fig. 2 on
 squad-support (fraction of (question, entity) topics whose support sentence is in S_qe / Ŝ_qe
@@ -27,8 +27,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sentret_core.evaluation.benchmarks.common import Benchmark, load_benchmark
-from sentret_core.evaluation.runs import DEFAULT_RANKER, Evaluator, Report, default_models, evaluate_benchmark
+from sentret_core.defaults import DEFAULT_RANKER
+from sentret_core.evaluation.benchmarks import load_benchmark
+from sentret_core.evaluation.benchmarks.base import Benchmark
+from sentret_core.evaluation.driver import evaluate_benchmark
+from sentret_core.evaluation.evaluable import default_models
+from sentret_core.evaluation.report import Report
+from sentret_core.evaluation.runs import Evaluator
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

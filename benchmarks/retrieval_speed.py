@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from sentret_core import Index, build_index
-from sentret_core.index.reader import is_index
+from sentret_core.index.format import is_index
 from sentret_core.ingest.corpus import read_demo
 from sentret_core.models import list_models, score, top_k
 

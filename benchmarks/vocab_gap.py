@@ -4,7 +4,7 @@ trigger LM against the word unigram (DIR) and BM25F.
     .venv/bin/python benchmarks/vocab_gap.py [--data-root ../shared/data] [--out benchmarks/out]
         [--folds 2] [--seed 0] [--max-rounds 3] [--no-demo-timing]
 
-1. Loads WikiQA dev and train with :func:`sentret_core.benchmarks.load_benchmark` (cached indexes).
+1. Loads WikiQA dev and train with :func:`sentret_core.evaluation.benchmarks.load_benchmark` (cached indexes).
 2. Times class training on the demo index (K = 100, min_count 3, ≤ 20 exchange passes, seed 0),
    trained afresh (nothing read from or written to the cache).
 3. Word classes for the dev collection: (a) from its own bigrams (``classes_from="index"``), and
@@ -41,11 +41,15 @@ import numpy as np
 import pandas as pd
 
 from sentret_core import Index
-from sentret_core.evaluation.benchmarks.common import Benchmark, load_benchmark
-from sentret_core.evaluation.metrics import compare, cross_validate, grid_search
-from sentret_core.evaluation.runs import Evaluator, evaluate_benchmark
-from sentret_core.models.data import normalise
+from sentret_core.evaluation.benchmarks import load_benchmark
+from sentret_core.evaluation.benchmarks.base import Benchmark
+from sentret_core.evaluation.crossval import cross_validate
+from sentret_core.evaluation.driver import evaluate_benchmark
+from sentret_core.evaluation.runs import Evaluator
+from sentret_core.evaluation.significance import compare
+from sentret_core.evaluation.tuning import grid_search
 from sentret_core.models.lm_trigger import train_triggers
+from sentret_core.models.query import normalise
 from sentret_core.models.training.classes import class_map, train_classes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -205,7 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     frame = result.per_topic
                     chosen_folds = [{"fold": f["fold"], "params": f["params"], "train_map": f["train_score"]}
                                     for f in result.folds]  # fmt: skip
-                    for name in ("position", "random"):
+                    for name in ("doc-order", "random"):
                         baselines.setdefault(name, report.results[name].per_topic)
                 else:
                     frame, chosen_folds = grid_cv(evaluator, v, args.folds, seed)
@@ -242,7 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def grid_cv(evaluator: Evaluator, v: Variant, k: int, seed: int) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
-    """k-fold CV by topic (the same folds as ``runs.evaluate_benchmark``): a full grid search on
+    """k-fold CV by topic (the same folds as ``driver.evaluate_benchmark``): a full grid search on
     the training topics, the best point evaluated on the held-out ones."""
     assert v.space is not None
     found: list[Any] = []

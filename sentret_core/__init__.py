@@ -10,7 +10,8 @@ from sentret_core.index.reader import Index, verify
 from sentret_core.ingest.build import BuildSummary, build_index
 from sentret_core.ingest.corpus import Document, read_corpus
 from sentret_core.models import Explanation, Scores, explain, get_model, list_models, score, top_k
-from sentret_core.support.engine import SupportResult, support
+from sentret_core.support.engine import support
+from sentret_core.support.records import SupportResult
 
 __all__ = [
     "BuildSummary",

@@ -17,20 +17,18 @@ import pytest
 from conftest import SHARED_DATA
 
 from sentret_core.errors import SentretError
-from sentret_core.evaluation.benchmarks.common import (
-    Benchmark,
-    load_benchmark,
-    load_squad_support,
-    load_trecqa,
-    load_wikiqa,
-    read_squad,
-    read_trecqa,
-    read_wikiqa,
-)
-from sentret_core.evaluation.metrics import evaluate
-from sentret_core.evaluation.runs import Evaluator, evaluate_benchmark, plan, tuning_space
+from sentret_core.evaluation.benchmarks import load_benchmark
+from sentret_core.evaluation.benchmarks.base import Benchmark
+from sentret_core.evaluation.benchmarks.squad import load_squad_support, read_squad
+from sentret_core.evaluation.benchmarks.trecqa import load_trecqa, read_trecqa
+from sentret_core.evaluation.benchmarks.wikiqa import load_wikiqa, read_wikiqa
+from sentret_core.evaluation.driver import evaluate_benchmark
+from sentret_core.evaluation.evaluable import tuning_space
+from sentret_core.evaluation.measures import evaluate
+from sentret_core.evaluation.plan import plan
+from sentret_core.evaluation.runs import Evaluator
 from sentret_core.ingest.corpus import Document
-from sentret_core.support.engine import QueryContext
+from sentret_core.support.context import QueryContext
 
 WIKIQA_HEADER = "QuestionID\tQuestion\tDocumentID\tDocumentTitle\tSentenceID\tSentence\tLabel\n"
 Row = tuple[str, str, str, str, str, str, int]
@@ -243,20 +241,20 @@ def test_wikiqa_header_and_missing_file(tmp_path: Path) -> None:
         load_benchmark("wikiqa", tmp_path / "missing.tsv")
 
 
-def test_position_and_random_baselines_exact(wikiqa: Benchmark) -> None:
+def test_doc_order_and_random_baselines_exact(wikiqa: Benchmark) -> None:
     """Hand computation. Q1: 3 candidates, relevant at position 1. Q3: 3 candidates, relevant
     at positions 0 and 2.
 
-    position: Q1 AP = RR = 1/2; Q3 ranks 1 and 3: AP = (1/1 + 2/3)/2 = 5/6, RR = 1.
+    doc-order: Q1 AP = RR = 1/2; Q3 ranks 1 and 3: AP = (1/1 + 2/3)/2 = 5/6, RR = 1.
     random (all tied): Q1 E[AP] = E[RR] = (1 + 1/2 + 1/3)/3 = 11/18.
     Q3 the non-relevant item is at rank 1, 2 or 3 with probability 1/3 each:
     E[AP] = ((1/2 + 2/3)/2 + (1 + 2/3)/2 + (1 + 1)/2)/3 = 29/36; E[RR] = 2/3 + 1/3 * 1/2 = 5/6.
     """
     report = evaluate_benchmark(wikiqa, ["tfisf.v1"], metrics=["map", "mrr"])
-    position = report.results["position"].per_topic
+    doc_order = report.results["doc-order"].per_topic
     random_ = report.results["random"].per_topic
-    assert position.loc["Q1", ["map", "mrr"]].to_dict() == pytest.approx({"map": 1 / 2, "mrr": 1 / 2})
-    assert position.loc["Q3", ["map", "mrr"]].to_dict() == pytest.approx({"map": 5 / 6, "mrr": 1})
+    assert doc_order.loc["Q1", ["map", "mrr"]].to_dict() == pytest.approx({"map": 1 / 2, "mrr": 1 / 2})
+    assert doc_order.loc["Q3", ["map", "mrr"]].to_dict() == pytest.approx({"map": 5 / 6, "mrr": 1})
     assert random_.loc["Q1", ["map", "mrr"]].to_dict() == pytest.approx({"map": 11 / 18, "mrr": 11 / 18})
     assert random_.loc["Q3", ["map", "mrr"]].to_dict() == pytest.approx({"map": 29 / 36, "mrr": 5 / 6})
     means = report.results["random"].means()
@@ -264,7 +262,7 @@ def test_position_and_random_baselines_exact(wikiqa: Benchmark) -> None:
     # pessimistic / optimistic MAP bracket the tie-aware value: Q1 1/3..1, Q3 (1/2+2/3)/2..1
     assert means["map-pessimistic"] == pytest.approx((1 / 3 + 7 / 12) / 2)
     assert means["map-optimistic"] == pytest.approx(1.0)
-    assert report.baseline == "position" and list(report.results)[:2] == ["position", "random"]
+    assert report.baseline == "doc-order" and list(report.results)[:2] == ["doc-order", "random"]
 
 
 def test_non_matching_candidates_tie_at_the_bottom(wikiqa: Benchmark) -> None:
@@ -280,7 +278,7 @@ def test_objective_equals_the_evaluated_mean(wikiqa: Benchmark, squad: Benchmark
     for bench in (wikiqa, squad):
         ev = Evaluator(bench)
         topics = [t.id for t in bench.topics]
-        for model in ("tfisf.v1", "bm25f.v1", "random", "position"):
+        for model in ("tfisf.v1", "bm25f.v1", "random", "doc-order"):
             frame = ev.per_topic(ev.run(model, None, topics), topics)
             for metric in ("map", "mrr", "p@1", "r-prec", "ndcg@10"):
                 assert ev.objective(model, topics, metric)({}) == pytest.approx(
@@ -297,8 +295,8 @@ def test_tuning_space_inserts_the_default() -> None:
 
 def test_plan_validates_before_loading() -> None:
     request = plan("wikiqa", ["bm25", "tfisf.v1"], params={"bm25": {"k1": "0.9"}})
-    assert request.models == ["position", "random", "bm25.v1", "tfisf.v1"]
-    assert request.params == {"bm25.v1": {"k1": "0.9"}} and request.baseline == "position"
+    assert request.models == ["doc-order", "random", "bm25.v1", "tfisf.v1"]
+    assert request.params == {"bm25.v1": {"k1": "0.9"}} and request.baseline == "doc-order"
     assert plan("trecqa").baseline == "random"
     with pytest.raises(SentretError, match="unknown model 'nope'"):
         plan("wikiqa", ["nope"])
@@ -360,7 +358,7 @@ def test_trecqa_shuffled_file_gives_identical_metrics(tmp_path: Path, cache: Pat
     assert plain.docids == shuffled.docids and plain.qrels == shuffled.qrels
     assert _metrics(plain) == _metrics(shuffled)
     metrics = _metrics(plain)
-    assert metrics["position"] == metrics["random"]  # no document order: position ties everything
+    assert metrics["doc-order"] == metrics["random"]  # no document order: doc-order ties everything
 
 
 @pytest.mark.slow
@@ -427,7 +425,7 @@ def test_squad_min_candidates_and_distractors(
     def demo() -> list[Document]:
         return [Document("Berlin", "Berlin", "Berlin is a city in Germany. Paris is far away.")]
 
-    monkeypatch.setattr("sentret_core.ingest.corpus.read_demo", demo)
+    monkeypatch.setattr("sentret_core.evaluation.benchmarks.squad.read_demo", demo)
     mixed = load_squad_support(path, distractors="demo", cache=cache)
     assert mixed.index.D == 4 and mixed.index.titles[-1] == "Berlin"
     assert [t.id for t in mixed.topics] == [t.id for t in load_squad_support(path, cache=cache).topics]
@@ -438,8 +436,8 @@ def test_squad_min_candidates_and_distractors(
 
 def test_squad_candidates_follow_the_support_engine(squad: Benchmark) -> None:
     ev = Evaluator(squad, ranker="bm25.v1", k=1000)
-    runs = dict(zip(["bm25f.v1", "sum-kld", "position-eq8"], ev.runs(
-        [("bm25f.v1", None), ("sum-kld", None), ("position-eq8", None)])))  # fmt: skip
+    runs = dict(zip(["bm25f.v1", "sum-kld", "position"], ev.runs(
+        [("bm25f.v1", None), ("sum-kld", None), ("position", None)])))  # fmt: skip
     for topic in squad.topics:
         assert topic.entity is not None
         ctx = QueryContext(squad.index, ev.terms(topic), ranker="bm25.v1", k=1000)
@@ -447,7 +445,7 @@ def test_squad_candidates_follow_the_support_engine(squad: Benchmark) -> None:
         for model, engine_ctx, engine_model in (
             ("bm25f.v1", own, "bm25f.v1"),
             ("sum-kld", ctx, "sum-kld"),
-            ("position-eq8", ctx, "position"),
+            ("position", ctx, "position"),
         ):
             ids, scores = engine_ctx.candidates(topic.entity, engine_model)
             expected = {squad.docids[int(s)]: float(v) for s, v in zip(ids, scores)}
@@ -456,12 +454,12 @@ def test_squad_candidates_follow_the_support_engine(squad: Benchmark) -> None:
 
 def test_squad_baselines_rank_the_context_set(squad: Benchmark) -> None:
     """q1 "What is the capital of France?": bm25.v1 retrieves only sentence 0 of the Paris
-    paragraph; Ŝ_q adds its neighbours (sentences 1, 2), of which 0 and 2 mention Paris. position
+    paragraph; Ŝ_q adds its neighbours (sentences 1, 2), of which 0 and 2 mention Paris. doc-order
     ranks the relevant sentence 0 first (AP 1); random ties the two: E[AP] = (1 + 1/2)/2."""
-    report = evaluate_benchmark(squad, ["bm25.v1"], metrics=["map"])
-    position = report.results["position"].per_topic["map"]
+    report = evaluate_benchmark(squad, ["bm25.v1"], metrics=["map"], ranker="bm25.v1")
+    doc_order = report.results["doc-order"].per_topic["map"]
     random_ = report.results["random"].per_topic["map"]
-    assert position["q1:Paris/GPE"] == pytest.approx(1.0)
+    assert doc_order["q1:Paris/GPE"] == pytest.approx(1.0)
     assert random_["q1:Paris/GPE"] == pytest.approx(0.75)
     assert report.results["random"].run["q1:Paris/GPE"] == {"a00p000-0": 0.0, "a00p000-2": 0.0}
 

@@ -32,7 +32,7 @@ from sentret_core.annotation.store import (
     Progress,
 )
 from sentret_core.errors import SentretError
-from sentret_core.evaluation.metrics import topic_id
+from sentret_core.evaluation.trec_io import topic_id
 
 PROCESSES = 8
 GRADES = 1_000

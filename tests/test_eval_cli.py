@@ -13,9 +13,11 @@ from test_benchmarks import WIKIQA_ROWS, wikiqa_rows, write_squad, write_trecqa,
 
 from sentret_core.cli import eval as cli_eval
 from sentret_core.cli import main as cli
-from sentret_core.evaluation.benchmarks.common import load_wikiqa
-from sentret_core.evaluation.metrics import evaluate, read_qrels, read_run
+from sentret_core.evaluation.benchmarks import BENCHMARKS
+from sentret_core.evaluation.benchmarks.wikiqa import load_wikiqa
+from sentret_core.evaluation.measures import DEFAULT_METRICS, evaluate
 from sentret_core.evaluation.runs import Evaluator
+from sentret_core.evaluation.trec_io import read_qrels, read_run
 
 Main = Callable[[Sequence[str]], int]
 
@@ -71,14 +73,14 @@ def test_eval_wikiqa_json_runs_and_qrels(
             "--run-out", str(tmp_path / "runs.trec"), "--qrels-out", str(tmp_path / "qrels.txt")]  # fmt: skip
     result = _json(sentret, capsys, argv)
     assert result["benchmark"] == "wikiqa" and result["data"] == str(files["wikiqa"])
-    assert result["topics"] == 2 and result["baseline"] == "position"
-    assert list(result["models"]) == ["position", "random", "tfisf.v1", "bm25.v1"]
+    assert result["topics"] == 2 and result["baseline"] == "doc-order"
+    assert list(result["models"]) == ["doc-order", "random", "tfisf.v1", "bm25.v1"]
     assert result["metrics"] == ["map", "mrr", "p@1", "p@10", "r-prec", "ndcg@10"]
     bm25 = result["models"]["bm25.v1"]
     assert bm25["params"]["k1"] == 0.9 and bm25["params"]["b"] == 0.75
     assert set(bm25["mean"]) == {*result["metrics"], "map-pessimistic", "map-optimistic"}
     assert set(bm25["significance"]["map"]) == {"diff", "p_wilcoxon", "p_ttest", "significant"}
-    assert result["models"]["position"]["significance"] == {}
+    assert result["models"]["doc-order"]["significance"] == {}
     assert result["models"]["random"]["mean"]["map"] == pytest.approx((11 / 18 + 29 / 36) / 2)
     # the written files reproduce the reported means
     qrels = read_qrels(tmp_path / "qrels.txt")
@@ -94,11 +96,11 @@ def test_eval_text_table(sentret: Main, files: dict[str, Path], capsys: pytest.C
             "--metrics", "mrr,ndcg,map,p@1", "--cache", str(files["cache"])]  # fmt: skip
     assert sentret(argv) == 0
     out = capsys.readouterr().out
-    assert "5 topics" in out and "* = Wilcoxon signed-rank p < 0.05 against position" in out
+    assert "5 topics" in out and "* = Wilcoxon signed-rank p < 0.05 against doc-order" in out
     header = next(line for line in out.splitlines() if line.startswith("model"))
     assert header.split() == ["model", "MRR", "NDCG", "MAP", "P@1", "MAP-pess", "MAP-opt"]
     assert any(line.startswith("random") for line in out.splitlines())
-    assert "p-values against position (Wilcoxon / paired t-test):" in out
+    assert "p-values against doc-order (Wilcoxon / paired t-test):" in out
     assert "bm25f.v1: k1=0.26, b=0.15" in out
 
 
@@ -107,15 +109,15 @@ def test_eval_squad_and_trecqa(
 ) -> None:
     cache = str(files["cache"])
     squad = _json(sentret, capsys, ["eval", "squad-support", "--data", str(files["squad"]), "--models",
-                                    "bm25.v1,sum-kld,position-eq8", "--cache", cache, "--json",
-                                    "--min-candidates", "1"])  # fmt: skip
+                                    "bm25.v1,sum-kld,position", "--cache", cache, "--json",
+                                    "--min-candidates", "1", "--ranker", "bm25.v1"])  # fmt: skip
     assert squad["topics"] == 6 and squad["questions"] == 7
-    assert list(squad["models"]) == ["position", "random", "bm25.v1", "sum-kld", "position-eq8"]
+    assert list(squad["models"]) == ["doc-order", "random", "bm25.v1", "sum-kld", "position"]
     assert squad["settings"]["ranker"] == "bm25.v1" and squad["settings"]["k"] == 1000
     trec = _json(sentret, capsys, ["eval", "trecqa", "--data", str(files["trecqa"]), "--models", "tfisf.v1",
                                    "--cache", cache, "--json"])  # fmt: skip
     assert trec["topics"] == 2 and trec["baseline"] == "random"
-    assert trec["models"]["position"]["mean"] == trec["models"]["random"]["mean"]
+    assert trec["models"]["doc-order"]["mean"] == trec["models"]["random"]["mean"]
 
 
 def _error(sentret: Main, capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
@@ -202,3 +204,9 @@ def test_eval_tune_on_another_file(
     assert fold["train_topics"] == ["Q1", "Q3", "Q4", "Q5", "Q6"] and fold["test_topics"] == ["Q1", "Q3"]
     train = Evaluator(load_wikiqa(files["wikiqa6"], cache=files["cache"]))
     assert fold["params"] == train.tune("lm-dir.v1", fold["train_topics"], "map", max_rounds=1).params
+
+
+def test_eval_cli_choices_match_the_library() -> None:
+    """The CLI keeps its argparse choices import-light; they must be the library's own."""
+    assert set(cli_eval.BENCHMARK_NAMES) == set(BENCHMARKS)
+    assert cli_eval.DEFAULT_METRICS.split(",") == list(DEFAULT_METRICS)

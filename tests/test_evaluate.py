@@ -1,4 +1,4 @@
-"""Tests of sentret_core.evaluate.
+"""Tests of sentret_core.evaluation: TREC I/O, tie-aware metrics, significance, tuning, coverage.
 
 Sources of the expected numbers: hand computations written out below, brute-force
 enumeration of every ordering of tied items (itertools.permutations), ir_measures with the
@@ -22,7 +22,36 @@ from ir_measures import AP, RR, P, Rprec, nDCG
 from scipy import stats
 
 from sentret_core.errors import SentretError
-from sentret_core.evaluation import metrics as ev
+from sentret_core.evaluation.coverage import coverage_curve, coverage_fraction
+from sentret_core.evaluation.crossval import cross_validate, train_test
+from sentret_core.evaluation.measures import Metric, binary_gain, evaluate, graded_gain, parse_metric, resolve_scale
+from sentret_core.evaluation.metrics import (
+    Mode,
+    average_precision,
+    dcg_at_k,
+    ndcg_at_k,
+    precision_at_k,
+    r_precision,
+    reciprocal_rank,
+)
+from sentret_core.evaluation.significance import compare, paired_t_test, wilcoxon_test
+from sentret_core.evaluation.trec_io import (
+    Qrels,
+    QrelsLine,
+    Run,
+    format_qrels,
+    format_run,
+    iter_qrels,
+    parse_qrels,
+    parse_run,
+    read_qrels,
+    read_run,
+    split_topic_id,
+    topic_id,
+    write_qrels,
+    write_run,
+)
+from sentret_core.evaluation.tuning import coordinate_ascent, grid_search
 
 L2 = math.log2
 
@@ -86,9 +115,9 @@ def test_tie_aware_equals_mean_over_all_tie_orderings(
     scores = [s for s, _ in items]
     grades = [g for _, g in items]
     rel = [g >= threshold for g in grades]
-    gains = [ev.graded_gain(g) for g in grades]
+    gains = [graded_gain(g) for g in grades]
     n_rel = sum(rel) + sum(g >= threshold for g in unretrieved)
-    ideal = gains + [ev.graded_gain(g) for g in unretrieved]
+    ideal = gains + [graded_gain(g) for g in unretrieved]
 
     reference = {
         "rr": lambda r, _g: ref_rr(r),
@@ -106,15 +135,15 @@ def test_tie_aware_equals_mean_over_all_tie_orderings(
         for name, metric in reference.items():
             values[name].append(metric(r, g))
 
-    def ours(mode: ev.Mode) -> dict[str, float]:
+    def ours(mode: Mode) -> dict[str, float]:
         return {
-            "rr": ev.reciprocal_rank(scores, rel, mode=mode),
-            "p@k": ev.precision_at_k(scores, rel, k, mode=mode),
-            "ap": ev.average_precision(scores, rel, n_rel, mode=mode),
-            "rprec": ev.r_precision(scores, rel, n_rel, mode=mode),
-            "dcg@k": ev.dcg_at_k(scores, gains, k, mode=mode),
-            "ndcg@k": ev.ndcg_at_k(scores, gains, k, ideal, mode=mode),
-            "ndcg": ev.ndcg_at_k(scores, gains, None, ideal, mode=mode),
+            "rr": reciprocal_rank(scores, rel, mode=mode),
+            "p@k": precision_at_k(scores, rel, k, mode=mode),
+            "ap": average_precision(scores, rel, n_rel, mode=mode),
+            "rprec": r_precision(scores, rel, n_rel, mode=mode),
+            "dcg@k": dcg_at_k(scores, gains, k, mode=mode),
+            "ndcg@k": ndcg_at_k(scores, gains, k, ideal, mode=mode),
+            "ndcg": ndcg_at_k(scores, gains, None, ideal, mode=mode),
         }
 
     aware, low, high = ours("tie-aware"), ours("pessimistic"), ours("optimistic")
@@ -138,7 +167,7 @@ def test_evaluate_modes_are_ordered(topics: dict[str, list[tuple[float, int]]]) 
     qrels = {t: {f"d{i}": g for i, (_, g) in enumerate(items)} for t, items in topics.items()}
     qrels["always"] = {"x": 4}
     run = {t: {f"d{i}": s for i, (s, _) in enumerate(items)} for t, items in topics.items()}
-    frames = {m: ev.evaluate(qrels, run, mode=m) for m in ("pessimistic", "tie-aware", "optimistic")}
+    frames = {m: evaluate(qrels, run, mode=m) for m in ("pessimistic", "tie-aware", "optimistic")}
     assert (frames["pessimistic"] <= frames["tie-aware"] + 1e-12).all().all()
     assert (frames["tie-aware"] <= frames["optimistic"] + 1e-12).all().all()
 
@@ -156,7 +185,7 @@ def test_hand_computed_binary_ranking_without_ties() -> None:
         "q3": {"d7": 1},  # relevant items but absent from the run: 0 everywhere
     }
     run = {"q1": {"d1": 0.9, "d2": 0.8, "d3": 0.7, "d4": 0.6, "d5": 0.5}, "q9": {"x": 1.0}}
-    frame = ev.evaluate(qrels, run, ["map", "mrr", "p@1", "p@5", "r-prec", "ndcg@5"])
+    frame = evaluate(qrels, run, ["map", "mrr", "p@1", "p@5", "r-prec", "ndcg@5"])
     assert list(frame.index) == ["q1", "q3"]
     assert frame.attrs["skipped_topics"] == ("q2",)
     q1 = frame.loc["q1"]
@@ -171,7 +200,7 @@ def test_hand_computed_binary_ranking_without_ties() -> None:
     assert (frame.loc["q3"] == 0.0).all()
     assert frame.mean()["mrr"] == pytest.approx((1 / 2 + 0) / 2)
 
-    zero = ev.evaluate(qrels, run, ["map"], empty_topics="zero")
+    zero = evaluate(qrels, run, ["map"], empty_topics="zero")
     assert list(zero.index) == ["q1", "q2", "q3"] and zero.loc["q2", "map"] == 0.0
 
 
@@ -179,7 +208,7 @@ def test_hand_computed_graded_ndcg_with_0_1_3_7_gains() -> None:
     # Grades 1-4 -> gains 0, 1, 3, 7; relevant iff grade >= 3 (graded scale, detected).
     qrels = {"q": {"a": 2, "b": 4, "c": 1, "d": 3, "e": 1}}
     run = {"q": {"a": 0.9, "b": 0.8, "c": 0.7, "d": 0.6}}  # grades 2, 4, 1, 3 -> gains 1, 7, 0, 3
-    frame = ev.evaluate(qrels, run, ["ndcg@3", "ndcg@4", "map", "mrr", "p@1", "r-prec"])
+    frame = evaluate(qrels, run, ["ndcg@3", "ndcg@4", "map", "mrr", "p@1", "r-prec"])
     row = frame.loc["q"]
     idcg3 = 7 + 3 / L2(3) + 1 / L2(4)  # judged gains sorted: 7, 3, 1, 0, 0
     assert row["ndcg@3"] == pytest.approx((1 + 7 / L2(3) + 0 / L2(4)) / idcg3)
@@ -188,34 +217,34 @@ def test_hand_computed_graded_ndcg_with_0_1_3_7_gains() -> None:
     assert row["mrr"] == pytest.approx(1 / 2)
     assert row["p@1"] == 0.0
     assert row["r-prec"] == pytest.approx(1 / 2)  # P@2
-    assert ev.graded_gain(1) == 0 and ev.graded_gain(4) == 7 and ev.binary_gain(1) == 1
+    assert graded_gain(1) == 0 and graded_gain(4) == 7 and binary_gain(1) == 1
 
 
 def test_hand_computed_ties() -> None:
     # One relevant among three tied at the top: E[RR] = (1 + 1/2 + 1/3) / 3.
     s3, r3 = [1.0, 1.0, 1.0], [False, True, False]
-    assert ev.reciprocal_rank(s3, r3) == pytest.approx((1 + 1 / 2 + 1 / 3) / 3)
-    assert ev.reciprocal_rank(s3, r3, mode="pessimistic") == pytest.approx(1 / 3)
-    assert ev.reciprocal_rank(s3, r3, mode="optimistic") == 1.0
-    assert ev.average_precision(s3, r3) == pytest.approx((1 + 1 / 2 + 1 / 3) / 3)  # R = 1
-    assert ev.precision_at_k(s3, r3, 1) == pytest.approx(1 / 3)
+    assert reciprocal_rank(s3, r3) == pytest.approx((1 + 1 / 2 + 1 / 3) / 3)
+    assert reciprocal_rank(s3, r3, mode="pessimistic") == pytest.approx(1 / 3)
+    assert reciprocal_rank(s3, r3, mode="optimistic") == 1.0
+    assert average_precision(s3, r3) == pytest.approx((1 + 1 / 2 + 1 / 3) / 3)  # R = 1
+    assert precision_at_k(s3, r3, 1) == pytest.approx(1 / 3)
 
     # Two relevant among four tied, R = 2; the 6 distinct arrangements have AP
     # RRNN 1, RNRN 5/6, RNNR 3/4, NRRN 7/12, NRNR 1/2, NNRR 5/12.
     s4, r4 = [2.0] * 4, [True, False, True, False]
-    assert ev.average_precision(s4, r4) == pytest.approx((1 + 5 / 6 + 3 / 4 + 7 / 12 + 1 / 2 + 5 / 12) / 6)
-    assert ev.precision_at_k(s4, r4, 2) == pytest.approx(2 * (2 / 4) / 2)
-    assert ev.r_precision(s4, r4) == pytest.approx(1 / 2)
+    assert average_precision(s4, r4) == pytest.approx((1 + 5 / 6 + 3 / 4 + 7 / 12 + 1 / 2 + 5 / 12) / 6)
+    assert precision_at_k(s4, r4, 2) == pytest.approx(2 * (2 / 4) / 2)
+    assert r_precision(s4, r4) == pytest.approx(1 / 2)
 
     # A relevant item alone on top, then one relevant and one not tied: R = 2,
     # AP = (1 + (P@2 + P@3)/2) / 2 = (1 + (1 + 2/3)/2) / 2.
-    assert ev.average_precision([3.0, 2.0, 2.0], [1, 0, 1]) == pytest.approx((1 + (1 + 2 / 3) / 2) / 2)
+    assert average_precision([3.0, 2.0, 2.0], [1, 0, 1]) == pytest.approx((1 + (1 + 2 / 3) / 2) / 2)
 
     # Grades 4 and 2 tied (gains 7 and 1): each rank holds the mean gain 4.
     dcg = 4 / L2(2) + 4 / L2(3)
     idcg = 7 + 1 / L2(3)
-    assert ev.ndcg_at_k([1.0, 1.0], [7.0, 1.0], 2) == pytest.approx(dcg / idcg)
-    assert ev.ndcg_at_k([1.0, 1.0], [7.0, 1.0], 2, mode="pessimistic") == pytest.approx(
+    assert ndcg_at_k([1.0, 1.0], [7.0, 1.0], 2) == pytest.approx(dcg / idcg)
+    assert ndcg_at_k([1.0, 1.0], [7.0, 1.0], 2, mode="pessimistic") == pytest.approx(
         (1 + 7 / L2(3)) / idcg
     )
 
@@ -223,67 +252,67 @@ def test_hand_computed_ties() -> None:
 def test_evaluate_tie_modes_on_a_run() -> None:
     qrels = {"q": {"a": 0, "b": 1, "c": 0}}
     run = {"q": {"a": 0.5, "b": 0.5, "c": 0.5}}
-    expect: dict[ev.Mode, float] = {
+    expect: dict[Mode, float] = {
         "tie-aware": (1 + 1 / 2 + 1 / 3) / 3,
         "pessimistic": 1 / 3,
         "optimistic": 1.0,
     }
     for mode, value in expect.items():
-        assert ev.evaluate(qrels, run, "mrr", mode=mode).loc["q", "mrr"] == pytest.approx(value)
+        assert evaluate(qrels, run, "mrr", mode=mode).loc["q", "mrr"] == pytest.approx(value)
 
 
 def test_scales_thresholds_and_gains() -> None:
     run = {"q": {"a": 2.0, "b": 1.0}}
     binary = {"q": {"a": 0, "b": 1}}
-    assert ev.resolve_scale(binary) == "binary"
-    assert ev.evaluate(binary, run, "mrr").loc["q", "mrr"] == pytest.approx(1 / 2)
+    assert resolve_scale(binary) == "binary"
+    assert evaluate(binary, run, "mrr").loc["q", "mrr"] == pytest.approx(1 / 2)
     graded = {"q": {"a": 2, "b": 3}}
-    assert ev.resolve_scale(graded) == "graded"
-    row = ev.evaluate(graded, run, ["mrr", "ndcg@2"]).loc["q"]
+    assert resolve_scale(graded) == "graded"
+    row = evaluate(graded, run, ["mrr", "ndcg@2"]).loc["q"]
     assert row["mrr"] == pytest.approx(1 / 2)  # grade 2 is below the threshold 3
     assert row["ndcg@2"] == pytest.approx((1 + 3 / L2(3)) / (3 + 1 / L2(3)))  # gains 1, 3
-    lenient = ev.evaluate(graded, run, "mrr", relevance_threshold=2)
+    lenient = evaluate(graded, run, "mrr", relevance_threshold=2)
     assert lenient.loc["q", "mrr"] == 1.0
-    custom = ev.evaluate(graded, run, "ndcg@2", gains={2: 10.0, 3: 1.0})
+    custom = evaluate(graded, run, "ndcg@2", gains={2: 10.0, 3: 1.0})
     assert custom.loc["q", "ndcg@2"] == 1.0
-    functional = ev.evaluate(graded, run, "ndcg@2", gains=lambda g: g)  # raw grades
+    functional = evaluate(graded, run, "ndcg@2", gains=lambda g: g)  # raw grades
     assert functional.loc["q", "ndcg@2"] == pytest.approx((2 + 3 / L2(3)) / (3 + 2 / L2(3)))
     with pytest.raises(SentretError, match="no gain given for grade 3"):
-        ev.evaluate(graded, run, "ndcg@2", gains={2: 1.0})
+        evaluate(graded, run, "ndcg@2", gains={2: 1.0})
     with pytest.raises(SentretError, match="relevance_threshold"):
-        ev.evaluate(graded, run, "mrr", relevance_threshold=0)
+        evaluate(graded, run, "mrr", relevance_threshold=0)
     with pytest.raises(SentretError, match="tie mode"):
-        ev.evaluate(graded, run, "mrr", mode="random")  # type: ignore[arg-type]
+        evaluate(graded, run, "mrr", mode="random")  # type: ignore[arg-type]
     with pytest.raises(SentretError, match="empty"):
-        ev.evaluate({}, run)
+        evaluate({}, run)
 
 
 def test_metric_names() -> None:
-    assert ev.parse_metric("P@5") == ev.Metric("p", 5, "p@5")
-    assert ev.parse_metric("NDCG@10").name == "ndcg@10"
-    assert ev.parse_metric("ap").name == "map"
-    assert ev.parse_metric("rr").name == "mrr"
-    assert ev.parse_metric("ndcg") == ev.Metric("ndcg", None, "ndcg")
+    assert parse_metric("P@5") == Metric("p", 5, "p@5")
+    assert parse_metric("NDCG@10").name == "ndcg@10"
+    assert parse_metric("ap").name == "map"
+    assert parse_metric("rr").name == "mrr"
+    assert parse_metric("ndcg") == Metric("ndcg", None, "ndcg")
     for bad in ("foo", "p@0", "p@", "ndcg@x"):
         with pytest.raises(SentretError, match=r"allowed: map, mrr, r-prec, p@<k>"):
-            ev.parse_metric(bad)
-    frame = ev.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["MAP", "map", "P@1"])
+            parse_metric(bad)
+    frame = evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["MAP", "map", "P@1"])
     assert list(frame.columns) == ["map", "p@1"]
 
 
 def test_helper_input_errors() -> None:
     with pytest.raises(SentretError, match="booleans or 0/1"):
-        ev.reciprocal_rank([1.0, 2.0], [0, 3])
+        reciprocal_rank([1.0, 2.0], [0, 3])
     with pytest.raises(SentretError, match="NaN"):
-        ev.precision_at_k([math.nan], [1], 1)
+        precision_at_k([math.nan], [1], 1)
     with pytest.raises(SentretError, match="positive integer"):
-        ev.precision_at_k([1.0], [1], 0)
+        precision_at_k([1.0], [1], 0)
     with pytest.raises(SentretError, match="smaller than"):
-        ev.average_precision([1.0, 2.0], [1, 1], 1)
-    assert ev.average_precision([], [], 3) == 0.0
+        average_precision([1.0, 2.0], [1, 1], 1)
+    assert average_precision([], [], 3) == 0.0
     with pytest.raises(SentretError, match="document 'a' is not a number"):
-        ev.evaluate({"q": {"a": 1}}, {"q": {"a": math.nan}})
-    assert ev.ndcg_at_k([1.0], [0.0], 5) == 0.0
+        evaluate({"q": {"a": 1}}, {"q": {"a": math.nan}})
+    assert ndcg_at_k([1.0], [0.0], 5) == 0.0
 
 
 # --------------------------------------------------------------------------------------------
@@ -291,11 +320,11 @@ def test_helper_input_errors() -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def random_collection(seed: int, top_grade: int) -> tuple[ev.Qrels, ev.Run]:
+def random_collection(seed: int, top_grade: int) -> tuple[Qrels, Run]:
     """Topics with distinct scores, unjudged retrieved items and unretrieved judged ones."""
     rng = np.random.default_rng([seed, top_grade])
-    qrels: ev.Qrels = {}
-    run: ev.Run = {}
+    qrels: Qrels = {}
+    run: Run = {}
     low = 0 if top_grade == 1 else 1
     for t in range(40):
         n_docs = int(rng.integers(3, 30))
@@ -325,7 +354,7 @@ def test_equals_trec_eval_without_ties(seed: int, scale: str) -> None:
         "r-prec": Rprec(rel=t),
         "ndcg@10": nDCG(gains=gain_map) @ 10,
     }
-    ours = ev.evaluate(qrels, run, list(measures), scale=scale)  # type: ignore[arg-type]
+    ours = evaluate(qrels, run, list(measures), scale=scale)  # type: ignore[arg-type]
     assert len(ours) >= 20
     topics = set(ours.index)
     theirs = {
@@ -350,13 +379,13 @@ def test_equals_trec_eval_without_ties(seed: int, scale: str) -> None:
 
 
 def test_qrels_and_run_round_trip(tmp_path: Path) -> None:
-    tid = ev.topic_id("q 1", "New York: City")
+    tid = topic_id("q 1", "New York: City")
     qrels = {tid: {"s1": 4, "s2": 0, "s3": -1}, "plain": {"x": 1}}
     run = {tid: {"s1": 0.1 + 0.2, "s2": -math.inf, "s3": 1e-300, "s4": 0.1 + 0.2}, "plain": {}}
-    ev.write_qrels(qrels, tmp_path / "q.txt")
-    ev.write_run(run, tmp_path / "r.txt", tag="bm25")
-    assert ev.read_qrels(tmp_path / "q.txt") == qrels
-    assert ev.read_run(tmp_path / "r.txt") == {tid: run[tid]}  # a topic with no items has no line
+    write_qrels(qrels, tmp_path / "q.txt")
+    write_run(run, tmp_path / "r.txt", tag="bm25")
+    assert read_qrels(tmp_path / "q.txt") == qrels
+    assert read_run(tmp_path / "r.txt") == {tid: run[tid]}  # a topic with no items has no line
     lines = (tmp_path / "r.txt").read_text().splitlines()
     assert lines[0] == f"{tid} Q0 s1 1 {0.1 + 0.2!r} bm25"  # ties written in docid order
     assert [line.split()[3] for line in lines] == ["1", "2", "3", "4"]
@@ -365,7 +394,7 @@ def test_qrels_and_run_round_trip(tmp_path: Path) -> None:
 @settings(max_examples=60, deadline=None)
 @given(
     st.dictionaries(
-        st.text(min_size=1).map(lambda s: ev.topic_id(s, "e")),
+        st.text(min_size=1).map(lambda s: topic_id(s, "e")),
         st.dictionaries(
             st.from_regex(r"[A-Za-z0-9_.:-]+", fullmatch=True),
             st.floats(allow_nan=False),
@@ -375,7 +404,7 @@ def test_qrels_and_run_round_trip(tmp_path: Path) -> None:
     )
 )
 def test_run_round_trip_any_scores(run: dict[str, dict[str, float]]) -> None:
-    parsed = ev.parse_run(ev.format_run(run))
+    parsed = parse_run(format_run(run))
     assert parsed == {t: docs for t, docs in run.items() if docs}
 
 
@@ -383,42 +412,56 @@ def test_malformed_files_name_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "qrels.txt"
     path.write_text("q1 0 d1 1\n\nq1 0 d2\n")
     with pytest.raises(SentretError, match=r"qrels\.txt:3: a qrels line has 4 fields"):
-        ev.read_qrels(path)
+        read_qrels(path)
     with pytest.raises(SentretError, match=r"<qrels>:2: grade 'high' is not an integer"):
-        ev.parse_qrels("q 0 a 1\nq 0 b high\n")
+        parse_qrels("q 0 a 1\nq 0 b high\n")
     with pytest.raises(SentretError, match=r"<qrels>:2: document 'a' is judged twice"):
-        ev.parse_qrels("q 0 a 1\nq 0 a 2\n")
+        parse_qrels("q 0 a 1\nq 0 a 2\n")
     with pytest.raises(SentretError, match=r"<run>:1: score 'x' is not a number"):
-        ev.parse_run("q Q0 a 1 x tag\n")
+        parse_run("q Q0 a 1 x tag\n")
     with pytest.raises(SentretError, match=r"<run>:1: a run line has 6 fields"):
-        ev.parse_run("q Q0 a 1 0.5\n")
+        parse_run("q Q0 a 1 0.5\n")
     with pytest.raises(SentretError, match=r"<run>:1: score is NaN"):
-        ev.parse_run("q Q0 a 1 nan t\n")
+        parse_run("q Q0 a 1 nan t\n")
     with pytest.raises(SentretError, match="cannot read qrels file"):
-        ev.read_qrels(tmp_path / "missing.txt")
+        read_qrels(tmp_path / "missing.txt")
     with pytest.raises(SentretError, match="without whitespace"):
-        ev.format_qrels({"q 1": {"a": 1}})
+        format_qrels({"q 1": {"a": 1}})
     with pytest.raises(SentretError, match="without whitespace"):
-        ev.format_run({"q": {"a": 1.0}}, tag="my run")
+        format_run({"q": {"a": 1.0}}, tag="my run")
+
+
+def test_iter_qrels_yields_numbered_lines_and_names_bad_ones() -> None:
+    """The line-level reader parse_qrels is built on: blank lines skipped, numbers 1-based,
+    the iteration column kept as written, duplicates left to the caller."""
+    lines = ["q1 0 d1 3", "", "  ", "q1 Q7 d1 -1"]
+    assert list(iter_qrels(lines, source="s")) == [
+        QrelsLine(1, "q1", "0", "d1", 3),
+        QrelsLine(4, "q1", "Q7", "d1", -1),
+    ]
+    with pytest.raises(SentretError, match=r"^judged\.txt:2: a qrels line has 4 fields"):
+        list(iter_qrels(["q 0 d 1", "q 0 d"], source="judged.txt"))
+    with pytest.raises(SentretError, match=r"^judged\.txt:1: grade '2\.5' is not an integer"):
+        list(iter_qrels(["q 0 d 2.5"], source="judged.txt"))
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.text(), st.text())
 def test_topic_id_round_trips_any_text(query: str, entity: str) -> None:
-    tid = ev.topic_id(query, entity)
+    tid = topic_id(query, entity)
     assert not any(char.isspace() for char in tid)
     assert tid.count(":") == 1
-    assert ev.split_topic_id(tid) == (query, entity)
-    assert ev.parse_qrels(ev.format_qrels({tid: {"d": 1}})) == {tid: {"d": 1}}
+    assert split_topic_id(tid) == (query, entity)
+    assert parse_qrels(format_qrels({tid: {"d": 1}})) == {tid: {"d": 1}}
 
 
 def test_topic_id_examples_and_errors() -> None:
-    assert ev.topic_id("q1", "Paris") == "q1:Paris"
-    assert ev.topic_id("a b", "x:y%") == "a%20b:x%3Ay%25"
-    assert ev.split_topic_id("a%20b:x%3ay%25") == ("a b", "x:y%")
+    assert topic_id("q1", "Paris") == "q1:Paris"
+    assert topic_id("a b", "x:y%") == "a%20b:x%3Ay%25"
+    assert split_topic_id("a%20b:x%3ay%25") == ("a b", "x:y%")
     for bad in ("nocolon", "a:b:c", "a%zz:b", "a%:b", "a:%FF"):
         with pytest.raises(SentretError, match="topic id"):
-            ev.split_topic_id(bad)
+            split_topic_id(bad)
 
 
 # --------------------------------------------------------------------------------------------
@@ -428,10 +471,10 @@ def test_topic_id_examples_and_errors() -> None:
 
 def test_identical_values_give_p_one() -> None:
     x = [0.1, 0.5, 0.5, 0.9]
-    assert ev.paired_t_test(x, x) == 1.0
-    assert ev.wilcoxon_test(x, x) == 1.0
+    assert paired_t_test(x, x) == 1.0
+    assert wilcoxon_test(x, x) == 1.0
     frame = pd.DataFrame({"map": x}, index=["a", "b", "c", "d"])
-    table = ev.compare({"base": frame, "same": frame.copy()}, "base")
+    table = compare({"base": frame, "same": frame.copy()}, "base")
     assert (table[["p_ttest", "p_wilcoxon"]] == 1.0).all().all()
     assert (table["diff"] == 0.0).all() and not table["significant"].any()
 
@@ -446,7 +489,7 @@ def test_compare_matches_scipy() -> None:
         {"map": [0.5, 0.6, 0.9, 0.3, 0.8, 0.45], "mrr": [1.0, 1.0, 1.0, 0.5, 1.0, 0.5]},
         index=topics,
     ).iloc[::-1]  # another row order: compare aligns by topic
-    table = ev.compare({"bm25": base, "bm25f": model}, "bm25").set_index(["model", "metric"])
+    table = compare({"bm25": base, "bm25f": model}, "bm25").set_index(["model", "metric"])
     for metric in ("map", "mrr"):
         x, y = model.loc[topics, metric].to_numpy(), base[metric].to_numpy()
         row = table.loc[("bm25f", metric)]
@@ -456,14 +499,14 @@ def test_compare_matches_scipy() -> None:
         assert row["p_wilcoxon"] == pytest.approx(stats.wilcoxon(x, y).pvalue)
     assert table.loc[("bm25", "map"), "p_ttest"] == 1.0
     with pytest.raises(SentretError, match="not among the models"):
-        ev.compare({"a": base}, "b")
+        compare({"a": base}, "b")
     with pytest.raises(SentretError, match="other topics"):
-        ev.compare({"a": base, "b": base.iloc[:3]}, "a")
+        compare({"a": base, "b": base.iloc[:3]}, "a")
 
 
 def test_single_topic_does_not_raise() -> None:
-    assert math.isnan(ev.paired_t_test([1.0], [0.0]))
-    assert 0.0 <= ev.wilcoxon_test([1.0], [0.0]) <= 1.0
+    assert math.isnan(paired_t_test([1.0], [0.0]))
+    assert 0.0 <= wilcoxon_test([1.0], [0.0]) <= 1.0
 
 
 # --------------------------------------------------------------------------------------------
@@ -479,30 +522,30 @@ def concave(params: dict[str, int]) -> float:
 
 
 def test_grid_search_finds_the_optimum() -> None:
-    result = ev.grid_search(concave, SPACE)
+    result = grid_search(concave, SPACE)
     assert result.params == {"a": 3, "b": -1} and result.score == 0.0
     assert len(result.evaluations) == 13 * 9
 
 
 def test_coordinate_ascent_finds_the_optimum_and_evaluates_each_point_once() -> None:
-    result = ev.coordinate_ascent(concave, SPACE, {"a": -5, "b": 4})
+    result = coordinate_ascent(concave, SPACE, {"a": -5, "b": 4})
     assert result.params == {"a": 3, "b": -1} and result.score == 0.0
     seen = [tuple(sorted(p.items())) for p, _ in result.evaluations]
     assert len(seen) == len(set(seen)) < 13 * 9
 
 
 def test_tuning_ties_are_deterministic() -> None:
-    flat = ev.grid_search(lambda p: 1.0, SPACE)
+    flat = grid_search(lambda p: 1.0, SPACE)
     assert flat.params == {"a": -5, "b": -4}  # first grid point
-    stay = ev.coordinate_ascent(lambda p: 1.0, SPACE, {"a": 0, "b": 2})
+    stay = coordinate_ascent(lambda p: 1.0, SPACE, {"a": 0, "b": 2})
     assert stay.params == {"a": 0, "b": 2}  # ties keep the current value
     # two equal maxima on a: the earlier grid value wins
-    twin = ev.coordinate_ascent(lambda p: -abs(abs(p["a"]) - 2), {"a": [-3, -2, 0, 2, 3]})
+    twin = coordinate_ascent(lambda p: -abs(abs(p["a"]) - 2), {"a": [-3, -2, 0, 2, 3]})
     assert twin.params == {"a": -2}
     with pytest.raises(SentretError, match="not in"):
-        ev.coordinate_ascent(concave, SPACE, {"a": 99})
+        coordinate_ascent(concave, SPACE, {"a": 99})
     with pytest.raises(SentretError, match="no values"):
-        ev.grid_search(concave, {"a": []})
+        grid_search(concave, {"a": []})
 
 
 def test_cross_validation_never_shows_a_test_topic_to_the_tuner() -> None:
@@ -516,12 +559,12 @@ def test_cross_validation_never_shows_a_test_topic_to_the_tuner() -> None:
     def tune(train: list[str]) -> dict[str, int]:
         tuner_saw.append(list(train))
         objective = lambda p: float(np.mean([value(t, p) for t in train]))  # noqa: E731
-        return ev.grid_search(objective, {"x": [0, 1, 2]}).params
+        return grid_search(objective, {"x": [0, 1, 2]}).params
 
     def run_test(test: list[str], params: dict[str, int]) -> dict[str, float]:
         return {t: value(t, params) for t in test}
 
-    result = ev.cross_validate(topics, 4, 7, tune, run_test)
+    result = cross_validate(topics, 4, 7, tune, run_test)
     assert len(result.folds) == 4 and len(tuner_saw) == 4
     tested: list[str] = []
     for fold, saw in zip(result.folds, tuner_saw, strict=True):
@@ -533,18 +576,18 @@ def test_cross_validation_never_shows_a_test_topic_to_the_tuner() -> None:
     assert sorted(tested) == topics  # every topic tested exactly once
     assert sorted(result.per_topic.index) == topics
     assert list(result.per_topic.columns) == ["value"]
-    again = ev.cross_validate(reversed(topics), 4, 7, tune, run_test)
+    again = cross_validate(reversed(topics), 4, 7, tune, run_test)
     assert [f.test for f in again.folds] == [f.test for f in result.folds]  # seeded, order-free
-    other = ev.cross_validate(topics, 4, 8, tune, run_test)
+    other = cross_validate(topics, 4, 8, tune, run_test)
     assert [f.test for f in other.folds] != [f.test for f in result.folds]
 
     def cheat(test: list[str], params: dict[str, int]) -> dict[str, float]:
         return {topics[0]: 1.0, topics[1]: 1.0, topics[2]: 1.0, **run_test(test, params)}
 
     with pytest.raises(SentretError, match="non-test topics"):
-        ev.cross_validate(topics, 2, 0, tune, cheat)
+        cross_validate(topics, 2, 0, tune, cheat)
     with pytest.raises(SentretError, match="k must be"):
-        ev.cross_validate(topics, 1, 0, tune, run_test)
+        cross_validate(topics, 1, 0, tune, run_test)
 
 
 def test_train_test_tunes_on_train_only() -> None:
@@ -557,13 +600,13 @@ def test_train_test_tunes_on_train_only() -> None:
     def run_test(test: list[str], params: dict[str, int]) -> pd.DataFrame:
         return pd.DataFrame({"map": [float(params["x"])] * len(test)}, index=test)
 
-    result = ev.train_test(["a", "b", "c"], ["d", "e"], tune, run_test)
+    result = train_test(["a", "b", "c"], ["d", "e"], tune, run_test)
     assert saw == ["a", "b", "c"]
     assert result.folds[0].params == {"x": 3}
     assert list(result.per_topic.index) == ["d", "e"]
     assert (result.per_topic["map"] == 3.0).all()
     with pytest.raises(SentretError, match="in both"):
-        ev.train_test(["a", "b"], ["b"], tune, run_test)
+        train_test(["a", "b"], ["b"], tune, run_test)
 
 
 # --------------------------------------------------------------------------------------------
@@ -574,11 +617,11 @@ def test_train_test_tunes_on_train_only() -> None:
 def test_coverage_fraction() -> None:
     first = {"a": 1, "b": 3, "c": None, "d": 10}
     # k=1: a; k=2: a; k=5: a, b; k=10: a, b, d; c is never covered.
-    assert ev.coverage_fraction(first, [1, 2, 5, 10]).tolist() == [0.25, 0.25, 0.5, 0.75]
-    curve = ev.coverage_curve({"S": first, "S_hat": {"a": 1, "b": 1, "c": 2, "d": 2}}, [1, 2])
+    assert coverage_fraction(first, [1, 2, 5, 10]).tolist() == [0.25, 0.25, 0.5, 0.75]
+    curve = coverage_curve({"S": first, "S_hat": {"a": 1, "b": 1, "c": 2, "d": 2}}, [1, 2])
     assert curve["S"].tolist() == [0.25, 0.25] and curve["S_hat"].tolist() == [0.5, 1.0]
     assert curve.index.name == "k"
     with pytest.raises(SentretError, match="1-based"):
-        ev.coverage_fraction({"a": 0}, [1])
+        coverage_fraction({"a": 0}, [1])
     with pytest.raises(SentretError, match="at least one topic"):
-        ev.coverage_fraction({}, [1])
+        coverage_fraction({}, [1])

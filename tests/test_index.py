@@ -113,7 +113,7 @@ def test_presegmented_documents_keep_their_sentences(tmp_path: Path) -> None:
     docs = [presegmented("d", "T", ["First one. Still the first.", "", "Third."])]
     source = tmp_path / "c.jsonl"
     source.write_text("")
-    from sentret_core.index.reader import write_manifest
+    from sentret_core.index.format import write_manifest
     from sentret_core.ingest.build import IndexWriter
     from sentret_core.ingest.nlp import load_pipeline
 

@@ -28,7 +28,7 @@ from sentret_core.annotation.store import (
     pool,
 )
 from sentret_core.errors import SentretError
-from sentret_core.evaluation.metrics import split_topic_id, topic_id
+from sentret_core.evaluation.trec_io import split_topic_id, topic_id
 
 TOKEN = "admin-token-for-tests"
 SETTINGS = PoolSettings(("bm25.v1", "tfisf.v1"), depth=3, seed=7)

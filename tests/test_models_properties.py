@@ -66,6 +66,10 @@ PROFILE = settings(
 )
 
 
+def test_the_profile_keeps_the_derandomized_default() -> None:
+    assert PROFILE.derandomize and PROFILE.max_examples == 100
+
+
 @pytest.fixture(scope="module")
 def nature(tmp_path_factory: pytest.TempPathFactory) -> Index:
     return build_from_texts(Path(tmp_path_factory.mktemp("nature")), DOCS)
@@ -85,7 +89,10 @@ def value_strategy(spec: ParamSpec) -> st.SearchStrategy[Any]:
     if spec.type is int:
         return st.integers(int(spec.min or 0), int(spec.max if spec.max is not None else 10))
     lo, hi = spec.min or 0.0, spec.max if spec.max is not None else 1e3
-    values = st.floats(lo, min(hi, 1e4), allow_nan=False) | st.sampled_from(spec.grid or (spec.default,))
+    floats = st.floats(lo, min(hi, 1e4), allow_nan=False)
+    if spec.min_positive is not None:  # 0, or at least min_positive
+        floats = st.just(0.0) | st.floats(spec.min_positive, min(hi, 1e4), allow_nan=False)
+    values = floats | st.sampled_from(spec.grid or (spec.default,))
     return st.none() | values if spec.nullable else values
 
 
@@ -217,12 +224,37 @@ def test_explain_total_equals_score_with_defaults(small_index: Index, nature: In
         assert_explained(nature, query, name, {})
 
 
-@PROFILE
+@pytest.mark.parametrize("name", ALL)
+@settings(  # lm-trigger's mixture weights must sum to at most 1: most of its draws are refused
+    PROFILE,
+    max_examples=40,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
+)
 @given(data=st.data())
-def test_explain_total_equals_score_for_any_parameters(nature: Index, data: st.DataObject) -> None:
-    name, params = data.draw(model_and_params(ALL))
+def test_explain_total_equals_score_for_any_parameters(nature: Index, name: str, data: st.DataObject) -> None:
+    """Every registered model, on its own Hypothesis draws of parameters and queries."""
+    _, params = data.draw(model_and_params([name]))
     query = data.draw(terms_strategy(nature))
     assert_explained(nature, query, name, params)
+
+
+def test_a_subnormal_dirichlet_prior_is_refused_naming_the_range(nature: Index) -> None:
+    # Hypothesis found lm-2s.v1 with λ = 0, μ = 2.2e-311 scoring NaN (1/μ overflows) where explain
+    # gave -2.944: μ is 0 or at least 1e-6, and anything between is refused with the range
+    with pytest.raises(SentretError, match=r"lm-2s\.v1: parameter 'mu' = 2\.2e-311 .* 0 or a number with 1e-06 ≤ mu"):
+        score(nature, ["river", "sea"], "lm-2s.v1", lam=0.0, mu=2.2e-311)
+    for spec in list_models():
+        for p in spec.param_specs():
+            if p.min_positive is not None:
+                with pytest.raises(SentretError, match=f"{p.name!r} = 2.2e-311"):
+                    spec.resolve({p.name: 2.2e-311})
+    assert {s.name for s in list_models() if "mu" in s.params.names()} >= {"lm-dir.v1", "lm-2s.v1", "lm-2si.v1"}
+    for name in ("lm-dir.v1", "lm-2s.v1", "lm-2si.v1"):
+        spec = next(p for p in get_model(name).param_specs() if p.name == "mu")
+        assert spec.min_positive == 1e-6
+    # the edges either side of the gap are allowed, and score what explain says
+    for mu in (0.0, 1e-6):
+        assert_explained(nature, ["river", "sea", "estuary"], "lm-2s.v1", {"lam": 0.0, "mu": mu})
 
 
 def test_explain_of_a_non_candidate(nature: Index) -> None:

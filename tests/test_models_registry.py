@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import pytest
 
@@ -39,6 +41,8 @@ def in_range(spec: ParamSpec, value: object) -> bool:
     if spec.type is bool:
         return isinstance(value, bool)
     assert isinstance(value, (int, float))
+    if spec.min_positive is not None and 0 < value < spec.min_positive:
+        return False
     return (spec.min is None or value >= spec.min) and (spec.max is None or value <= spec.max)
 
 
@@ -92,6 +96,25 @@ def test_an_unknown_model_is_named_with_the_choices(small_index: Index) -> None:
         get_model("bm25.v9")
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_the_source_points_at_the_scorer(name: str) -> None:
+    """``sentret models`` prints ModelSpec.source, "path:line" of the registered scorer."""
+    spec = get_model(name)
+    path, line = spec.source.rsplit(":", 1)
+    lines = (ROOT / path).read_text(encoding="utf-8").splitlines()
+    here = lines[int(line) - 1].strip()
+    scorer = spec.scorer.__name__  # type: ignore[attr-defined]
+    if here.startswith("@register("):  # the decorator right above the def: it names this model
+        block = lines[int(line) - 1 :]
+        end = next(i for i, text in enumerate(block) if text.startswith("def "))
+        assert f'"{name}"' in block[0] + block[1] and block[end].startswith(f"def {scorer}(")
+    else:
+        assert re.match(rf"def {scorer}\(", here), here
+
+
 @pytest.mark.parametrize("name", ALL)
 def test_out_of_range_and_wrong_type_values_are_named(name: str) -> None:
     spec = get_model(name)
@@ -106,6 +129,8 @@ def test_out_of_range_and_wrong_type_values_are_named(name: str) -> None:
                 bad.append(p.max + 1)
             if p.min is not None:
                 bad.append(p.min - 1)
+            if p.min_positive is not None:
+                bad.append(p.min_positive / 2)
             bad += ["abc", math.nan, math.inf, True]
             if p.type is int:
                 bad.append(1.5)

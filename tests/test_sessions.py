@@ -31,9 +31,10 @@ from sentret_core.annotation.sessions import (
 )
 from sentret_core.annotation.store import ADMIN_TOKEN_ENV, Judgment, JudgmentStore
 from sentret_core.errors import SentretError
-from sentret_core.evaluation.metrics import topic_id
+from sentret_core.evaluation.trec_io import topic_id
 from sentret_core.models import score, top_k
-from sentret_core.support.engine import QueryContext, support
+from sentret_core.support.context import QueryContext
+from sentret_core.support.engine import support
 
 DOCS = [
     {"id": "picasso", "title": "Pablo Picasso", "text": (

@@ -15,7 +15,7 @@ the surface text and spaCy label that identify it in the index (SPEC.md: "Paris/
 "Paris/PERSON" differ), the form the Explore page's URL uses. Given as plain ``text`` (or
 with another letter case), the entity of that text — and label, if given — mentioned in the
 most sentences is taken (ties: the lower entity id). Pool items store the key as their
-``entity``, so a session's TREC topic id is :func:`sentret_core.evaluate.topic_id` of
+``entity``, so a session's TREC topic id is :func:`sentret_core.evaluation.trec_io.topic_id` of
 (query, entity key), e.g. ``picasso%20peace:Picasso|PERSON`` — the same id the store's qrels
 export writes.
 
@@ -32,10 +32,10 @@ document title, so the session can be graded and exported without the index.
 
 **Evaluation.** Every model scores each judged topic's candidates exactly as the support
 engine does (:meth:`QueryContext.candidates`, run docids = sentence ids); the metrics are
-tie-aware (:func:`sentret_core.evaluate.evaluate` with ``scale="graded"``: relevant iff
+tie-aware (:func:`sentret_core.evaluation.measures.evaluate` with ``scale="graded"``: relevant iff
 grade ≥ 3, NDCG gains 0, 1, 3, 7 for grades 1-4), unjudged candidates count as non-relevant,
 topics without a relevant judged sentence are skipped, and each model is compared with a
-baseline by paired t-test and Wilcoxon signed-rank (:func:`sentret_core.evaluate.compare`).
+baseline by paired t-test and Wilcoxon signed-rank (:func:`sentret_core.evaluation.significance.compare`).
 The coverage curve (seed 002 Fig. 2) is the fraction of topics with a relevant sentence in
 S_qe (the ranker's top-k) and in Ŝ_qe (with ±``window`` context sentences) as k grows.
 """
@@ -55,23 +55,15 @@ import pandas as pd
 
 from sentret_core.annotation.store import RELEVANT_GRADE, Judgment, PoolItem, PoolSettings, SessionInfo, pool
 from sentret_core.errors import SentretError
-from sentret_core.evaluation.metrics import (
-    DEFAULT_METRICS,
-    Qrels,
-    Run,
-    compare,
-    coverage_curve,
-    evaluate,
-    parse_metric,
-    parse_qrels,
-    split_topic_id,
-    topic_id,
-)
+from sentret_core.evaluation.coverage import coverage_curve
+from sentret_core.evaluation.measures import DEFAULT_METRICS, evaluate, parse_metric
+from sentret_core.evaluation.significance import compare
+from sentret_core.evaluation.trec_io import Qrels, Run, parse_qrels, split_topic_id, topic_id
 
 if TYPE_CHECKING:
     from sentret_core.annotation.store import Admin, JudgmentStore
     from sentret_core.index.reader import Index
-    from sentret_core.support.engine import QueryContext
+    from sentret_core.support.context import QueryContext
 
 DB_ENV = "SENTRET_JUDGMENTS_DB"
 DEFAULT_DB = Path("data") / "judgments" / "sentret.sqlite"
@@ -221,7 +213,7 @@ def topic_seed(seed: int, topic: str) -> int:
 
 
 def _check_models(models: Sequence[str]) -> tuple[str, ...]:
-    from sentret_core.support.engine import check_support_model
+    from sentret_core.support.context import check_support_model
 
     names = tuple(dict.fromkeys(check_support_model(m.strip()) for m in models if m.strip()))
     if not names:
@@ -252,7 +244,8 @@ def build_pool(
     ``topics`` is a list of :class:`TopicLine` or the text of a topics file. A topic without any
     candidate sentence is left out with a note; no item at all is an error.
     """
-    from sentret_core.support.engine import QueryContext, support
+    from sentret_core.support.context import QueryContext
+    from sentret_core.support.engine import support
 
     lines = parse_topics(topics) if isinstance(topics, str) else list(topics)
     if not lines:
@@ -514,7 +507,7 @@ def evaluate_judgments(
     """Evaluate ``models`` on graded (query, entity) qrels (topic ids ``query:text|LABEL``, docids =
     sentence ids); ``baseline`` defaults to the first model. See the module docstring."""
     from sentret_core.models import get_model
-    from sentret_core.support.engine import QueryContext
+    from sentret_core.support.context import QueryContext
 
     names = _check_models(models)
     base = _check_models([baseline])[0] if baseline else names[0]

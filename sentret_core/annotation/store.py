@@ -45,7 +45,7 @@ from types import TracebackType
 from typing import Any, NamedTuple, SupportsIndex, cast
 
 from sentret_core.errors import SentretError
-from sentret_core.evaluation.metrics import split_topic_id, topic_id
+from sentret_core.evaluation.trec_io import split_topic_id, topic_id
 
 GRADES = (1, 2, 3, 4)
 RELEVANT_GRADE = 3

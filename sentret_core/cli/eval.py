@@ -1,6 +1,6 @@
 """``sentret eval``: evaluate sentence scorers on a public benchmark (WikiQA, SQuAD support, TrecQA).
 
-Wired into ``cli.py`` through :func:`register`; heavy imports happen inside :func:`run` only.
+Wired into ``cli/main.py`` through :func:`register`; heavy imports happen inside :func:`run` only.
 """
 
 from __future__ import annotations
@@ -10,15 +10,17 @@ import json
 import sys
 from typing import Any
 
+from sentret_core.cli.common import command, param_pairs
+from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_WINDOW
+
 BENCHMARK_NAMES = ("wikiqa", "squad-support", "trecqa")
 DEFAULT_METRICS = "map,mrr,p@1,p@10,r-prec,ndcg@10"
 
 
 def register(sub: Any) -> None:
     """Add the ``eval`` command to the ``sentret`` sub-parsers ``sub``."""
-    what = "Evaluate sentence scorers on a benchmark, beside the position and random baselines."
-    p: argparse.ArgumentParser = sub.add_parser("eval", help=what, description=what)
-    p.set_defaults(run=run)
+    what = "Evaluate sentence scorers on a benchmark, beside the doc-order and random baselines."
+    p = command(sub, "eval", what, run)
     p.add_argument(
         "benchmark", choices=BENCHMARK_NAMES, metavar="BENCHMARK", help=f"one of {', '.join(BENCHMARK_NAMES)}"
     )
@@ -32,7 +34,7 @@ def register(sub: Any) -> None:
         "--models",
         default=None,
         help="models, comma-separated (default: every registered scorer; squad-support adds "
-        "position-eq8 and sum-*); the baselines position and random are always added",
+        "position (eq. 8) and sum-*); the baselines doc-order and random are always added",
     )
     p.add_argument(
         "--param",
@@ -44,7 +46,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--baseline",
         default=None,
-        help="the model significance is tested against (default position; random on trecqa)",
+        help="the model significance is tested against (default doc-order; random on trecqa)",
     )
     p.add_argument(
         "--metrics",
@@ -89,16 +91,21 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--k",
         type=int,
-        default=1000,
-        help="squad-support: |S_q|, the top-k the candidates come from (default 1000)",
+        default=DEFAULT_K,
+        help=f"squad-support: |S_q|, the top-k the candidates come from (default {DEFAULT_K})",
     )
     p.add_argument(
         "--ranker",
-        default="bm25.v1",
-        help="squad-support: the scorer whose top-k gives Ŝ_qe for position-eq8, sum-* and the "
-        "baselines (default bm25.v1)",
+        default=DEFAULT_RANKER,
+        help="squad-support: the scorer whose top-k gives S_qe for position and Ŝ_qe for sum-* and the "
+        f"baselines (default {DEFAULT_RANKER})",
     )
-    p.add_argument("--window", type=int, default=2, help="squad-support: context window of Ŝ_q (default 2)")
+    p.add_argument(
+        "--window",
+        type=int,
+        default=DEFAULT_WINDOW,
+        help=f"squad-support: context window of Ŝ_q (default {DEFAULT_WINDOW})",
+    )
     p.add_argument(
         "--cache",
         default=None,
@@ -124,10 +131,10 @@ def _split(text: str | None) -> list[str] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from sentret_core.cli.main import _param_pairs
     from sentret_core.errors import SentretError
-    from sentret_core.evaluation.benchmarks.common import load_benchmark
-    from sentret_core.evaluation.runs import evaluate_benchmark, plan
+    from sentret_core.evaluation.benchmarks import load_benchmark
+    from sentret_core.evaluation.driver import evaluate_benchmark
+    from sentret_core.evaluation.plan import plan
 
     def log(message: str) -> None:
         print(f"sentret eval: {message}", file=sys.stderr, flush=True)
@@ -150,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
     request = plan(
         args.benchmark,
         models,
-        params=_param_pairs(args.param, qualified=True),
+        params=param_pairs(args.param, qualified=True),
         baseline=args.baseline,
         metrics=metrics,
         ranker=args.ranker,

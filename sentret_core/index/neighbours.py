@@ -29,4 +29,9 @@ def neighbourhood(first: np.ndarray, end: np.ndarray, ids: np.ndarray, window: i
         return np.unique(ids)
     lo = np.maximum(ids - window, np.asarray(first).take(ids))
     hi = np.minimum(ids + (window + 1), np.asarray(end).take(ids))
-    return np.unique(expand_ranges(lo, hi))
+    spans = expand_ranges(lo, hi)
+    spans.sort(kind="stable")  # overlapping runs, nearly sorted: a merge, far faster than np.unique
+    distinct = np.empty(len(spans), dtype=bool)
+    distinct[:1] = True
+    np.not_equal(spans[1:], spans[:-1], out=distinct[1:])
+    return spans[distinct]

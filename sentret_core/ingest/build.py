@@ -25,7 +25,7 @@ import scipy.sparse as sp
 
 from sentret_core import __version__
 from sentret_core.errors import CorpusError, SentretError
-from sentret_core.index.reader import is_index, save_array, save_matrix, save_table, write_manifest
+from sentret_core.index.format import is_index, save_array, save_matrix, save_table, write_manifest
 from sentret_core.ingest.corpus import Document, read_corpus
 from sentret_core.ingest.graph import GraphBuilder
 from sentret_core.ingest.nlp import (

@@ -3,22 +3,27 @@
     from sentret_core.models import score, top_k, explain
     best = top_k(score(index, "spanish civil war", "bm25f.v1", k1=0.3), 10)
 
-Every model is registered under a versioned name (``list_models()``); each formula is a small
-function in its family's module (``tfisf``, ``bm25``, ``lm``) with the paper it comes from.
+Every model is registered under a versioned name (``list_models()``) by the ``@register``
+decorator on its scorer, in its family's module (``tfisf``, ``bm25``, ``lm``, ``lm_class``,
+``lm_trigger``), with its formula and the paper it comes from; ``ModelSpec.source`` says where.
 """
 
 from __future__ import annotations
 
-# Importing a family registers its models (in this order: `sentret models` lists them so).
-from sentret_core.models import bm25, lm, lm_class, lm_trigger, tfisf
+# Importing a family registers its models, in import order: `sentret models` lists them so.
+# isort: off
+from sentret_core.models import tfisf, bm25, lm, lm_class, lm_trigger  # noqa: F401
+
+# isort: on
 from sentret_core.models.api import distribution, explain, score, top_k
-from sentret_core.models.data import NO_MATCH, NO_TERMS, Query, prepare
 from sentret_core.models.params import Params, ParamSpec
+from sentret_core.models.query import NO_MATCH, NO_TERMS, Query, prepare
 from sentret_core.models.records import Explanation, Scores
 from sentret_core.models.registry import DEFAULT_MODEL, MODELS, add, aliases, get_model, list_models, register
 from sentret_core.models.spec import ModelSpec
 
-for _family in (tfisf, bm25, lm, lm_class, lm_trigger):
+# until lm_class and lm_trigger register with the decorator
+for _family in (lm_class, lm_trigger):
     for _spec in getattr(_family, "SPECS", ()):
         add(_spec)
 

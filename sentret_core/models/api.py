@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sentret_core.errors import SentretError
-from sentret_core.models.data import EMPTY_SCORES, no_match, prepare
+from sentret_core.models.query import no_match, prepare
 from sentret_core.models.records import Explanation, Scores
 from sentret_core.models.registry import DEFAULT_MODEL, get_model
+from sentret_core.models.vectors import EMPTY_SCORES
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index

@@ -44,23 +44,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
-from sentret_core.models.data import (
-    EMPTY_IDS,
-    EMPTY_SCORES,
-    Postings,
-    Query,
-    cached,
-    collection_model,
-    layout,
-    postings,
-    scatter,
-    sentence_row,
-    union,
-)
-from sentret_core.models.lm import MU_GRID
+from sentret_core.models.cache import cached
+from sentret_core.models.layout import collection_model, layout, sentence_row
+from sentret_core.models.lm_params import MU_GRID, MU_MIN
 from sentret_core.models.params import Params, grid_range, param
+from sentret_core.models.postings import Postings, postings
+from sentret_core.models.query import Query
 from sentret_core.models.spec import Explained, ModelSpec
 from sentret_core.models.training.classes import RARE_CHOICES, ClassMap, class_map, trained_class_map
+from sentret_core.models.vectors import EMPTY_IDS, EMPTY_SCORES, scatter, union
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -69,7 +61,7 @@ PAPER_001 = (
     "Momtazi & Klakow, Bridging the vocabulary gap between questions and answer sentences, "
     "IP&M 2015 (seed 001)"
 )
-_MU = dict(symbol=r"\mu", min=0.0, max=1e6, step=1.0, grid=MU_GRID)
+_MU = dict(symbol=r"\mu", min=0.0, max=1e6, step=1.0, grid=MU_GRID, min_positive=MU_MIN)
 LAM_GRID = grid_range(0.1, 0.9, 0.1)
 
 
@@ -91,7 +83,9 @@ _HELP = {
 class ClassParams(Params):
     mu: float = param(100.0, _HELP["mu"], **_MU)  # type: ignore[arg-type]
     lam: float = param(0.0, _HELP["lam"], symbol=r"\lambda", min=0.0, max=1.0, step=0.05, grid=LAM_GRID)
-    mu_word: float = param(100.0, _HELP["mu_word"], symbol=r"\mu_w", min=0.0, max=1e6, step=1.0, grid=MU_GRID)
+    mu_word: float = param(
+        100.0, _HELP["mu_word"], symbol=r"\mu_w", min=0.0, max=1e6, step=1.0, grid=MU_GRID, min_positive=MU_MIN
+    )
     classes: int = param(100, _HELP["classes"], symbol="K", min=1, max=5000, step=1, expensive=True)
     min_count: int = param(3, _HELP["min_count"], min=1, max=1000, step=1, expensive=True)
     iterations: int = param(20, _HELP["iterations"], min=0, max=200, step=1, expensive=True)

@@ -74,24 +74,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from sentret_core.errors import SentretError
-from sentret_core.index.reader import sha256_of
-from sentret_core.models.data import (
-    EMPTY_IDS,
-    EMPTY_SCORES,
-    Postings,
-    Query,
-    cached,
-    collection_model,
-    expand_ranges,
-    layout,
-    postings,
-    run_starts,
-    sentence_row,
-    union,
-)
-from sentret_core.models.lm import MU_GRID
+from sentret_core.index.format import sha256_of
+from sentret_core.index.neighbours import expand_ranges
+from sentret_core.models.cache import cached
+from sentret_core.models.layout import collection_model, layout, sentence_row
 from sentret_core.models.lm_class import PAPER_001, _cap
+from sentret_core.models.lm_params import MU_GRID, MU_MIN
 from sentret_core.models.params import Params, grid_range, param
+from sentret_core.models.postings import Postings, postings
+from sentret_core.models.query import Query
 from sentret_core.models.spec import Explained, ModelSpec
 from sentret_core.models.training.classes import (
     cache_key,
@@ -103,6 +94,7 @@ from sentret_core.models.training.classes import (
     set_current,
     source_list,
 )
+from sentret_core.models.vectors import EMPTY_IDS, EMPTY_SCORES, run_starts, union
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -261,9 +253,9 @@ def qa_tables(
     """Raw QA-pair (V×V) and NE (V×labels) counts; answers go through the index's spaCy pass."""
     from sentret_core.ingest.corpus import Document
     from sentret_core.ingest.nlp import DEFAULT_MODEL, parse_documents
-    from sentret_core.models.data import _pipeline, normalise
+    from sentret_core.models.query import normalise, pipeline
 
-    nlp, _ = _pipeline(str(index.manifest.get("model", DEFAULT_MODEL)))
+    nlp, _ = pipeline(str(index.manifest.get("model", DEFAULT_MODEL)))
     lookup = index.term_index
     docs = (Document(str(i), "", answer, (answer,)) for i, (_, answer) in enumerate(pairs))
     parsed = list(parse_documents(docs, nlp, n_process=n_process))
@@ -548,7 +540,7 @@ class TriggerParams(Params):
     lam_across: float = param(0.0, _HELP["across"], symbol=r"\lambda_{ac}", **_LAM)  # type: ignore[arg-type]
     lam_qa: float = param(0.0, _HELP["qa"], symbol=r"\lambda_{qa}", **_LAM)  # type: ignore[arg-type]
     lam_ne: float = param(0.0, _HELP["ne"], symbol=r"\lambda_{ne}", **_LAM)  # type: ignore[arg-type]
-    mu: float = param(100.0, _HELP["mu"], symbol=r"\mu", min=0.0, max=1e6, step=1.0, grid=MU_GRID)
+    mu: float = param(100.0, _HELP["mu"], symbol=r"\mu", min=0.0, max=1e6, step=1.0, grid=MU_GRID, min_positive=MU_MIN)
     max_candidates: int = param(10000, _HELP["max_candidates"], min=1, max=1_000_000, step=1)
 
     def check(self) -> None:

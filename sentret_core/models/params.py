@@ -41,6 +41,9 @@ class ParamSpec:
     grid: tuple[Any, ...] | None = None
     nullable: bool = False
     expensive: bool = False  # changing it retrains something (seconds to minutes): apply on request, not live
+    # the smallest value allowed above 0: values strictly between 0 and it are refused (a Dirichlet
+    # μ that tiny is 0 for any sentence, and its reciprocal overflows)
+    min_positive: float | None = None
 
     def allowed(self) -> str:
         """The allowed values in words, for error messages and help text."""
@@ -50,7 +53,9 @@ class ParamSpec:
             text = "True or False"
         else:
             kind = "an integer" if self.type is int else "a number"
-            if self.min is not None and self.max is not None:
+            if self.min_positive is not None and self.max is not None:
+                text = f"0 or {kind} with {self.min_positive:g} ≤ {self.name} ≤ {self.max:g}"
+            elif self.min is not None and self.max is not None:
                 text = f"{kind} with {self.min:g} ≤ {self.name} ≤ {self.max:g}"
             elif self.min is not None:
                 text = f"{kind} ≥ {self.min:g}"
@@ -74,9 +79,9 @@ class ParamSpec:
         if self.type in (int, float):
             if not math.isfinite(converted):
                 raise self._error(value)
-            if (self.min is not None and converted < self.min) or (
-                self.max is not None and converted > self.max
-            ):
+            if (self.min is not None and converted < self.min) or (self.max is not None and converted > self.max):
+                raise self._error(value)
+            if self.min_positive is not None and 0 < converted < self.min_positive:
                 raise self._error(value)
         return converted
 
@@ -107,9 +112,7 @@ class ParamSpec:
         return None
 
     def _error(self, value: Any) -> SentretError:
-        return SentretError(
-            f"parameter {self.name!r} = {value!r} is not allowed; it must be {self.allowed()}"
-        )
+        return SentretError(f"parameter {self.name!r} = {value!r} is not allowed; it must be {self.allowed()}")
 
 
 def param(
@@ -124,6 +127,7 @@ def param(
     grid: tuple[Any, ...] | None = None,
     nullable: bool = False,
     expensive: bool = False,
+    min_positive: float | None = None,
 ) -> Any:
     """A dataclass field carrying its :class:`ParamSpec` (its name and type are filled in later)."""
     meta = {
@@ -136,6 +140,7 @@ def param(
         "grid": grid,
         "nullable": nullable,
         "expensive": expensive,
+        "min_positive": min_positive,
     }
     return field(default=default, metadata={"sentret.param": meta})
 
@@ -176,9 +181,7 @@ class Params:
         cached = Params._specs.get(cls)
         if cached is None:
             cached = tuple(
-                ParamSpec(
-                    name=f.name, type=_base_type(f.type), default=f.default, **f.metadata["sentret.param"]
-                )
+                ParamSpec(name=f.name, type=_base_type(f.type), default=f.default, **f.metadata["sentret.param"])
                 for f in dataclasses.fields(cls)
                 if "sentret.param" in f.metadata
             )

@@ -15,7 +15,7 @@ from sentret_core.models.params import Params, ParamSpec
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
-    from sentret_core.models.data import Query
+    from sentret_core.models.query import Query
 
 
 class Explained(NamedTuple):
@@ -84,9 +84,7 @@ class ModelSpec:
         """
         if isinstance(params, Params):
             if not isinstance(params, self.params):
-                raise SentretError(
-                    f"{self.name} takes {self.params.__name__} parameters, not {type(params).__name__}"
-                )
+                raise SentretError(f"{self.name} takes {self.params.__name__} parameters, not {type(params).__name__}")
             return params
         items = dict(params or {})
         try:
@@ -134,6 +132,7 @@ class ModelSpec:
                     "symbol": s.symbol,
                     "description": s.description,
                     "nullable": s.nullable,
+                    "min_positive": s.min_positive,
                 }
                 for s in self.param_specs()
             ],

@@ -64,3 +64,17 @@ def first_hits(
     plain, with_context = entry_ranks(index, ranking, wanted, window)
     first = float(plain.min()), float(with_context.min())
     return tuple(None if math.isinf(v) else v for v in first)  # type: ignore[return-value]
+
+
+def in_sorted(values: np.ndarray, sorted_array: np.ndarray) -> np.ndarray:
+    """``np.isin(values, sorted_array)`` for an ascending ``sorted_array``, without its per-call sort."""
+    if len(sorted_array) == 0:
+        return np.zeros(len(values), dtype=bool)
+    where = np.minimum(np.searchsorted(sorted_array, values), len(sorted_array) - 1)
+    return np.asarray(sorted_array[where] == values)
+
+
+def entity_sentences(index: Index, entity: int) -> np.ndarray:
+    """The sentences mentioning ``entity``, ascending (a column of G)."""
+    GT = index.GT
+    return np.asarray(GT.indices[GT.indptr[entity] : GT.indptr[entity + 1]], dtype=np.int64)

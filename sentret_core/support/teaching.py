@@ -10,7 +10,7 @@ Nothing here draws or imports streamlit; the page composes these with the scorin
 * :func:`entry_ranks` says, for given sentences, at which k each enters S_q and Ŝ_q; from it
   :func:`entity_growth` draws |S_qe| and |Ŝ_qe| as k grows, and :func:`first_hits` gives the
   first-hit k of a set of *relevant* sentences — the input of
-  :func:`sentret_core.evaluate.coverage_curve` (seed 002 Fig. 2) once judgments exist.
+  :func:`sentret_core.evaluation.coverage.coverage_curve` (seed 002 Fig. 2) once judgments exist.
 * :func:`contribution_parts` splits each query term's contribution in an
   :class:`~sentret_core.models.Explanation` by field (BM25F), mixture component (the LMs) or
   neighbour (TF-ISF_con), for a stacked bar chart.
@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from sentret_core.support.engine import entity_sentences
-from sentret_core.support.sets import entry_ranks
+from sentret_core.defaults import DEFAULT_WINDOW
+from sentret_core.support.sets import entity_sentences, entry_ranks
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -108,7 +108,7 @@ class SetSizes(NamedTuple):
 
 
 def set_sizes(
-    index: Index, ranking: Sequence[int] | np.ndarray, entity: int, k: int, window: int = 2
+    index: Index, ranking: Sequence[int] | np.ndarray, entity: int, k: int, window: int = DEFAULT_WINDOW
 ) -> SetSizes:
     """|S|, |G[:,e]|, |S_q|, |Ŝ_q|, |S_qe|, |Ŝ_qe| with S_q the first ``k`` of ``ranking``."""
     top = np.asarray(ranking, dtype=np.int64)[: max(k, 0)]
@@ -136,7 +136,7 @@ def entity_growth(
     ranking: Sequence[int] | np.ndarray,
     entity: int,
     ks: Sequence[int] | np.ndarray,
-    window: int = 2,
+    window: int = DEFAULT_WINDOW,
 ) -> pd.DataFrame:
     """|S_q|, |S_qe| and |Ŝ_qe| for each k in ``ks`` (S_q = the first k of ``ranking``)."""
     mentions = entity_sentences(index, entity)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sentret_core.support.engine import SupportResult
+from sentret_core.support.records import SupportResult
 from sentret_core.ui.highlight import label_color
 
 

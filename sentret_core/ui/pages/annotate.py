@@ -23,8 +23,10 @@ import streamlit as st
 
 from sentret_core.annotation.sessions import judgments_db_path, open_store, split_entity_key
 from sentret_core.annotation.store import GRADE_LABELS, AnnotatorHandle, ItemView, JudgmentStore
+from sentret_core.defaults import DEFAULT_WINDOW
 from sentret_core.errors import SentretError
-from sentret_core.index.reader import Index, is_index
+from sentret_core.index.format import is_index
+from sentret_core.index.reader import Index
 from sentret_core.ui.highlight import Span, highlight
 from sentret_core.ui.render import sentence_html
 
@@ -287,7 +289,7 @@ def _same_sentence(index: Index, item: ItemView) -> bool:
 
 
 def _sentence(index: Index, item: ItemView) -> str:
-    from sentret_core.models.data import normalise
+    from sentret_core.models.query import normalise
 
     text, label = split_entity_key(item.entity)
     entity = index.entity_index.get((text, label)) if label else None
@@ -317,7 +319,7 @@ def _snapshot_html(item: ItemView) -> str:
 
 
 def _context_html(index: Index, item: ItemView) -> str:
-    around = index.neighbours(item.sentence_id, 2)
+    around = index.neighbours(item.sentence_id, DEFAULT_WINDOW)
     parts = []
     for n in around.tolist():
         if n == item.sentence_id:

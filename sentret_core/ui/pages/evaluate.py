@@ -25,7 +25,7 @@ from sentret_core.annotation.sessions import (
 )
 from sentret_core.annotation.store import RULES
 from sentret_core.errors import SentretError
-from sentret_core.evaluation.metrics import parse_qrels
+from sentret_core.evaluation.trec_io import parse_qrels
 from sentret_core.models import list_models
 from sentret_core.ui.pages.admin import remember_explore_query, token_form
 from sentret_core.ui.pages.annotate import app_store, session_index

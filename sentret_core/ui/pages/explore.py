@@ -13,10 +13,13 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
 from sentret_core.index.reader import Index
 from sentret_core.models import get_model, list_models
-from sentret_core.support.engine import DEFAULT_MODELS, ENTITY_MODELS, POSITION, SupportResult, SupportSentence, support
+from sentret_core.support.context import ENTITY_MODELS, POSITION
+from sentret_core.support.engine import support
 from sentret_core.support.entities import DEFAULT_EXCLUDED_LABELS, ENTITY_SCORES
+from sentret_core.support.records import SupportResult, SupportSentence
 from sentret_core.ui.entity_graph import entity_graph_dot
 from sentret_core.ui.render import support_html
 from sentret_core.ui.state import credit, current_index, current_index_path, guarded
@@ -73,7 +76,8 @@ def _from_url(index: Index) -> None:
     st.session_state["explore_labels"] = [lab for lab in chosen if lab in labels]
     models = params.get("models")
     known = set(support_models())
-    st.session_state["explore_models"] = [m for m in (models.split(",") if models else DEFAULT_MODELS) if m in known]
+    chosen = models.split(",") if models else list(DEFAULT_SUPPORT_MODELS)
+    st.session_state["explore_models"] = [m for m in chosen if m in known]
     st.session_state["explore_url_entity"] = params.get("entity")
     st.session_state["explore_seeded"] = True
 

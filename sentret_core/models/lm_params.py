@@ -1,0 +1,104 @@
+"""The language models' parameters and their ranges (seed 000 §3, seed 003 eq. 7).
+
+Defaults: λ = 0.5 and μ = 100 are the values of seed 000's worked example (Fig. 4); the optimal
+settings of its Tables 2 and 4 did not survive the text extraction. 3MM's γ = 0.3 leaves the
+collection 0.2 (no published value survives either).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sentret_core.errors import SentretError
+from sentret_core.models.params import Params, grid_range, param
+
+MU_GRID = (1.0, 5.0, 10.0, 25.0, 50.0, 100.0, 250.0, 500.0, 1000.0, 2500.0, 5000.0, 10000.0)
+# μ = 0 (unsmoothed) or at least MU_MIN: a smaller positive prior is 0 for any non-empty sentence,
+# and for an empty one its reciprocal overflows (μ = 2.2e-311 gave NaN)
+MU_MIN = 1e-6
+MU_RANGE = dict(symbol=r"\mu", min=0.0, max=1e6, step=1.0, grid=MU_GRID, min_positive=MU_MIN)
+_LAM = dict(symbol=r"\lambda", min=0.0, max=1.0, step=0.05, grid=grid_range(0.1, 0.9, 0.1))
+_GAMMA = dict(symbol=r"\gamma", min=0.0, max=1.0, step=0.05, grid=grid_range(0.1, 0.9, 0.1))
+_CONTEXT = dict(choices=("document", "window"))
+_WINDOW = dict(symbol="w", min=1, max=10, step=1, grid=(1, 2, 3))
+_IMPORTANCE = "add log p(d|s), the sentence's importance in its document (seed 000 §3.3)"
+_CONTEXT_HELP = "local model: the whole document, or the window of surrounding sentences"
+_WINDOW_HELP = "window context: this many sentences before and after s (s included); seed 000 uses 1"
+
+
+@dataclass(frozen=True)
+class JMParams(Params):
+    lam: float = param(0.5, "weight of the collection model p(t) (0: unsmoothed)", **_LAM)  # type: ignore[arg-type]
+    importance: bool = param(False, _IMPORTANCE, symbol="p(d|s)")
+
+
+@dataclass(frozen=True)
+class DirParams(Params):
+    mu: float = param(100.0, "Dirichlet prior: pseudo-count of the collection model", **MU_RANGE)  # type: ignore[arg-type]
+    importance: bool = param(False, _IMPORTANCE, symbol="p(d|s)")
+
+
+@dataclass(frozen=True)
+class LocalParams(Params):
+    """Shared by the local-context models (the first fields differ per model)."""
+
+    def local_weighted(self) -> bool:
+        """Whether the local model carries weight (then its matches are candidates too)."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class ThreeMMParams(LocalParams):
+    lam: float = param(0.5, "weight of the sentence model p(t|s)", **_LAM)  # type: ignore[arg-type]
+    gamma: float = param(0.3, "weight of the local model p(t|d) or p(t|c_s)", **_GAMMA)  # type: ignore[arg-type]
+    context: str = param("document", _CONTEXT_HELP, **_CONTEXT)  # type: ignore[arg-type]
+    window: int = param(1, _WINDOW_HELP, **_WINDOW)  # type: ignore[arg-type]
+    importance: bool = param(False, _IMPORTANCE, symbol="p(d|s)")
+
+    def check(self) -> None:
+        if self.lam + self.gamma > 1.0 + 1e-12:
+            raise SentretError(
+                f"parameters 'lam' + 'gamma' = {self.lam:g} + {self.gamma:g} exceed 1; "
+                "they are mixture weights and the collection model gets 1 - lam - gamma"
+            )
+
+    def local_weighted(self) -> bool:
+        return self.gamma > 0
+
+
+@dataclass(frozen=True)
+class TwoStageParams(LocalParams):
+    lam: float = param(0.5, "weight of the collection model p(t) (the JM stage)", **_LAM)  # type: ignore[arg-type]
+    mu: float = param(100.0, "Dirichlet prior of the local model (the first stage)", **MU_RANGE)  # type: ignore[arg-type]
+    context: str = param("document", _CONTEXT_HELP, **_CONTEXT)  # type: ignore[arg-type]
+    window: int = param(1, _WINDOW_HELP, **_WINDOW)  # type: ignore[arg-type]
+    importance: bool = param(False, _IMPORTANCE, symbol="p(d|s)")
+
+    def local_weighted(self) -> bool:
+        return self.mu > 0 and self.lam < 1
+
+
+@dataclass(frozen=True)
+class TwoStageInvParams(LocalParams):
+    lam: float = param(0.5, "weight of the local model against the sentence model (the JM stage)", **_LAM)  # type: ignore[arg-type]
+    mu: float = param(100.0, "Dirichlet prior of the collection model (the second stage)", **MU_RANGE)  # type: ignore[arg-type]
+    context: str = param("document", _CONTEXT_HELP, **_CONTEXT)  # type: ignore[arg-type]
+    window: int = param(1, _WINDOW_HELP, **_WINDOW)  # type: ignore[arg-type]
+    importance: bool = param(False, _IMPORTANCE, symbol="p(d|s)")
+
+    def local_weighted(self) -> bool:
+        return self.lam > 0
+
+
+@dataclass(frozen=True)
+class ThreeMMPDSParams(Params):
+    lam: float = param(0.5, "weight of the sentence model p(t|s)", **_LAM)  # type: ignore[arg-type]
+    gamma: float = param(0.3, "weight of the surrounding-sentence model p(t|c_s)", **_GAMMA)  # type: ignore[arg-type]
+    window: int = param(1, _WINDOW_HELP, **_WINDOW)  # type: ignore[arg-type]
+
+    def check(self) -> None:
+        ThreeMMParams(lam=self.lam, gamma=self.gamma)
+
+    def as_3mm(self) -> ThreeMMParams:
+        """3MMPDS is 3MM with the window context and log p(d|s) (seed 003 eq. 7)."""
+        return ThreeMMParams(lam=self.lam, gamma=self.gamma, context="window", window=self.window, importance=True)

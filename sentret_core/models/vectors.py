@@ -1,0 +1,66 @@
+"""Vector helpers of the query path: merging sorted posting lists, moving values between id sets.
+
+Scorers work over the candidate sentences only — never a Python loop per sentence, never an
+array of all N per query. Sentence ids are int32 inside the scorers (the index stores them so)
+and int64 in results.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+EMPTY_IDS = np.zeros(0, dtype=np.int32)
+EMPTY_SCORES = np.zeros(0, dtype=np.float64)
+
+
+def union_sum(rows: list[np.ndarray], vals: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct ids of ``rows`` and the sum of ``vals`` per id (all arrays paired).
+
+    Each term's postings are sorted already, so a stable sort of their concatenation merges
+    runs (timsort) rather than sorting from scratch.
+    """
+    if len(rows) == 1:
+        return rows[0], vals[0]
+    if not rows:
+        return EMPTY_IDS, EMPTY_SCORES
+    r = np.concatenate(rows)
+    order = r.argsort(kind="stable")
+    r = r.take(order)
+    starts = run_starts(r)
+    return r.take(starts), np.add.reduceat(np.concatenate(vals).take(order), starts)
+
+
+def union(rows: list[np.ndarray]) -> np.ndarray:
+    """Sorted distinct ids of ``rows``."""
+    if len(rows) == 1:
+        return rows[0]
+    if not rows:
+        return EMPTY_IDS
+    r = np.concatenate(rows)
+    r.sort(kind="stable")
+    return r.take(run_starts(r))
+
+
+def run_starts(sorted_ids: np.ndarray) -> np.ndarray:
+    """Positions where a new value starts in ``sorted_ids``."""
+    new = np.empty(len(sorted_ids), dtype=bool)
+    if len(new):
+        new[0] = True
+        np.not_equal(sorted_ids[1:], sorted_ids[:-1], out=new[1:])
+    return np.flatnonzero(new)
+
+
+def gather(rows: np.ndarray, vals: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """``vals`` at ``targets`` where ``rows`` (sorted) holds them, 0 elsewhere."""
+    if len(rows) == 0:
+        return np.zeros(len(targets))
+    pos = np.searchsorted(rows, targets)
+    np.minimum(pos, len(rows) - 1, out=pos)
+    return np.where(rows.take(pos) == targets, vals.take(pos), 0.0)
+
+
+def scatter(cand: np.ndarray, rows: np.ndarray, vals: np.ndarray) -> np.ndarray:
+    """A vector over ``cand`` (sorted) holding ``vals`` at ``rows`` (a subset of ``cand``)."""
+    out = np.zeros(len(cand))
+    out[np.searchsorted(cand, rows)] = vals
+    return out

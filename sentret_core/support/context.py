@@ -1,0 +1,113 @@
+"""What every entity of one query shares (seed 002 §3): S_q, Ŝ_q, entity statistics, each model's top-k.
+
+Support models: any registered sentence scorer (eq. 5/6, over the sentences of its own top-k that
+mention e), ``position`` (eq. 8, over S_qe of the ranker) and ``sum-<score>`` / ``avg-<score>``
+(eq. 7, over Ŝ_qe of the ranker).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_WINDOW, MAX_K, MAX_WINDOW
+from sentret_core.errors import SentretError
+from sentret_core.index.reader import Index
+from sentret_core.models import get_model, score, top_k
+from sentret_core.models.query import normalise
+from sentret_core.support.entities import (
+    AGGREGATORS,
+    ENTITY_SCORES,
+    EntityStats,
+    aggregate,
+    entity_stats,
+    label_mask,
+    resolve_labels,
+)
+from sentret_core.support.position import position_scores
+from sentret_core.support.sets import entity_sentences, in_sorted
+
+POSITION = "position"
+ENTITY_MODELS = tuple(f"{how}-{name}" for how in AGGREGATORS for name in ENTITY_SCORES)
+
+
+class QueryContext:
+    """What every entity of one query shares: S_q, Ŝ_q, entity statistics and each model's top-k."""
+
+    def __init__(
+        self,
+        index: Index,
+        query: str | Sequence[str],
+        *,
+        ranker: str = DEFAULT_RANKER,
+        k: int = DEFAULT_K,
+        window: int = DEFAULT_WINDOW,
+        params: Mapping[str, Mapping[str, Any]] | None = None,
+        entity_labels: Iterable[str] | None = None,
+    ) -> None:
+        if not 1 <= k <= MAX_K:
+            raise SentretError(f"k must be between 1 and {MAX_K:,} (got {k})")
+        if not 0 <= window <= MAX_WINDOW:
+            raise SentretError(f"the context window must be between 0 and {MAX_WINDOW} sentences (got {window})")
+        self.index, self.k, self.window = index, k, window
+        self.params = {get_model(name).name: dict(values) for name, values in (params or {}).items()}
+        self.query = query if isinstance(query, str) else " ".join(query)
+        self.terms = tuple(normalise(index, query) if isinstance(query, str) else query)
+        ids = index.term_ids(list(self.terms))
+        self.term_ids = np.unique(ids[ids >= 0])  # the query's in-vocabulary term ids
+        self.term_id_set = set(self.term_ids.tolist())
+        self.ranker = get_model(ranker).name
+        self.labels = resolve_labels(index, entity_labels)
+        self.allowed = label_mask(index, self.labels)
+        self._tops: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        ranked = self._ranked(self.ranker)
+        self.reason = ranked.reason
+        self.top = np.asarray(ranked.ids, dtype=np.int64)  # S_q in rank order
+        self.top_sorted = np.sort(self.top)
+        self.context = index.neighbourhood(self.top, window)  # Ŝ_q, ascending
+        self.stats: EntityStats = entity_stats(index, self.top)
+
+    def _ranked(self, model: str) -> Any:
+        scores = score(self.index, list(self.terms), model, **self.params.get(model, {}))
+        return top_k(scores, self.k)
+
+    def model_top(self, model: str) -> tuple[np.ndarray, np.ndarray]:
+        """A model's top-k as (ids ascending, scores)."""
+        if model not in self._tops:
+            ranked = self._ranked(model)
+            order = np.argsort(ranked.ids, kind="stable")
+            self._tops[model] = (np.asarray(ranked.ids)[order], np.asarray(ranked.scores)[order])
+        return self._tops[model]
+
+    def candidates(self, entity: int, model: str) -> tuple[np.ndarray, np.ndarray]:
+        """Every candidate support sentence of ``entity`` under ``model`` and its H_qe(s)."""
+        mentions = entity_sentences(self.index, entity)
+        if model == POSITION:
+            ids = mentions[in_sorted(mentions, self.top_sorted)]
+            return ids, position_scores(self.index, ids, self.terms, entity)
+        if model in ENTITY_MODELS:
+            ids = mentions[in_sorted(mentions, self.context)]
+            how, name = model.split("-", 1)
+            return ids, aggregate(self.index, ids, self.stats, name, how, self.allowed)
+        ids, scores = self.model_top(get_model(model).name)
+        keep = in_sorted(ids, mentions)
+        return ids[keep], scores[keep]
+
+    def ranked_candidates(self, entity: int, model: str) -> tuple[np.ndarray, np.ndarray]:
+        """``candidates`` in rank order: score descending, ties by sentence id."""
+        ids, scores = self.candidates(entity, model)
+        order = np.lexsort((ids, -scores))
+        return ids[order], scores[order]
+
+
+def check_support_model(name: str) -> str:
+    """The canonical name of a support model, or a clear error listing the choices."""
+    if name == POSITION or name in ENTITY_MODELS:
+        return name
+    try:
+        return get_model(name).name
+    except SentretError as err:
+        others = ", ".join((POSITION, *ENTITY_MODELS))
+        raise SentretError(f"{err}; support models also include {others}") from None

@@ -1,0 +1,50 @@
+"""Eq. 8 of seed 002: the position feature ``|s| - max(pos_q(s), pos_e(s))``.
+
+Positions count terms, the unit of |s|: pos_q is the 1-based index of the last query-term
+occurrence in s (0 if none), pos_e the number of terms up to the end of the entity's last mention.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from sentret_core.index.reader import Index
+
+
+def _seq_keys(index: Index) -> np.ndarray:
+    """A sorted key per term occurrence: sentence · 2³² + token position (cached)."""
+    if "seq_keys" not in index.cache:
+        owners = np.repeat(np.arange(index.N, dtype=np.int64), np.diff(np.asarray(index.seq_indptr)))
+        index.cache["seq_keys"] = (owners << 32) + np.asarray(index.seq_tokens, dtype=np.int64)
+    keys: np.ndarray = index.cache["seq_keys"]
+    return keys
+
+
+def position_scores(index: Index, sentences: np.ndarray, terms: Sequence[str], entity: int) -> np.ndarray:
+    """Eq. 8 for each of ``sentences``: |s| - max(pos_q(s), pos_e(s)), positions in terms."""
+    sentences = np.asarray(sentences, dtype=np.int64)
+    if len(sentences) == 0:
+        return np.zeros(0)
+    indptr = np.asarray(index.seq_indptr, dtype=np.int64)
+    starts, lengths = indptr[sentences], indptr[sentences + 1] - indptr[sentences]
+    owner = np.repeat(np.arange(len(sentences)), lengths)
+    flat = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
+    position = flat - starts[owner] + 1
+    query_ids = index.term_ids(list(terms))
+    match = np.isin(np.asarray(index.seq_terms[flat]), query_ids[query_ids >= 0])
+    pos_q = np.zeros(len(sentences), dtype=np.int64)
+    np.maximum.at(pos_q, owner[match], position[match])
+
+    mentions = index.mention_columns
+    rows = np.flatnonzero(mentions["entity"] == entity)
+    m_sent = mentions["sentence"][rows]
+    where = np.searchsorted(sentences, m_sent)
+    inside = (where < len(sentences)) & (sentences[np.minimum(where, len(sentences) - 1)] == m_sent)
+    m_sent, where = m_sent[inside], where[inside]
+    token_end = mentions["token_end"][rows][inside]
+    terms_before_end = np.searchsorted(_seq_keys(index), (m_sent << 32) + token_end) - indptr[m_sent]
+    pos_e = np.zeros(len(sentences), dtype=np.int64)
+    np.maximum.at(pos_e, where, terms_before_end)
+    return (lengths - np.maximum(pos_q, pos_e)).astype(np.float64)
