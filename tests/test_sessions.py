@@ -15,7 +15,6 @@ from conftest import build_from_texts
 
 from sentret_core import Index
 from sentret_core.annotation.sessions import (
-    DEFAULT_POOL_MODELS,
     TopicLine,
     agreement_summary,
     build_pool,
@@ -30,6 +29,7 @@ from sentret_core.annotation.sessions import (
     topic_seed,
 )
 from sentret_core.annotation.store import ADMIN_TOKEN_ENV, Judgment, JudgmentStore
+from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import topic_id
 from sentret_core.models import score, top_k
@@ -159,7 +159,7 @@ def test_pool_order_depends_only_on_the_seed(index: Index) -> None:
     text = f"{QUERY}\t{PICASSO}\n{QUERY}\tGuernica|PERSON"
     first = build_pool(index, text, depth=3, seed=1)
     again = build_pool(index, text, depth=3, seed=1)
-    reordered = build_pool(index, text, depth=3, seed=1, models=tuple(reversed(DEFAULT_POOL_MODELS)))
+    reordered = build_pool(index, text, depth=3, seed=1, models=tuple(reversed(DEFAULT_SUPPORT_MODELS)))
     other = build_pool(index, text, depth=3, seed=2)
     ids = [(i.entity, i.sentence_id) for i in first.items]
     assert ids == [(i.entity, i.sentence_id) for i in again.items]

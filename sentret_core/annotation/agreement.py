@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import pandas as pd
 
+from sentret_core.defaults import RELEVANT_GRADE
 from sentret_core.errors import SentretError
 
 if TYPE_CHECKING:
     from sentret_core.annotation.store import Judgment
 
 COLUMNS = ("item", "annotator", "grade")
-RELEVANT_GRADE = 3
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio")
 Weights = Literal["linear", "quadratic"] | None

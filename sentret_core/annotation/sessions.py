@@ -53,7 +53,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from sentret_core.annotation.store import RELEVANT_GRADE, Judgment, PoolItem, PoolSettings, SessionInfo, pool
+from sentret_core.annotation.store import Judgment, PoolItem, PoolSettings, SessionInfo, pool
+from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS, DEFAULT_WINDOW, RELEVANT_GRADE
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.coverage import coverage_curve
 from sentret_core.evaluation.measures import DEFAULT_METRICS, evaluate, parse_metric
@@ -67,12 +68,8 @@ if TYPE_CHECKING:
 
 DB_ENV = "SENTRET_JUDGMENTS_DB"
 DEFAULT_DB = Path("data") / "judgments" / "sentret.sqlite"
-DEFAULT_POOL_MODELS: tuple[str, ...] = ("bm25f.v1", "lm-2si.v1", "tfisf.v1")
 DEFAULT_DEPTH = 10
 DEFAULT_TOP_ENTITIES = 5
-DEFAULT_RANKER = "bm25f.v1"
-DEFAULT_K = 1000
-DEFAULT_WINDOW = 2
 EVAL_METRICS: tuple[str, ...] = (*DEFAULT_METRICS, "ndcg")
 KEY_SEP = "|"
 
@@ -231,7 +228,7 @@ def build_pool(
     index: Index,
     topics: Sequence[TopicLine] | str,
     *,
-    models: Sequence[str] = DEFAULT_POOL_MODELS,
+    models: Sequence[str] = DEFAULT_SUPPORT_MODELS,
     depth: int = DEFAULT_DEPTH,
     seed: int = 0,
     top_entities: int = DEFAULT_TOP_ENTITIES,
@@ -496,7 +493,7 @@ def evaluate_judgments(
     index: Index,
     qrels: Mapping[str, Mapping[str, int]],
     *,
-    models: Sequence[str] = DEFAULT_POOL_MODELS,
+    models: Sequence[str] = DEFAULT_SUPPORT_MODELS,
     baseline: str | None = None,
     metrics: Sequence[str] = EVAL_METRICS,
     ranker: str = DEFAULT_RANKER,

@@ -48,7 +48,6 @@ from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import split_topic_id, topic_id
 
 GRADES = (1, 2, 3, 4)
-RELEVANT_GRADE = 3
 GRADE_LABELS = {1: "non-relevant", 2: "fairly relevant", 3: "relevant", 4: "very relevant"}
 ADMIN_TOKEN_ENV = "SENTRET_ADMIN_TOKEN"
 RULES = ("majority", "mean", "annotator")

@@ -30,10 +30,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
+
 if TYPE_CHECKING:
     from sentret_core.annotation.store import Admin, JudgmentStore
 
-DEFAULT_MODELS = ("bm25f.v1", "lm-2si.v1", "tfisf.v1")  # sessions.DEFAULT_POOL_MODELS, without the import
 FORMATS_OUT = ("qrels", "csv", "jsonl")
 FORMATS_IN = ("qrels", "jsonl")
 
@@ -49,7 +50,7 @@ def register(sub: Any) -> None:
     create.add_argument("--index", required=True, help="the index folder the candidates come from")
     create.add_argument("--topics", required=True, help="'query<TAB>entity' lines (entity optional)")
     create.add_argument("--pool-depth", type=int, default=10, help="top-n of each model pooled (default 10)")
-    create.add_argument("--models", default=",".join(DEFAULT_MODELS), help="pooling models, comma-separated")
+    create.add_argument("--models", default=",".join(DEFAULT_SUPPORT_MODELS), help="pooling models, comma-separated")
     create.add_argument("--top-entities", type=int, default=5, help="entities per bare query (default 5)")
     create.add_argument("--seed", type=int, default=0, help="shuffle seed, recorded (default 0)")
     create.add_argument("--passphrase", default=None, help="the annotators' passphrase (default: generated)")

@@ -81,3 +81,14 @@ def guarded(func: Callable[..., T], *args: object, **kwargs: object) -> T | None
 def credit(index: Index) -> None:
     if index.manifest.get("source") == "demo":
         st.caption(WIKIPEDIA_CREDIT)
+
+
+EXPLORE_QUERY = "admin_explore_query"  # the Explore page's query, kept past the widget clean-up
+
+
+def remember_explore_query() -> None:
+    """Keep the Explore page's query: Streamlit drops a widget's state at the end of the first run
+    of another page, so it is copied to a plain key while it is still there."""
+    query = st.session_state.get("explore_query")
+    if isinstance(query, str) and query.strip():
+        st.session_state[EXPLORE_QUERY] = query.strip()

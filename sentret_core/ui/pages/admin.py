@@ -17,20 +17,19 @@ import streamlit as st
 
 from sentret_core.annotation.sessions import (
     DEFAULT_DEPTH,
-    DEFAULT_POOL_MODELS,
     DEFAULT_TOP_ENTITIES,
     agreement_summary,
     create_session,
 )
 from sentret_core.annotation.store import ADMIN_TOKEN_ENV, RULES, Admin, JudgmentStore, SessionInfo, admin_token
+from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
 from sentret_core.errors import SentretError
 from sentret_core.ui.pages.annotate import app_store
 from sentret_core.ui.pages.explore import model_title, support_models
-from sentret_core.ui.state import current_index, current_index_path
+from sentret_core.ui.state import EXPLORE_QUERY, current_index, current_index_path, remember_explore_query
 
 TOKEN = "admin_verified_token"  # the verified token of this browser session
 CREATED = "admin_created"  # messages about the session just created, shown after the rerun
-EXPLORE_QUERY = "admin_explore_query"  # the Explore page's query, kept past the widget clean-up
 
 
 @functools.cache
@@ -81,14 +80,6 @@ def token_form(store: JudgmentStore, key: str) -> Admin | None:
         return admin
     st.info("This page needs the admin token.")
     return None
-
-
-def remember_explore_query() -> None:
-    """Keep the Explore page's query: Streamlit drops a widget's state at the end of the first run
-    of another page, so it is copied to a plain key while it is still there."""
-    query = st.session_state.get("explore_query")
-    if isinstance(query, str) and query.strip():
-        st.session_state[EXPLORE_QUERY] = query.strip()
 
 
 def render() -> None:
@@ -180,7 +171,7 @@ def _create(store: JudgmentStore) -> None:
         top = c2.number_input("Top entities per query without an entity", 1, 100, DEFAULT_TOP_ENTITIES,
                               key="admin_top_entities")  # fmt: skip
         seed = c3.number_input("Shuffle seed", 0, 2**31 - 1, 0, key="admin_seed")
-        models = st.multiselect("Pooling models", support_models(), default=list(DEFAULT_POOL_MODELS),
+        models = st.multiselect("Pooling models", support_models(), default=list(DEFAULT_SUPPORT_MODELS),
                                 key="admin_models", format_func=model_title)  # fmt: skip
         st.caption(f"Index: `{current_index_path()}` (choose another on the Corpus page)")
         if not st.button("Create session", type="primary", key="admin_create"):

@@ -29,6 +29,7 @@ from sentret_core.index.format import is_index
 from sentret_core.index.reader import Index
 from sentret_core.ui.highlight import Span, highlight
 from sentret_core.ui.render import sentence_html
+from sentret_core.ui.state import remember_explore_query
 
 HANDLE = "annotate_handle"
 CURSOR = "annotate_cursor"  # the item id being revisited; None = the next item to grade
@@ -64,7 +65,6 @@ def session_index(path: str) -> Index | None:
 
 
 def render() -> None:
-    from sentret_core.ui.pages.admin import remember_explore_query
 
     remember_explore_query()  # for the Admin page's "Add the Explore page's query"
     st.title("Annotate")

@@ -15,7 +15,6 @@ import pandas as pd
 import streamlit as st
 
 from sentret_core.annotation.sessions import (
-    DEFAULT_POOL_MODELS,
     DEFAULT_RANKER,
     EVAL_METRICS,
     Evaluation,
@@ -24,13 +23,14 @@ from sentret_core.annotation.sessions import (
     topic_label,
 )
 from sentret_core.annotation.store import RULES
+from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import parse_qrels
 from sentret_core.models import list_models
-from sentret_core.ui.pages.admin import remember_explore_query, token_form
+from sentret_core.ui.pages.admin import token_form
 from sentret_core.ui.pages.annotate import app_store, session_index
 from sentret_core.ui.pages.explore import model_title, support_models
-from sentret_core.ui.state import current_index
+from sentret_core.ui.state import current_index, remember_explore_query
 
 RESULT = "evaluate_result"
 SESSION, UPLOAD = "A session's grades", "Uploaded qrels"
@@ -44,7 +44,7 @@ def render() -> None:
     source = st.radio("Judgments", [SESSION, UPLOAD], horizontal=True, key="evaluate_source")
     all_models = support_models()
     left, right = st.columns([3, 1])
-    models = left.multiselect("Models", all_models, default=list(DEFAULT_POOL_MODELS), key="evaluate_models",
+    models = left.multiselect("Models", all_models, default=list(DEFAULT_SUPPORT_MODELS), key="evaluate_models",
                               format_func=model_title)  # fmt: skip
     baseline = right.selectbox("Baseline", models, key="evaluate_baseline", format_func=model_title)
     metrics = st.multiselect("Metrics", EVAL_METRICS, default=list(EVAL_METRICS), key="evaluate_metrics")

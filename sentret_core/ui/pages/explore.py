@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
+from sentret_core.defaults import DEFAULT_SUPPORT_MODELS, EXPLORE_K
 from sentret_core.index.reader import Index
 from sentret_core.models import get_model, list_models
 from sentret_core.support.context import ENTITY_MODELS, POSITION
@@ -25,7 +25,6 @@ from sentret_core.ui.render import support_html
 from sentret_core.ui.state import credit, current_index, current_index_path, guarded
 
 QUERY_FILE = Path(__file__).resolve().parents[2] / "data" / "queries" / "demo.txt"
-DEFAULT_K = 100  # seed 002 used 1000 on 75M sentences; 100 suits a corpus of tens of thousands
 SCORE_NAMES = {"kld": "KLD", "frequency": "frequency", "rarity": "rarity", "combination": "combination"}
 PERSIST: Any = "session"  # widget values survive a visit to another page
 URL_KEYS = ("q", "entity", "ranker", "k", "score", "labels", "models")
@@ -68,7 +67,7 @@ def _from_url(index: Index) -> None:
     examples = example_queries()
     st.session_state["explore_query"] = params.get("q", examples[1] if len(examples) > 1 else "")
     st.session_state["explore_ranker"] = params.get("ranker", "bm25f.v1")
-    st.session_state["explore_k"] = _int(params.get("k"), DEFAULT_K)
+    st.session_state["explore_k"] = _int(params.get("k"), EXPLORE_K)
     st.session_state["explore_score"] = params.get("score", "kld")
     labels = sorted(set(index.entity_labels))
     wanted = params.get("labels")

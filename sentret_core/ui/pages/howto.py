@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from sentret_core.defaults import EXPLORE_K
 from sentret_core.errors import SentretError
 from sentret_core.index.reader import Index
 from sentret_core.models import ModelSpec, ParamSpec, explain, get_model, list_models, score, top_k
@@ -49,7 +50,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 TOP = 10
-DEFAULT_K = 100
 MAX_GROWTH_K = 10_000  # the coverage curve's k runs 1 → 10⁴, as in seed 002 Fig. 2
 WINDOW = 2  # Ŝ_q adds ±2 sentences (SPEC "Entity support")
 PERSIST: Any = "session"  # widget values survive a visit to another page
@@ -449,7 +449,7 @@ def _fig1(index: Index, path: str, query: str, spec: ModelSpec, params: ParamIte
     )
     if "howto_k" not in st.session_state:
         explore_k = st.session_state.get("explore_k")
-        st.session_state["howto_k"] = int(explore_k) if isinstance(explore_k, int) else DEFAULT_K
+        st.session_state["howto_k"] = int(explore_k) if isinstance(explore_k, int) else EXPLORE_K
     c1, c2 = st.columns([1, 3])
     k = int(c1.number_input("k = |S_q|", min_value=1, max_value=MAX_GROWTH_K, step=10, key="howto_k",
                             persist_state=PERSIST))  # fmt: skip
