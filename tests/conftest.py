@@ -87,7 +87,7 @@ def build_from_texts(tmp_path: Path, docs: list[dict[str, str]], name: str = "id
 
 def judgments_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, index: Index, token: str) -> Path:
     """Point the app at ``index``, a fresh judgments database (returned) and the admin ``token``."""
-    from sentret_core.annotation.store import ADMIN_TOKEN_ENV
+    from sentret_core.annotation.records import ADMIN_TOKEN_ENV
 
     db = tmp_path / "judgments.sqlite"
     monkeypatch.setenv("SENTRET_JUDGMENTS_DB", str(db))

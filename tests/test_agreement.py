@@ -22,7 +22,7 @@ from sentret_core.annotation.agreement import (
     ratings_frame,
     ratings_from_judgments,
 )
-from sentret_core.annotation.store import Judgment
+from sentret_core.annotation.records import Judgment
 from sentret_core.errors import SentretError
 
 # Krippendorff, "Computing Krippendorff's Alpha-Reliability" (2011): 4 observers × 12 units,

@@ -12,8 +12,9 @@ from conftest import judgments_env
 from streamlit.testing.v1 import AppTest
 
 from sentret_core import Index
-from sentret_core.annotation.sessions import create_session
-from sentret_core.annotation.store import ADMIN_TOKEN_ENV, JudgmentStore
+from sentret_core.annotation.records import ADMIN_TOKEN_ENV
+from sentret_core.annotation.session_setup import create_session
+from sentret_core.annotation.store import JudgmentStore
 from sentret_core.ui.pages import admin as admin_page
 
 SCRIPT = "from sentret_core.ui.pages import admin as admin_page\nadmin_page.render()\n"
@@ -63,7 +64,7 @@ def test_the_generated_token_is_printed_once(monkeypatch: pytest.MonkeyPatch,
     assert admin_page.announce_admin_token() is True  # cached: not printed again
     err = capsys.readouterr().err
     assert err.count("admin token for this server process") == 1
-    from sentret_core.annotation.store import admin_token
+    from sentret_core.annotation.auth import admin_token
 
     assert admin_token() in err
     monkeypatch.setenv(ADMIN_TOKEN_ENV, "chosen")

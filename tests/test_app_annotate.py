@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Button
 
 from sentret_core import Index
-from sentret_core.annotation.sessions import create_session
+from sentret_core.annotation.session_setup import create_session
 from sentret_core.annotation.store import JudgmentStore
 
 SCRIPT = "from sentret_core.ui.pages import annotate as annotate_page\nannotate_page.render()\n"

@@ -10,7 +10,8 @@ from conftest import judgments_env
 from streamlit.testing.v1 import AppTest
 
 from sentret_core import Index
-from sentret_core.annotation.sessions import create_session, evaluate_judgments, session_qrels
+from sentret_core.annotation.judged_eval import evaluate_judgments, session_qrels
+from sentret_core.annotation.session_setup import create_session
 from sentret_core.annotation.store import JudgmentStore
 
 SCRIPT = "from sentret_core.ui.pages import evaluate as evaluate_page\nevaluate_page.render()\n"

@@ -22,8 +22,9 @@ from pathlib import Path
 import pytest
 
 from sentret_core import Index
-from sentret_core.annotation.sessions import create_session
-from sentret_core.annotation.store import ADMIN_TOKEN_ENV, JudgmentStore
+from sentret_core.annotation.records import ADMIN_TOKEN_ENV
+from sentret_core.annotation.session_setup import create_session
+from sentret_core.annotation.store import JudgmentStore
 
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[1]

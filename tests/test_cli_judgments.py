@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from sentret_core import Index
-from sentret_core.annotation.store import ADMIN_TOKEN_ENV, JudgmentStore
+from sentret_core.annotation.records import ADMIN_TOKEN_ENV
+from sentret_core.annotation.store import JudgmentStore
 from sentret_core.cli import main as cli
 from sentret_core.cli.judgments import register
 

@@ -22,15 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from sentret_core.annotation.store import (
-    ADMIN_TOKEN_ENV,
-    Admin,
-    AnnotatorHandle,
-    JudgmentStore,
-    PoolItem,
-    PoolSettings,
-    Progress,
-)
+from sentret_core.annotation.admin import Admin
+from sentret_core.annotation.annotator import AnnotatorHandle
+from sentret_core.annotation.records import ADMIN_TOKEN_ENV, PoolItem, PoolSettings, Progress
+from sentret_core.annotation.store import JudgmentStore
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import topic_id
 

@@ -13,20 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sentret_core.annotation.store import (
-    ADMIN_TOKEN_ENV,
-    JUDGMENT_FIELDS,
-    MIGRATIONS,
-    SCHEMA_VERSION,
-    JudgmentStore,
-    PoolItem,
-    PoolSettings,
-    Progress,
-    _hash_passphrase,
-    adjudicate,
-    admin_token,
-    pool,
-)
+from sentret_core.annotation.auth import _hash_passphrase, admin_token
+from sentret_core.annotation.pooling import adjudicate, pool
+from sentret_core.annotation.records import ADMIN_TOKEN_ENV, JUDGMENT_FIELDS, PoolItem, PoolSettings, Progress
+from sentret_core.annotation.schema import MIGRATIONS, SCHEMA_VERSION
+from sentret_core.annotation.store import JudgmentStore
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import split_topic_id, topic_id
 

@@ -14,21 +14,19 @@ import pytest
 from conftest import build_from_texts
 
 from sentret_core import Index
-from sentret_core.annotation.sessions import (
+from sentret_core.annotation.agreement_summary import agreement_summary
+from sentret_core.annotation.judged_eval import evaluate_judgments, evaluate_session
+from sentret_core.annotation.records import ADMIN_TOKEN_ENV, Judgment
+from sentret_core.annotation.session_setup import build_pool, create_session, topic_seed
+from sentret_core.annotation.store import JudgmentStore
+from sentret_core.annotation.topics import (
     TopicLine,
-    agreement_summary,
-    build_pool,
-    create_session,
     entity_key,
-    evaluate_judgments,
-    evaluate_session,
     find_entity,
     judgments_db_path,
     parse_topics,
     split_entity_key,
-    topic_seed,
 )
-from sentret_core.annotation.store import ADMIN_TOKEN_ENV, Judgment, JudgmentStore
 from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import topic_id

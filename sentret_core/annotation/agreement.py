@@ -29,7 +29,7 @@ from sentret_core.defaults import RELEVANT_GRADE
 from sentret_core.errors import SentretError
 
 if TYPE_CHECKING:
-    from sentret_core.annotation.store import Judgment
+    from sentret_core.annotation.records import Judgment
 
 COLUMNS = ("item", "annotator", "grade")
 Level = Literal["nominal", "ordinal", "interval", "ratio"]

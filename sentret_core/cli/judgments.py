@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any
 from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
 
 if TYPE_CHECKING:
-    from sentret_core.annotation.store import Admin, JudgmentStore
+    from sentret_core.annotation.admin import Admin
+    from sentret_core.annotation.store import JudgmentStore
 
 FORMATS_OUT = ("qrels", "csv", "jsonl")
 FORMATS_IN = ("qrels", "jsonl")
@@ -91,7 +92,7 @@ def _token(p: argparse.ArgumentParser) -> None:
 
 
 def _open(path: str, *, create: bool = False) -> JudgmentStore:
-    from sentret_core.annotation.sessions import open_store
+    from sentret_core.annotation.topics import open_store
     from sentret_core.errors import SentretError
 
     if not create and not Path(path).is_file():
@@ -100,7 +101,7 @@ def _open(path: str, *, create: bool = False) -> JudgmentStore:
 
 
 def _admin(store: JudgmentStore, args: argparse.Namespace) -> Admin:
-    from sentret_core.annotation.store import ADMIN_TOKEN_ENV
+    from sentret_core.annotation.records import ADMIN_TOKEN_ENV
     from sentret_core.errors import SentretError
 
     given = args.token
@@ -127,7 +128,7 @@ def _read(path: str, what: str) -> str:
 def _create(args: argparse.Namespace) -> int:
     import secrets
 
-    from sentret_core.annotation.sessions import create_session
+    from sentret_core.annotation.session_setup import create_session
     from sentret_core.index.reader import Index
 
     topics = _read(args.topics, "topics")
@@ -196,7 +197,7 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _agreement(args: argparse.Namespace) -> int:
-    from sentret_core.annotation.sessions import agreement_summary
+    from sentret_core.annotation.agreement_summary import agreement_summary
 
     with _open(args.db) as store:
         admin = _admin(store, args)

@@ -15,13 +15,13 @@ import sys
 import pandas as pd
 import streamlit as st
 
-from sentret_core.annotation.sessions import (
-    DEFAULT_DEPTH,
-    DEFAULT_TOP_ENTITIES,
-    agreement_summary,
-    create_session,
-)
-from sentret_core.annotation.store import ADMIN_TOKEN_ENV, RULES, Admin, JudgmentStore, SessionInfo, admin_token
+from sentret_core.annotation.admin import Admin
+from sentret_core.annotation.agreement_summary import agreement_summary
+from sentret_core.annotation.auth import admin_token
+from sentret_core.annotation.records import ADMIN_TOKEN_ENV, RULES, SessionInfo
+from sentret_core.annotation.session_setup import create_session
+from sentret_core.annotation.store import JudgmentStore
+from sentret_core.annotation.topics import DEFAULT_DEPTH, DEFAULT_TOP_ENTITIES
 from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
 from sentret_core.errors import SentretError
 from sentret_core.ui.pages.annotate import app_store

@@ -21,8 +21,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from sentret_core.annotation.sessions import judgments_db_path, open_store, split_entity_key
-from sentret_core.annotation.store import GRADE_LABELS, AnnotatorHandle, ItemView, JudgmentStore
+from sentret_core.annotation.annotator import AnnotatorHandle
+from sentret_core.annotation.records import GRADE_LABELS, ItemView
+from sentret_core.annotation.store import JudgmentStore
+from sentret_core.annotation.topics import judgments_db_path, open_store, split_entity_key
 from sentret_core.defaults import DEFAULT_WINDOW
 from sentret_core.errors import SentretError
 from sentret_core.index.format import is_index

@@ -14,16 +14,11 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from sentret_core.annotation.sessions import (
-    DEFAULT_RANKER,
-    EVAL_METRICS,
-    Evaluation,
-    evaluate_judgments,
-    evaluate_session,
-    topic_label,
-)
-from sentret_core.annotation.store import RULES
-from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
+from sentret_core.annotation.judged_eval import Evaluation, evaluate_judgments, evaluate_session
+from sentret_core.annotation.records import RULES
+from sentret_core.annotation.session_setup import topic_label
+from sentret_core.annotation.topics import EVAL_METRICS
+from sentret_core.defaults import DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import parse_qrels
 from sentret_core.models import list_models

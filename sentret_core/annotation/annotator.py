@@ -1,0 +1,169 @@
+"""One annotator's view of one session: read and write only their own grades, with undo."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import TYPE_CHECKING
+
+from sentret_core.annotation.auth import _as_id, _check_grade, _check_note, _now
+from sentret_core.annotation.records import _ITEM_COLUMNS, _JUDGMENT_SELECT, ItemView, Judgment, Progress, _judgment
+from sentret_core.errors import SentretError
+
+if TYPE_CHECKING:
+    from sentret_core.annotation.store import JudgmentStore
+
+
+class AnnotatorHandle:
+    """One annotator in one session: reads and writes that annotator's grades only."""
+
+    def __init__(
+        self, store: JudgmentStore, session_id: int, session: str, annotator_id: int, name: str
+    ) -> None:
+        self._store = store
+        self._session_id = session_id
+        self._annotator_id = annotator_id
+        self.session = session
+        self.annotator = name
+
+    def __repr__(self) -> str:
+        return f"AnnotatorHandle(session={self.session!r}, annotator={self.annotator!r})"
+
+    def _open_item(self, conn: sqlite3.Connection, item_id: object) -> int:
+        """Check that the session is open and the item belongs to it; return the item id."""
+        item = _as_id(item_id, "an item id")
+        row = conn.execute("SELECT is_open FROM sessions WHERE id = ?", (self._session_id,))
+        if not row.fetchone()[0]:
+            raise SentretError(f"session {self.session!r} is closed; no more grades are taken")
+        found = conn.execute(
+            "SELECT 1 FROM pool_items WHERE session_id = ? AND id = ?", (self._session_id, item)
+        ).fetchone()
+        if found is None:
+            raise SentretError(f"item {item} is not in session {self.session!r}")
+        return item
+
+    def grade(self, item_id: int, grade: int, note: str | None = None) -> None:
+        """Set this annotator's grade (and note) of an item; committed before returning."""
+        grade = _check_grade(grade)
+        note = _check_note(note)
+        with self._store._transaction() as conn:
+            item = self._open_item(conn, item_id)
+            key = (self._session_id, item, self._annotator_id)
+            self._store._write_grade(conn, key, grade, note, _set_or_change(conn, key))
+            conn.execute(
+                "DELETE FROM skips WHERE session_id = ? AND item_id = ? AND annotator_id = ?", key
+            )
+
+    def undo(self) -> ItemView | None:
+        """Revert this annotator's last grade action not yet undone; None if there is none.
+
+        Repeated calls walk further back. The undo is itself appended to the history.
+        """
+        with self._store._transaction() as conn:
+            row = conn.execute(
+                "SELECT h.id, h.item_id, h.old_grade, h.old_note FROM history h"
+                " WHERE h.session_id = ? AND h.annotator_id = ? AND h.action IN ('set', 'change')"
+                " AND NOT EXISTS (SELECT 1 FROM history u WHERE u.undoes = h.id)"
+                " ORDER BY h.id DESC LIMIT 1",
+                (self._session_id, self._annotator_id),
+            ).fetchone()
+            if row is None:
+                return None
+            history_id, item, old_grade, old_note = row
+            self._open_item(conn, item)
+            key = (self._session_id, item, self._annotator_id)
+            self._store._write_grade(conn, key, old_grade, old_note, "undo", undoes=history_id)
+            return self._item(conn, item)
+
+    def skip(self, item_id: int) -> None:
+        """Put an ungraded item aside: it comes back after every item neither graded nor skipped."""
+        with self._store._transaction() as conn:
+            item = self._open_item(conn, item_id)
+            key = (self._session_id, item, self._annotator_id)
+            if _current(conn, key) is not None:
+                raise SentretError(f"item {item} is already graded; grade it again or undo")
+            conn.execute(
+                "INSERT OR REPLACE INTO skips (session_id, item_id, annotator_id, at)"
+                " VALUES (?, ?, ?, ?)",
+                (*key, _now()),
+            )
+
+    def next_item(self) -> ItemView | None:
+        """Where this annotator stopped: the first item in the shuffled order neither graded
+        nor skipped; then the skipped ones, longest-skipped first; None when all are graded."""
+        args = (self._session_id, self._annotator_id)
+        with self._store._read() as conn:
+            row = conn.execute(_NEXT_FRESH, args).fetchone()
+            if row is None:
+                row = conn.execute(_NEXT_SKIPPED, args).fetchone()
+        return None if row is None else ItemView(*row)
+
+    def item(self, item_id: int) -> ItemView:
+        """An item of this session (to show it again, e.g. to regrade it)."""
+        with self._store._read() as conn:
+            return self._item(conn, _as_id(item_id, "an item id"))
+
+    def _item(self, conn: sqlite3.Connection, item_id: int) -> ItemView:
+        row = conn.execute(
+            f"SELECT {_ITEM_COLUMNS} FROM pool_items p WHERE p.session_id = ? AND p.id = ?",
+            (self._session_id, item_id),
+        ).fetchone()
+        if row is None:
+            raise SentretError(f"item {item_id} is not in session {self.session!r}")
+        return ItemView(*row)
+
+    def my_judgments(self) -> list[Judgment]:
+        """This annotator's judgments, in the session's order."""
+        with self._store._read() as conn:
+            rows = conn.execute(
+                f"{_JUDGMENT_SELECT} WHERE j.session_id = ? AND j.annotator_id = ?"
+                " ORDER BY p.position",
+                (self._session_id, self._annotator_id),
+            ).fetchall()
+        return [_judgment(row) for row in rows]
+
+    def progress(self) -> Progress:
+        with self._store._read() as conn:
+            return _progress(conn, self._session_id, self._annotator_id)
+
+
+_NEXT_FRESH = f"""
+    SELECT {_ITEM_COLUMNS} FROM pool_items p
+    WHERE p.session_id = ?1
+      AND NOT EXISTS (SELECT 1 FROM judgments j WHERE j.session_id = ?1 AND j.item_id = p.id
+                      AND j.annotator_id = ?2)
+      AND NOT EXISTS (SELECT 1 FROM skips k WHERE k.session_id = ?1 AND k.item_id = p.id
+                      AND k.annotator_id = ?2)
+    ORDER BY p.position LIMIT 1
+"""
+
+_NEXT_SKIPPED = f"""
+    SELECT {_ITEM_COLUMNS} FROM skips k JOIN pool_items p ON p.id = k.item_id
+    WHERE k.session_id = ?1 AND k.annotator_id = ?2
+      AND NOT EXISTS (SELECT 1 FROM judgments j WHERE j.session_id = ?1 AND j.item_id = p.id
+                      AND j.annotator_id = ?2)
+    ORDER BY k.id LIMIT 1
+"""
+
+
+def _current(conn: sqlite3.Connection, key: tuple[int, int, int]) -> int | None:
+    row = conn.execute(
+        "SELECT grade FROM judgments WHERE session_id = ? AND item_id = ? AND annotator_id = ?",
+        key,
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def _set_or_change(conn: sqlite3.Connection, key: tuple[int, int, int]) -> str:
+    return "set" if _current(conn, key) is None else "change"
+
+
+def _progress(conn: sqlite3.Connection, session_id: int, annotator_id: int) -> Progress:
+    total, graded, skipped = conn.execute(
+        "SELECT (SELECT count(*) FROM pool_items WHERE session_id = ?1),"
+        " (SELECT count(*) FROM judgments WHERE session_id = ?1 AND annotator_id = ?2),"
+        " (SELECT count(*) FROM skips k WHERE k.session_id = ?1 AND k.annotator_id = ?2"
+        "  AND NOT EXISTS (SELECT 1 FROM judgments j WHERE j.session_id = ?1"
+        "  AND j.item_id = k.item_id AND j.annotator_id = ?2))",
+        (session_id, annotator_id),
+    ).fetchone()
+    return Progress(int(total), int(graded), int(skipped))

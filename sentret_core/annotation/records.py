@@ -1,0 +1,155 @@
+"""The judgment store's constants and typed records (grades 1-4; relevant iff grade ≥ 3, SPEC "Evaluation")."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from sentret_core.evaluation.trec_io import topic_id
+
+GRADES = (1, 2, 3, 4)
+GRADE_LABELS = {1: "non-relevant", 2: "fairly relevant", 3: "relevant", 4: "very relevant"}
+ADMIN_TOKEN_ENV = "SENTRET_ADMIN_TOKEN"
+RULES = ("majority", "mean", "annotator")
+BUSY_TIMEOUT_S = 60.0
+MAX_NAME = 200
+MAX_NOTE = 5000
+PERSON, IMPORTED = "person", "import"
+
+
+class PoolItem(NamedTuple):
+    """One (query, entity, sentence) triple to grade, with a snapshot of the sentence."""
+
+    query: str
+    entity: str
+    sentence_id: int
+    text: str = ""
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class PoolSettings:
+    """How a session's pool was made: the models pooled, the depth and the shuffle seed."""
+
+    models: tuple[str, ...] = ()
+    depth: int = 10
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.depth, bool) or not isinstance(self.depth, int) or self.depth < 1:
+            raise ValueError(f"pool depth must be an integer in [1, ∞); got {self.depth!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise ValueError(f"pool seed must be an integer; got {self.seed!r}")
+        object.__setattr__(self, "models", tuple(str(m) for m in self.models))
+
+    def to_json(self) -> str:
+        return json.dumps({"models": list(self.models), "depth": self.depth, "seed": self.seed})
+
+    @classmethod
+    def from_json(cls, text: str) -> PoolSettings:
+        data = json.loads(text)
+        return cls(tuple(data["models"]), int(data["depth"]), int(data["seed"]))
+
+
+class SessionInfo(NamedTuple):
+    name: str
+    index_path: str
+    queries: tuple[str, ...]
+    entities: tuple[tuple[str, str], ...]
+    settings: PoolSettings
+    is_open: bool
+    created_at: str
+    n_items: int
+
+
+class ItemView(NamedTuple):
+    """What an annotator is shown: never which model retrieved the sentence."""
+
+    item_id: int
+    position: int
+    query: str
+    entity: str
+    sentence_id: int
+    text: str
+    title: str
+
+
+class Judgment(NamedTuple):
+    """One annotator's grade of one item, with every field the exports carry."""
+
+    session: str
+    topic_id: str
+    query: str
+    entity: str
+    sentence_id: int
+    position: int
+    title: str
+    text: str
+    annotator: str
+    annotator_kind: str
+    grade: int
+    note: str | None
+    created_at: str
+    updated_at: str
+
+
+JUDGMENT_FIELDS: tuple[str, ...] = Judgment._fields
+
+
+class HistoryEntry(NamedTuple):
+    id: int
+    annotator: str
+    query: str
+    entity: str
+    sentence_id: int
+    action: str
+    old_grade: int | None
+    new_grade: int | None
+    old_note: str | None
+    new_note: str | None
+    undoes: int | None
+    at: str
+
+
+class Progress(NamedTuple):
+    total: int
+    graded: int
+    skipped: int
+
+    @property
+    def remaining(self) -> int:
+        return self.total - self.graded
+
+
+_JUDGMENT_SELECT = """
+    SELECT s.name, p.query, p.entity, p.sentence_id, p.position, p.title, p.text,
+           a.name, a.kind, j.grade, j.note, j.created_at, j.updated_at
+    FROM judgments j
+    JOIN pool_items p ON p.id = j.item_id
+    JOIN annotators a ON a.id = j.annotator_id
+    JOIN sessions s ON s.id = j.session_id
+"""
+
+_ITEM_COLUMNS = "p.id, p.position, p.query, p.entity, p.sentence_id, p.text, p.title"
+
+
+def _judgment(row: Sequence[Any]) -> Judgment:
+    session, query, entity, *rest = row
+    return Judgment(session, topic_id(query, entity), query, entity, *rest)
+
+
+class _Key(NamedTuple):
+    """A parsed import line: which item, whose grade."""
+
+    line: int
+    query: str
+    entity: str
+    sentence_id: int
+    annotator: str
+    kind: str
+    grade: int
+    note: str | None
+    created_at: str | None
+    updated_at: str | None

@@ -1,0 +1,181 @@
+"""Creating a session: each topic's pool is the union of every model's top support sentences (TREC-style)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sentret_core.annotation.pooling import pool
+from sentret_core.annotation.records import PoolItem, PoolSettings, SessionInfo
+from sentret_core.annotation.topics import (
+    DEFAULT_DEPTH,
+    DEFAULT_TOP_ENTITIES,
+    TopicLine,
+    find_entity,
+    index_entity_key,
+    parse_topics,
+    split_entity_key,
+)
+from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS
+from sentret_core.errors import SentretError
+from sentret_core.evaluation.trec_io import split_topic_id, topic_id
+
+if TYPE_CHECKING:
+    from sentret_core.annotation.store import JudgmentStore
+    from sentret_core.index.reader import Index
+    from sentret_core.support.context import QueryContext
+
+
+@dataclass(frozen=True)
+class PooledTopic:
+    """One (query, entity) topic of a pool: each model's top ``depth`` and the shuffled union."""
+
+    query: str
+    entity: str  # entity key
+    entity_id: int
+    topic_id: str
+    ranked: dict[str, tuple[int, ...]]  # model → its top-depth candidates, best first
+    pooled: tuple[int, ...]  # the union, in the order shown to assessors
+
+
+@dataclass(frozen=True)
+class PoolPlan:
+    """What a session is created from: the items, the settings recorded, and what was left out."""
+
+    items: tuple[PoolItem, ...]
+    settings: PoolSettings
+    topics: tuple[PooledTopic, ...]
+    notes: tuple[str, ...] = ()  # requested topics that added nothing, and why
+
+
+def topic_label(topic: str) -> str:
+    """A topic id for people: ``query · text (LABEL)``; the id itself if it is not a (query, entity) id."""
+    try:
+        query, key = split_topic_id(topic)
+    except SentretError:
+        return topic
+    text, label = split_entity_key(key)
+    return f"{query} · {text} ({label})" if label else f"{query} · {text}"
+
+
+def topic_seed(seed: int, topic: str) -> int:
+    """The shuffle seed of one topic: the first 8 bytes of sha256("<seed>:<topic id>")."""
+    return int.from_bytes(hashlib.sha256(f"{seed}:{topic}".encode()).digest()[:8], "big")
+
+
+def _check_models(models: Sequence[str]) -> tuple[str, ...]:
+    from sentret_core.support.context import check_support_model
+
+    names = tuple(dict.fromkeys(check_support_model(m.strip()) for m in models if m.strip()))
+    if not names:
+        raise SentretError("choose at least one model")
+    return names
+
+
+def _check_int(value: object, what: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise SentretError(f"{what} must be an integer from {lo} to {hi:,} (got {value!r})")
+    return value
+
+
+def build_pool(
+    index: Index,
+    topics: Sequence[TopicLine] | str,
+    *,
+    models: Sequence[str] = DEFAULT_SUPPORT_MODELS,
+    depth: int = DEFAULT_DEPTH,
+    seed: int = 0,
+    top_entities: int = DEFAULT_TOP_ENTITIES,
+    ranker: str = DEFAULT_RANKER,
+    k: int = DEFAULT_K,
+    entity_labels: Iterable[str] | None = None,
+) -> PoolPlan:
+    """Pool every topic's candidates: the union of each model's top ``depth``, shuffled (module docstring).
+
+    ``topics`` is a list of :class:`TopicLine` or the text of a topics file. A topic without any
+    candidate sentence is left out with a note; no item at all is an error.
+    """
+    from sentret_core.support.context import QueryContext
+    from sentret_core.support.engine import support
+
+    lines = parse_topics(topics) if isinstance(topics, str) else list(topics)
+    if not lines:
+        raise SentretError("no topics to pool")
+    names = _check_models(models)
+    depth = _check_int(depth, "the pool depth", 1, 1000)
+    top_entities = _check_int(top_entities, "the number of top entities", 1, 1000)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise SentretError(f"the seed must be an integer (got {seed!r})")
+    labels = list(entity_labels) if entity_labels is not None else None
+
+    by_query: dict[str, list[TopicLine]] = {}
+    for line in lines:
+        by_query.setdefault(line.query, []).append(line)
+    pooled: list[PooledTopic] = []
+    notes: list[str] = []
+    seen: set[tuple[str, int]] = set()
+    for query, asked in by_query.items():
+        ctx = QueryContext(index, query, ranker=ranker, k=k, entity_labels=labels)
+        if ctx.reason:
+            notes.append(f"{query!r}: {ctx.reason}")
+            continue
+        entities: list[int] = []
+        for line in asked:
+            if line.entity is not None:
+                entities.append(find_entity(index, line.entity))
+                continue
+            found = support(index, query, ranker=ranker, k=k, top_entities=top_entities,
+                            models=(names[0],), per_entity=1, entity_labels=labels)  # fmt: skip
+            if not found.entities:
+                notes.append(f"{query!r}: {found.reason or 'no entity in the top sentences'}")
+            entities += [es.entity.entity for es in found.entities]
+        for entity in entities:
+            if (query, entity) in seen:
+                continue
+            seen.add((query, entity))
+            topic = _pool_topic(index, ctx, entity, names, depth, seed)
+            if topic.pooled:
+                pooled.append(topic)
+            else:
+                notes.append(f"{query!r} / {topic.entity}: no model has a candidate sentence")
+    items = tuple(
+        PoolItem(t.query, t.entity, sid, index.texts[sid], index.titles[int(index.sent_doc[sid])])
+        for t in pooled
+        for sid in t.pooled
+    )
+    if not items:
+        why = "; ".join(notes) or "no candidate sentences"
+        raise SentretError(f"nothing to grade: {why}")
+    return PoolPlan(items, PoolSettings(names, depth, seed), tuple(pooled), tuple(notes))
+
+
+def _pool_topic(
+    index: Index, ctx: QueryContext, entity: int, models: Sequence[str], depth: int, seed: int
+) -> PooledTopic:
+    key = index_entity_key(index, entity)
+    tid = topic_id(ctx.query, key)
+    ranked = {m: tuple(int(s) for s in ctx.ranked_candidates(entity, m)[0][:depth]) for m in models}
+    union = pool(ranked, depth, topic_seed(seed, tid)) if any(ranked.values()) else []
+    return PooledTopic(ctx.query, key, entity, tid, ranked, tuple(union))
+
+
+def create_session(
+    store: JudgmentStore,
+    name: str,
+    index: Index,
+    topics: Sequence[TopicLine] | str,
+    passphrase: str,
+    **options: Any,
+) -> tuple[SessionInfo, PoolPlan]:
+    """Pool ``topics`` (:func:`build_pool` with ``options``) and store them as session ``name``."""
+    if not isinstance(name, str) or not name.strip():
+        raise SentretError("give the session a name")
+    if not isinstance(passphrase, str) or not passphrase:
+        raise SentretError("a session needs a non-empty passphrase")
+    if any(info.name == name.strip() for info in store.sessions()):
+        raise SentretError(f"a session named {name.strip()!r} already exists")
+    plan = build_pool(index, topics, **options)
+    info = store.create_session(name, index.path, list(plan.items), passphrase, plan.settings)
+    return info, plan

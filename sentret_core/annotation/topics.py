@@ -1,0 +1,116 @@
+"""Where the judgments database lives, and session topics: query lines and entity keys (text|LABEL)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from sentret_core.errors import SentretError
+from sentret_core.evaluation.measures import DEFAULT_METRICS
+
+if TYPE_CHECKING:
+    from sentret_core.annotation.store import JudgmentStore
+    from sentret_core.index.reader import Index
+
+DB_ENV = "SENTRET_JUDGMENTS_DB"
+DEFAULT_DB = Path("data") / "judgments" / "sentret.sqlite"
+DEFAULT_DEPTH = 10
+DEFAULT_TOP_ENTITIES = 5
+EVAL_METRICS: tuple[str, ...] = (*DEFAULT_METRICS, "ndcg")
+KEY_SEP = "|"
+
+
+def judgments_db_path() -> Path:
+    """The app's judgments database: ``$SENTRET_JUDGMENTS_DB``, else ``data/judgments/sentret.sqlite``."""
+    return Path(os.environ.get(DB_ENV, "").strip() or DEFAULT_DB)
+
+
+def open_store(path: str | os.PathLike[str] | None = None) -> JudgmentStore:
+    """Open (creating its folder if needed) the judgments database at ``path`` (default: the app's)."""
+    from sentret_core.annotation.store import JudgmentStore
+
+    target = Path(path) if path is not None else judgments_db_path()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SentretError(f"cannot create the folder of {target}: {exc.strerror or exc}") from None
+    return JudgmentStore(target)
+
+
+# --------------------------------------------------------------------------- topics and entity keys
+
+
+class TopicLine(NamedTuple):
+    """One requested topic: a query and an entity key, or None for all the query's top entities."""
+
+    query: str
+    entity: str | None
+    line: int = 0
+
+
+def parse_topics(text: str) -> list[TopicLine]:
+    """``query<TAB>entity`` lines (entity optional); blank and ``#`` lines skipped, repeats dropped."""
+    found: dict[tuple[str, str | None], TopicLine] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip() or raw.lstrip().startswith("#"):
+            continue
+        parts = raw.split("\t")
+        if len(parts) > 2:
+            raise SentretError(
+                f"topics line {number}: expected 'query<TAB>entity' (one tab at most), "
+                f"found {len(parts) - 1} tabs"
+            )
+        query = " ".join(parts[0].split())
+        entity = " ".join(parts[1].split()) if len(parts) == 2 else ""
+        if not query:
+            raise SentretError(f"topics line {number}: the query is empty")
+        key = (query, entity or None)
+        found.setdefault(key, TopicLine(query, entity or None, number))
+    if not found:
+        raise SentretError("no topics: give one 'query<TAB>entity' per line (the entity is optional)")
+    return list(found.values())
+
+
+def entity_key(text: str, label: str) -> str:
+    """``text|LABEL``: how sessions, topic ids and the Explore page name an entity."""
+    return f"{text}{KEY_SEP}{label}"
+
+
+def split_entity_key(key: str) -> tuple[str, str | None]:
+    """``(text, label)`` of an entity key; label None when the key is plain text."""
+    text, sep, label = key.rpartition(KEY_SEP)
+    if sep and text.strip() and label and label.replace("_", "").isalpha() and label.isupper():
+        return text.strip(), label
+    return key.strip(), None
+
+
+def find_entity(index: Index, key: str) -> int:
+    """The entity id named by ``key`` (``text|LABEL`` or ``text``; see the module docstring)."""
+    text, label = split_entity_key(key)
+    if label is not None and (text, label) in index.entity_index:
+        return index.entity_index[(text, label)]
+    matches = _matching(index, text, label)
+    if not matches and label is not None:  # "AC|DC": a text that merely looks like text|LABEL
+        matches = _matching(index, key.strip(), None)
+    if not matches:
+        wanted = text.casefold()
+        pairs = zip(index.entity_texts, index.entity_labels)
+        labels = sorted({lab for t, lab in pairs if t.casefold() == wanted})
+        hint = f" (it exists as {', '.join(entity_key(text, lab) for lab in labels)})" if labels else ""
+        raise SentretError(f"no entity {key!r} in the index{hint}")
+    sf = index.entities["sf"].to_numpy()
+    return max(matches, key=lambda i: (int(sf[i]), -i))
+
+
+def _matching(index: Index, text: str, label: str | None) -> list[int]:
+    wanted = text.casefold()
+    return [
+        i
+        for i, (t, lab) in enumerate(zip(index.entity_texts, index.entity_labels))
+        if t.casefold() == wanted and (label is None or lab == label)
+    ]
+
+
+def index_entity_key(index: Index, entity: int) -> str:
+    return entity_key(index.entity_texts[entity], index.entity_labels[entity])
