@@ -73,6 +73,8 @@ def streamlit_server(index: Path, root: Path, log: Path, timeout: float = 60.0) 
     """``streamlit run app.py`` on a free port with the app pointed at ``index``; stopped on exit."""
     port = free_port()
     env = dict(os.environ, SENTRET_INDEX=str(index), SENTRET_INDEX_ROOT=str(root), PYTHONUNBUFFERED="1")
+    # never the real data/judgments/: a caller's own database, else one beside the server log
+    env.setdefault("SENTRET_JUDGMENTS_DB", str(log.parent / "judgments.sqlite"))
     command = [
         sys.executable, "-m", "streamlit", "run", str(APP),
         "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
