@@ -48,9 +48,9 @@ from sentret_core.evaluation.driver import evaluate_benchmark
 from sentret_core.evaluation.runs import Evaluator
 from sentret_core.evaluation.significance import compare
 from sentret_core.evaluation.tuning import grid_search
-from sentret_core.models.lm_trigger import train_triggers
 from sentret_core.models.query import normalise
 from sentret_core.models.training.classes import class_map, train_classes
+from sentret_core.models.training.triggers import train_triggers
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

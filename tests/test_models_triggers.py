@@ -14,12 +14,7 @@ from sentret_core import Index
 from sentret_core.errors import SentretError
 from sentret_core.index.reader import verify
 from sentret_core.models import distribution, explain, score
-from sentret_core.models.lm_trigger import (
-    TABLES,
-    current_tables,
-    read_qa_pairs,
-    train_triggers,
-)
+from sentret_core.models.training.triggers import TABLES, current_tables, read_qa_pairs, train_triggers
 
 # --- hand counts on a three-sentence corpus ----------------------------------------------------------
 
