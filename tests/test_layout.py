@@ -16,7 +16,6 @@ MAX_LINES = 400
 MAX_MEDIAN = 150
 # Modules still waiting for their split (issue 11, unfinished): each may only shrink below its ceiling.
 NOT_YET_SPLIT = {
-    "sentret_core.models.training.classes": 563,
     "sentret_core.ui.pages.howto": 588,
     "sentret_core.ui.pages.annotate": 436,
 }

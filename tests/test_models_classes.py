@@ -13,14 +13,8 @@ from conftest import build_from_texts
 from sentret_core import Index
 from sentret_core.index.reader import verify
 from sentret_core.models import distribution, explain, score
-from sentret_core.models.training.classes import (
-    bigrams,
-    class_map,
-    exchange,
-    sequence_bigrams,
-    train_classes,
-    trained_class_map,
-)
+from sentret_core.models.training.classes import class_map, train_classes, trained_class_map
+from sentret_core.models.training.exchange import bigrams, exchange, sequence_bigrams
 
 # Seed 001 Fig. 1: "Saturday" and "Tuesday" are seen in the same contexts ("on … morning"), so a
 # bigram clustering puts them in one class. Stop words are not terms, so the contexts here are

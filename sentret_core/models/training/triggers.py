@@ -21,7 +21,7 @@ import scipy.sparse as sp
 from sentret_core.errors import SentretError
 from sentret_core.index.format import sha256_of
 from sentret_core.models.cache import cached
-from sentret_core.models.training.classes import (
+from sentret_core.models.training.cache_files import (
     cache_key,
     describe_sources,
     fingerprint,
