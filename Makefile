@@ -7,7 +7,9 @@ PORT ?= 8501
 
 .PHONY: run test lint typecheck unit index-demo bench clean
 
-run: $(VENV)/.installed-run $(DEMO_INDEX)/manifest.json
+DEMO_ARTEFACTS := $(DEMO_INDEX)/artefacts/classes/artefact.json $(DEMO_INDEX)/artefacts/triggers/artefact.json
+
+run: $(VENV)/.installed-run $(DEMO_INDEX)/manifest.json $(DEMO_ARTEFACTS)
 	SENTRET_INDEX=$(DEMO_INDEX) $(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
 
 test: $(VENV)/.installed-test lint typecheck unit
@@ -21,10 +23,14 @@ typecheck: $(VENV)/.installed-test
 unit: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q -ra
 
-index-demo: $(DEMO_INDEX)/manifest.json
+index-demo: $(DEMO_INDEX)/manifest.json $(DEMO_ARTEFACTS)
 
 $(DEMO_INDEX)/manifest.json: | $(VENV)/.installed-run
 	$(BIN)/sentret index demo --out $(DEMO_INDEX) --force
+
+# the trained artefacts the class and trigger LMs read (word classes: ~25 s; trigger tables: ~1 s)
+$(DEMO_INDEX)/artefacts/%/artefact.json: $(DEMO_INDEX)/manifest.json
+	$(BIN)/sentret train $* $(DEMO_INDEX)
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)

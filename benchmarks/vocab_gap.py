@@ -7,13 +7,15 @@ trigger LM against the word unigram (DIR) and BM25F.
 1. Loads WikiQA dev and train with :func:`sentret_core.evaluation.benchmarks.load_benchmark` (cached indexes).
 2. Times class training on the demo index (K = 100, min_count 3, ≤ 20 exchange passes, seed 0),
    trained afresh (nothing read from or written to the cache).
-3. Word classes for the dev collection: (a) from its own bigrams (``classes_from="index"``), and
-   (b) from the bigrams of dev + WikiQA train + the demo corpus (``train_classes(sources=…)``,
-   ``classes_from="trained"``) — the paper trained on a corpus far larger than its test
-   collection (AQUAINT, 450 M words).
-4. Trigger tables for the dev collection: inside/across-sentence counted on dev + WikiQA train +
-   demo, QA-pair and named-entity tables from WikiQA *train* question/answer pairs (Label 1); a
-   second set with the inside/across tables of the dev sentences alone.
+3. Word classes for the dev collection, as named artefacts of its index: (a) ``vg-classes-dev``
+   from its own bigrams, and (b) ``vg-classes-big`` from the bigrams of dev + WikiQA train + the
+   demo corpus (``train_classes(sources=…)``) — the paper trained on a corpus far larger than its
+   test collection (AQUAINT, 450 M words).
+4. Trigger tables for the dev collection (artefact ``vg-triggers-big``): inside/across-sentence
+   counted on dev + WikiQA train + demo, QA-pair and named-entity tables from WikiQA *train*
+   question/answer pairs (Label 1); a second set (``vg-triggers-dev``) with the inside/across
+   tables of the dev sentences alone. Variants name the artefact they read (``classes=``,
+   ``tables=``), so nothing depends on what was trained before.
 5. Evaluates every variant with tie-aware MAP / MRR / P@1 on the dev topics (questions with a
    correct sentence; candidates = the question's own sentences), tuned by 2-fold
    cross-validation over the dev topics (seeded; greedy coordinate ascent on MAP over the
@@ -21,8 +23,7 @@ trigger LM against the word unigram (DIR) and BM25F.
    train, is tuned on because the QA/NE tables are counted on the train questions: tuning their
    weights on those same questions would reward memorised pairs.
 6. Compares every variant with DIR (paired Wilcoxon and t-test, two-tailed) and writes
-   ``vocab_gap.md`` and ``vocab_gap.json``. The dev index's current trigger tables are reset to
-   the default (its own corpus tables) at the end, so other runs see the default state.
+   ``vocab_gap.md`` and ``vocab_gap.json``.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from sentret_core.evaluation.runs import Evaluator
 from sentret_core.evaluation.significance import compare
 from sentret_core.evaluation.tuning import grid_search
 from sentret_core.models.query import normalise
-from sentret_core.models.training.classes import class_map, train_classes
+from sentret_core.models.training.classes import fit_classes, train_classes
 from sentret_core.models.training.triggers import train_triggers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,6 +59,8 @@ DEMO = ROOT / "data" / "indexes" / "demo"
 METRICS = ("map", "mrr", "p@1")
 NO_TRIGGERS = {"lam_self": 0.0, "lam_inside": 0.0, "lam_across": 0.0, "lam_qa": 0.0, "lam_ne": 0.0}
 LAMS = [round(0.1 * i, 1) for i in range(10)]  # 0 .. 0.9
+CLASSES = {"dev": "vg-classes-dev", "big": "vg-classes-big"}  # artefact names on the dev index
+TABLES = {"dev": "vg-triggers-dev", "big": "vg-triggers-big"}
 MUS = [1.0, 5.0, 10.0, 25.0, 50.0, 100.0, 250.0, 500.0, 1000.0, 2500.0, 5000.0, 10000.0]
 
 
@@ -81,11 +84,11 @@ def _variants() -> list[Variant]:
     out = [
         Variant("DIR", "lm-dir.v1", {}, None, None, "word unigram, Dirichlet (μ over its grid)"),
         Variant("BM25F", "bm25f.v1", {}, None, None, "BM25F, context and title fields (coordinate ascent)"),
-        Variant("class (dev bigrams)", "lm-class.v1", {"classes_from": "index", "lam": 0.0}, {"mu": MUS}, None,
+        Variant("class (dev bigrams)", "lm-class.v1", {"classes": CLASSES["dev"], "lam": 0.0}, {"mu": MUS}, None,
                 "the paper's class LM; K=100 trained on the 2.7k dev sentences alone"),
-        Variant("class (big bigrams)", "lm-class.v1", {"classes_from": "trained", "lam": 0.0}, {"mu": MUS},
+        Variant("class (big bigrams)", "lm-class.v1", {"classes": CLASSES["big"], "lam": 0.0}, {"mu": MUS},
                 None, "the paper's class LM; K=100 trained on dev + WikiQA train + demo"),
-        Variant("class+word (big)", "lm-class.v1", {"classes_from": "trained"},
+        Variant("class+word (big)", "lm-class.v1", {"classes": CLASSES["big"]},
                 {"lam": LAMS, "mu": [50.0, 250.0, 1000.0], "mu_word": [25.0, 100.0, 500.0]}, None,
                 "class LM (big) interpolated with the word DIR model"),
     ]  # fmt: skip
@@ -99,7 +102,7 @@ def _variants() -> list[Variant]:
     ]
     for label, lam, tables, what in singles:
         fixed, space = triggers(**{lam: LAMS})
-        out.append(Variant(label, "lm-trigger.v1", fixed, space, tables, what))
+        out.append(Variant(label, "lm-trigger.v1", {**fixed, "tables": TABLES[tables]}, space, tables, what))
     pairs = [
         ("inside+NE+DIR", "lam_inside", "lam_ne", "the paper's best pair"),
         ("inside+QA+DIR", "lam_inside", "lam_qa", "unsupervised + supervised"),
@@ -108,7 +111,7 @@ def _variants() -> list[Variant]:
     ]
     for label, a, b, what in pairs:
         fixed, space = triggers([25.0, 100.0, 500.0], **{a: LAMS, b: LAMS})
-        out.append(Variant(label, "lm-trigger.v1", fixed, space, "big", what))
+        out.append(Variant(label, "lm-trigger.v1", {**fixed, "tables": TABLES["big"]}, space, "big", what))
     fixed, space = triggers(
         [25.0, 100.0, 500.0],
         lam_inside=[0.0, 0.1, 0.3, 0.5],
@@ -116,7 +119,7 @@ def _variants() -> list[Variant]:
         lam_qa=[0.0, 0.1, 0.3, 0.5, 0.7],
         lam_ne=[0.0, 0.1, 0.3, 0.5],
     )
-    out.append(Variant("best combination+DIR", "lm-trigger.v1", fixed, space, "big",
+    out.append(Variant("best combination+DIR", "lm-trigger.v1", {**fixed, "tables": TABLES["big"]}, space, "big",
                        "weights of inside, across, QA, NE chosen jointly per fold (nested: any subset)"))  # fmt: skip
     return out
 
@@ -160,18 +163,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     _log("class maps for the dev collection")
     clock = time.perf_counter()
-    own = class_map(dev.index, classes=100, min_count=3, iterations=20, seed=0)
-    facts["classes_dev"] = {"load_or_train_seconds": round(time.perf_counter() - clock, 2), **own.stats}
+    own = train_classes(dev.index, name=CLASSES["dev"], classes=100, min_count=3, iterations=20, seed=0)
+    facts["classes_dev"] = {"train_seconds": round(time.perf_counter() - clock, 2), **own.stats}
     clock = time.perf_counter()
-    big = train_classes(dev.index, sources=[train.index, demo], classes=100, min_count=3, iterations=20, seed=0)
-    facts["classes_big"] = {"load_or_train_seconds": round(time.perf_counter() - clock, 2), **big.stats}
+    big = train_classes(dev.index, name=CLASSES["big"], sources=[train.index, demo], classes=100, min_count=3,
+                        iterations=20, seed=0)  # fmt: skip
+    facts["classes_big"] = {"train_seconds": round(time.perf_counter() - clock, 2), **big.stats}
     facts["class_examples"] = class_examples(dev.index, big)
 
     _log("trigger tables for the dev collection")
     clock = time.perf_counter()
     tables = {
-        "dev": train_triggers(dev.index, qa_pairs=train_path, current=False),
-        "big": train_triggers(dev.index, qa_pairs=train_path, sources=[train.index, demo], current=False),
+        "dev": train_triggers(dev.index, qa_pairs=train_path, name=TABLES["dev"]),
+        "big": train_triggers(dev.index, qa_pairs=train_path, sources=[train.index, demo], name=TABLES["big"]),
     }
     facts["triggers"] = {
         name: {
@@ -182,7 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         }
         for name, t in tables.items()
     }
-    facts["triggers"]["load_or_train_seconds"] = round(time.perf_counter() - clock, 2)
+    facts["triggers"]["train_seconds"] = round(time.perf_counter() - clock, 2)
     facts["gap"] = gap_statistics(dev)
 
     chosen = VARIANTS
@@ -193,35 +197,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     folds: dict[str, list[dict[str, Any]]] = {}
     baselines: dict[str, pd.DataFrame] = {}
     evaluator = Evaluator(dev)
-    try:
-        for v in chosen:
-            if v.tables is not None:
-                extra = [train.index, demo] if v.tables == "big" else []
-                train_triggers(dev.index, qa_pairs=train_path, sources=extra)
-            clock = time.perf_counter()
-            repeats: list[pd.DataFrame] = []
-            folds[v.label] = []
-            for seed in range(args.seed, args.seed + args.repeats):
-                if v.space is None:
-                    report = evaluate_benchmark(dev, [v.model], params={v.model: v.fixed}, folds=args.folds,
-                                                seed=seed, max_rounds=args.max_rounds, tune_metric="map")  # fmt: skip
-                    result = report.results[v.model]
-                    frame = result.per_topic
-                    chosen_folds = [{"fold": f["fold"], "params": f["params"], "train_map": f["train_score"]}
-                                    for f in result.folds]  # fmt: skip
-                    for name in ("doc-order", "random"):
-                        baselines.setdefault(name, report.results[name].per_topic)
-                else:
-                    frame, chosen_folds = grid_cv(evaluator, v, args.folds, seed)
-                repeats.append(frame)
-                folds[v.label] += [{"seed": seed, **f} for f in chosen_folds]
-            # every topic's test values averaged over the repetitions (each tested once per repetition)
-            per_topic[v.label] = sum(repeats[1:], repeats[0]) / len(repeats)
-            how = "coordinate ascent" if v.space is None else "full grid"
-            _log(f"{v.label}: MAP {per_topic[v.label]['map'].mean():.4f} "
-                 f"({how}, {args.repeats}× {args.folds}-fold CV, {time.perf_counter() - clock:.0f} s)")  # fmt: skip
-    finally:  # leave the shared dev index with its default trigger tables
-        train_triggers(dev.index)
+    for v in chosen:
+        clock = time.perf_counter()
+        repeats: list[pd.DataFrame] = []
+        folds[v.label] = []
+        for seed in range(args.seed, args.seed + args.repeats):
+            if v.space is None:
+                report = evaluate_benchmark(dev, [v.model], params={v.model: v.fixed}, folds=args.folds,
+                                            seed=seed, max_rounds=args.max_rounds, tune_metric="map")  # fmt: skip
+                result = report.results[v.model]
+                frame = result.per_topic
+                chosen_folds = [{"fold": f["fold"], "params": f["params"], "train_map": f["train_score"]}
+                                for f in result.folds]  # fmt: skip
+                for name in ("doc-order", "random"):
+                    baselines.setdefault(name, report.results[name].per_topic)
+            else:
+                frame, chosen_folds = grid_cv(evaluator, v, args.folds, seed)
+            repeats.append(frame)
+            folds[v.label] += [{"seed": seed, **f} for f in chosen_folds]
+        # every topic's test values averaged over the repetitions (each tested once per repetition)
+        per_topic[v.label] = sum(repeats[1:], repeats[0]) / len(repeats)
+        how = "coordinate ascent" if v.space is None else "full grid"
+        _log(f"{v.label}: MAP {per_topic[v.label]['map'].mean():.4f} "
+             f"({how}, {args.repeats}× {args.folds}-fold CV, {time.perf_counter() - clock:.0f} s)")  # fmt: skip
     frames = {**baselines, **per_topic}
     comparison = compare(frames, "DIR")
     gap_topics = facts["gap"]["gap_topics"]
@@ -270,7 +268,7 @@ def grid_cv(evaluator: Evaluator, v: Variant, k: int, seed: int) -> tuple[pd.Dat
 def time_training(demo: Index) -> dict[str, Any]:
     fresh = Index.load(demo.path)  # cache=False: trained now, nothing read from or written to a cache
     wall, cpu = time.perf_counter(), time.process_time()
-    cmap = class_map(fresh, classes=100, min_count=3, iterations=20, seed=0, cache=False)
+    cmap = fit_classes(fresh, classes=100, min_count=3, iterations=20, seed=0)
     return {
         "wall_seconds": round(time.perf_counter() - wall, 1),
         "cpu_seconds": round(time.process_time() - cpu, 1),

@@ -74,7 +74,18 @@ def small_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def small_index(small_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Index:
     out = tmp_path_factory.mktemp("indexes") / "small"
     build_index(small_corpus, out, n_process=1)
-    return Index.load(out)
+    index = Index.load(out)
+    train_default_artefacts(index)
+    return index
+
+
+def train_default_artefacts(index: Index) -> None:
+    """The artefacts lm-class.v1 and lm-trigger.v1 read by default, trained as `make run` trains the demo's."""
+    from sentret_core.models.training.classes import train_classes
+    from sentret_core.models.training.triggers import train_triggers
+
+    train_classes(index)
+    train_triggers(index)
 
 
 def build_from_texts(tmp_path: Path, docs: list[dict[str, str]], name: str = "idx") -> Index:

@@ -281,3 +281,32 @@ def test_hostile_corpus_text_is_inert(tmp_path: Path, monkeypatch: pytest.Monkey
         assert "<script>" not in html and "<img" not in html and "<b>Bold" not in html
     assert "&lt;img src=x onerror=" in html or "&lt;script&gt;" in html
     assert entity_sentences(index, 0).size  # the page had entities to show
+
+
+def test_an_untrained_model_says_so_and_the_page_trains_a_named_artefact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conftest import SMALL_DOCS
+
+    from sentret_core.index import artefacts
+
+    index = build_from_texts(tmp_path, SMALL_DOCS)
+    app = howto(index, monkeypatch, howto_query="peace war", howto_model="lm-class.v1")
+    assert not app.exception
+    assert any("no trained classes yet" in w.value for w in app.warning)
+    assert any("sentret train classes" in e.value for e in app.error)  # the ranking cannot be computed
+    assert artefacts.available(index.path) == []  # nothing was trained behind the user's back
+    app.text_input(key="howto_p_lm-class.v1_classes_new_name").input("k8")
+    app.number_input(key="howto_p_lm-class.v1_classes_K").set_value(8)
+    app.number_input(key="howto_p_lm-class.v1_classes_min_count").set_value(1)
+    next(b for b in app.button if b.label == "Train classes").click().run()
+    assert not app.exception and not app.error
+    assert [r["name"] for r in artefacts.available(index.path, "classes")] == ["k8"]
+    assert app.selectbox(key="howto_p_lm-class.v1_classes").value == "k8"
+    ids, scores, _ = ranking(app)
+    expected = top_k(score(Index.load(index.path), "peace war", "lm-class.v1", classes="k8"), 10)
+    assert ids == expected.ids.tolist() and scores == pytest.approx(expected.scores.tolist())
+    # a name in use is refused: the page never replaces an artefact others may be reading
+    app.text_input(key="howto_p_lm-class.v1_classes_new_name").input("k8")
+    next(b for b in app.button if b.label == "Train classes").click().run()
+    assert any("exists already" in e.value for e in app.error)

@@ -21,13 +21,14 @@ from sentret_core.evaluation.benchmarks import load_benchmark
 from sentret_core.evaluation.benchmarks.base import Benchmark
 from sentret_core.evaluation.benchmarks.squad import load_squad_support, read_squad
 from sentret_core.evaluation.benchmarks.trecqa import load_trecqa, read_trecqa
-from sentret_core.evaluation.benchmarks.wikiqa import load_wikiqa, read_wikiqa
+from sentret_core.evaluation.benchmarks.wikiqa import load_wikiqa
 from sentret_core.evaluation.driver import evaluate_benchmark
 from sentret_core.evaluation.evaluable import tuning_space
 from sentret_core.evaluation.measures import evaluate
 from sentret_core.evaluation.plan import plan
 from sentret_core.evaluation.runs import Evaluator
 from sentret_core.ingest.corpus import Document
+from sentret_core.ingest.qa_files import read_wikiqa
 from sentret_core.support.context import QueryContext
 
 WIKIQA_HEADER = "QuestionID\tQuestion\tDocumentID\tDocumentTitle\tSentenceID\tSentence\tLabel\n"
@@ -501,3 +502,20 @@ def test_squad_real_file(tmp_path: Path, cache: Path) -> None:
             assert any(answer in bench.index.texts[s] for answer in answers[topic.question])
     frame = evaluate(bench.qrels, {}, ["map"], scale="graded")
     assert len(frame) == len(bench.topics)
+
+
+def test_an_evaluation_trains_missing_default_artefacts_explicitly_and_records_them(wikiqa: Benchmark) -> None:
+    notes: list[str] = []
+    report = evaluate_benchmark(wikiqa, ["lm-class.v1", "lm-trigger.v1", "tfisf.v1"], metrics=["map"],
+                                progress=notes.append)  # fmt: skip
+    recorded = report.to_dict()["settings"]["artefacts"]
+    assert set(recorded) == {"lm-class.v1", "lm-trigger.v1"}
+    assert recorded["lm-class.v1"]["classes"].startswith("classes@")
+    assert recorded["lm-trigger.v1"]["tables"].startswith("triggers@")
+    trained = [n for n in notes if n.startswith("training the")]  # an explicit, reported step
+    assert len(trained) == 2 and "classes artefact 'classes'" in trained[0] and "triggers" in trained[1]
+    again: list[str] = []
+    evaluate_benchmark(wikiqa, ["lm-class.v1"], metrics=["map"], progress=again.append)
+    assert not [n for n in again if n.startswith("training the")]  # the artefact is reused
+    with pytest.raises(SentretError, match="no classes artefact named 'mine'"):
+        evaluate_benchmark(wikiqa, ["lm-class.v1"], params={"lm-class.v1": {"classes": "mine"}}, metrics=["map"])

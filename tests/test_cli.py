@@ -74,3 +74,48 @@ def test_console_script_runs_as_a_module() -> None:
         [sys.executable, "-m", "sentret_core", "--help"], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0 and "index" in done.stdout
+
+
+def test_train_list_verify_and_remove_artefacts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from conftest import build_from_texts
+
+    index = build_from_texts(tmp_path, SMALL_DOCS)
+    path = str(index.path)
+    assert main(["artefacts", path]) == 0
+    assert "no artefacts" in capsys.readouterr().out
+    assert main(["search", path, "spanish war", "--model", "lm-class.v1"]) == 2
+    assert "sentret train classes" in capsys.readouterr().err  # scoring never trains
+    assert main(["train", "classes", path, "--classes", "5", "--min-count", "1"]) == 0
+    assert "word classes classes@" in capsys.readouterr().out
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("when did the war end\tThe Spanish Civil War was fought from 1936 to 1939.\n")
+    assert main(["train", "triggers", path, "--name", "qa", "--qa-pairs", str(pairs), "--min-count", "1"]) == 0
+    assert "trigger tables qa@" in capsys.readouterr().out
+    assert main(["artefacts", path, "--json"]) == 0
+    records = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    assert records["classes"]["kind"] == "classes" and records["classes"]["params"]["classes"] == 5
+    assert records["qa"]["kind"] == "triggers" and records["qa"]["qa_pairs"].endswith("pairs.tsv")
+    assert main(["search", path, "spanish war", "--model", "lm-class.v1"]) == 0
+    capsys.readouterr()
+    assert main(["verify", path]) == 0
+    capsys.readouterr()
+    assert main(["train", "classes", path, "--name", "Bad/Name"]) == 2
+    assert "is not allowed" in capsys.readouterr().err
+    assert main(["artefacts", path, "--remove", "qa"]) == 0
+    assert main(["artefacts", path, "--remove", "qa"]) == 2
+    assert "no artefact named 'qa'" in capsys.readouterr().err
+    assert main(["train"]) == 2  # no kind: one message, not a traceback
+    assert "sentret train classes INDEX" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as usage:  # argparse's own one-line usage error
+        main(["train", path])
+    assert usage.value.code == 2 and "invalid choice" in capsys.readouterr().err
+
+
+def test_models_show_where_each_formula_lives(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["models", "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    for name in ("lm-class.v1", "lm-trigger.v1", "bm25f.v1"):
+        file, line = rows[name]["source"].rsplit(":", 1)
+        assert Path(file).is_file() and int(line) > 0
+    assert rows["lm-class.v1"]["source"].split(":")[0].endswith("models/lm_class.py")
+    assert "artefact" in rows["lm-trigger.v1"]["params"]["tables"]["allowed"]

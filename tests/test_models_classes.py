@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -11,9 +10,11 @@ import pytest
 from conftest import build_from_texts
 
 from sentret_core import Index
+from sentret_core.errors import SentretError
+from sentret_core.index import artefacts
 from sentret_core.index.reader import verify
 from sentret_core.models import distribution, explain, score
-from sentret_core.models.training.classes import class_map, train_classes, trained_class_map
+from sentret_core.models.training.classes import fit_classes, load_classes, train_classes
 from sentret_core.models.training.exchange import bigrams, exchange, sequence_bigrams
 
 # Seed 001 Fig. 1: "Saturday" and "Tuesday" are seen in the same contexts ("on … morning"), so a
@@ -41,7 +42,12 @@ WEEK = [
 
 @pytest.fixture(scope="module")
 def week(tmp_path_factory: pytest.TempPathFactory) -> Index:
-    return build_from_texts(Path(tmp_path_factory.mktemp("week")), WEEK)
+    index = build_from_texts(Path(tmp_path_factory.mktemp("week")), WEEK)
+    # the maps the scorer tests name (the training settings lm-class.v1 used to take as parameters)
+    train_classes(index, name="k6", classes=6, min_count=1)  # days and cities apart (K = 4 merges them)
+    train_classes(index, name="shared3", classes=6, min_count=3, rare="shared")
+    train_classes(index, name="k2i0", classes=2, min_count=1, iterations=0)
+    return index
 
 
 def cls_of(index: Index, cmap: object, word: str) -> int:
@@ -74,7 +80,7 @@ def test_bigram_counts_by_hand(week: Index) -> None:
 @pytest.mark.parametrize("K", [3, 4])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_saturday_and_tuesday_share_a_class(week: Index, K: int, seed: int) -> None:
-    cmap = class_map(week, classes=K, min_count=1, seed=seed)
+    cmap = fit_classes(week, classes=K, min_count=1, iterations=10, seed=seed)
     assert cls_of(week, cmap, "saturday") == cls_of(week, cmap, "tuesday") == cls_of(week, cmap, "friday")
     assert cls_of(week, cmap, "berlin") == cls_of(week, cmap, "munich")
     assert cls_of(week, cmap, "saturday") != cls_of(week, cmap, "morning")
@@ -85,10 +91,10 @@ def test_training_is_deterministic_with_a_seed(week: Index) -> None:
     runs = [exchange(stats.matrix, stats.counts, 4, min_count=1, iterations=5, seed=7) for _ in range(2)]
     assert np.array_equal(runs[0].classes, runs[1].classes)
     assert runs[0].objective == runs[1].objective
-    # trained again from scratch (no cache), the same map
-    again = class_map(Index.load(week.path), classes=4, min_count=1, seed=7, cache=False)
-    first = class_map(week, classes=4, min_count=1, seed=7)
-    assert np.array_equal(again.classes, first.classes)
+    # trained again from scratch on a fresh load, the same map
+    again = fit_classes(Index.load(week.path), classes=4, min_count=1, iterations=10, seed=7)
+    first = fit_classes(week, classes=4, min_count=1, iterations=10, seed=7)
+    assert np.array_equal(again.classes, first.classes) and again.key == first.key
 
 
 def test_exchange_never_lowers_the_likelihood(week: Index) -> None:
@@ -100,10 +106,10 @@ def test_exchange_never_lowers_the_likelihood(week: Index) -> None:
 
 def test_rare_words_are_assigned_or_shared(week: Index) -> None:
     # min_count=5: Saturday (5) is trained; Tuesday, Friday and the cities (4 each) are rare
-    assigned = class_map(week, classes=3, min_count=5, rare="assign")
+    assigned = fit_classes(week, classes=3, min_count=5, iterations=10, rare="assign")
     day = cls_of(week, assigned, "saturday")
     assert day < 3 and cls_of(week, assigned, "tuesday") == cls_of(week, assigned, "friday") == day
-    shared = class_map(week, classes=3, min_count=5, rare="shared")
+    shared = fit_classes(week, classes=3, min_count=5, iterations=10, rare="shared")
     assert shared.n_classes == 4
     for word in ("tuesday", "berlin", "bakers"):
         assert cls_of(week, shared, word) == 3
@@ -112,30 +118,41 @@ def test_rare_words_are_assigned_or_shared(week: Index) -> None:
     assert cls_of(week, assigned, "week") == assigned.n_classes - 1 == 3
 
 
-def test_the_cache_beside_the_index(week: Index) -> None:
-    cmap = class_map(week, classes=4, min_count=1, seed=3)
-    folder = Path(week.path)
-    meta = json.loads((folder / f"cache-classes-{cmap.key}.json").read_text())
-    assert meta["params"] == {"classes": 4, "min_count": 1, "iterations": 10, "seed": 3, "rare": "assign"}
-    assert meta["algorithm"] == "exchange.v1" and "seconds" in meta["stats"]
-    assert (folder / f"cache-classes-{cmap.key}.npz").is_file()
-    assert not list(folder.glob("cache-tmp-*"))  # written atomically, nothing left behind
+def test_a_trained_map_is_a_named_artefact_beside_the_index(week: Index) -> None:
+    cmap = train_classes(week, name="k4", classes=4, min_count=1, seed=3)
+    folder = Path(week.path) / "artefacts" / "k4"
+    record = artefacts.available(week.path, "classes")
+    meta = next(r for r in record if r["name"] == "k4")
+    assert meta["params"] == {"classes": 4, "min_count": 1, "iterations": 20, "seed": 3, "rare": "assign"}
+    assert meta["algorithm"] == "exchange.v1" and "seconds" in meta["stats"] and meta["sha256"] == cmap.key
+    assert (folder / "arrays.npz").is_file()
+    assert not [p for p in folder.parent.iterdir() if p.name.startswith(".") and p.name != ".lock"]
     fresh = Index.load(week.path)
-    loaded = class_map(fresh, classes=4, min_count=1, seed=3)
+    loaded = load_classes(fresh, "k4")
     assert np.array_equal(loaded.classes, cmap.classes) and loaded.stats == cmap.stats
-    assert verify(week.path) == []  # cache files are not part of the index
+    assert np.array_equal(loaded.classes, fit_classes(week, classes=4, min_count=1, seed=3).classes)
+    assert verify(week.path) == []  # artefacts are checked, and sound
+    assert artefacts.reference(fresh, "classes", "k4") == f"k4@{cmap.key[:12]}"
+
+
+def test_the_scorer_never_trains_a_missing_map(week: Index) -> None:
+    with pytest.raises(SentretError, match=r"no classes artefact named 'nope'.*sentret train classes"):
+        score(week, "saturday", "lm-class.v1", classes="nope")
+    with pytest.raises(SentretError, match="parameter 'classes' = 'Bad Name!' is not allowed"):
+        score(week, "saturday", "lm-class.v1", classes="Bad Name!")
+    assert not (Path(week.path) / "artefacts" / "nope").exists()
 
 
 # --- the class-based LM -------------------------------------------------------------------------------
 
-P = {"classes": 6, "min_count": 1}  # days and cities apart (K = 4 merges them)
+P = {"classes": "k6"}  # the map trained with K = 6 (the fixture)
 
 
 def test_a_sentence_without_the_query_word_scores_through_its_class(week: Index) -> None:
     found = score(week, "saturday", "lm-class.v1", **P)
     ids = dict(zip(found.ids.tolist(), found.scores.tolist()))
     tuesday = week.texts.index("We met on Tuesday morning.")
-    cmap = class_map(week, **P)  # type: ignore[arg-type]
+    cmap = load_classes(week, "k6")
     day = cls_of(week, cmap, "saturday")
     # a sentence with no term of Saturday's class (e.g. "She flew to Berlin airport.")
     bread = next(s for s in range(week.N) if day not in cmap.classes[week.sequence(s)] and week.sent_len[s])
@@ -149,7 +166,7 @@ def test_a_sentence_without_the_query_word_scores_through_its_class(week: Index)
 
 
 def test_the_formula_by_hand(week: Index) -> None:
-    cmap = class_map(week, **P)  # type: ignore[arg-type]
+    cmap = load_classes(week, "k6")
     s = week.texts.index("We met on Tuesday morning.")  # terms: met tuesday morning
     c = cls_of(week, cmap, "saturday")
     members = np.flatnonzero(cmap.classes == c)
@@ -175,8 +192,8 @@ PARAMS = [
     {"mu": 0.0},
     {"mu": 2500.0, "lam": 0.5, "mu_word": 10.0},
     {"lam": 1.0},
-    {"rare": "shared", "min_count": 3},
-    {"classes": 2, "iterations": 0},
+    {"classes": "shared3"},
+    {"classes": "k2i0"},
 ]
 
 
@@ -215,13 +232,23 @@ def test_trained_classes_from_other_corpora(week: Index, tmp_path: Path) -> None
     # ("met on Sunday morning"). Trained with that corpus as a source, Sunday joins the days.
     text = week_text().replace("Friday", "Sunday")
     other = build_from_texts(tmp_path, [{"id": "o", "title": "O", "text": text}])
-    cmap = train_classes(week, sources=[other.path], classes=3, min_count=1)
+    cmap = train_classes(week, name="with-other", sources=[other.path], classes=3, min_count=1)
     assert cls_of(week, cmap, "sunday") == cls_of(week, cmap, "saturday") == cls_of(week, cmap, "tuesday")
     assert cmap.sources[0]["path"] == str(Path(other.path).resolve())
     fresh = Index.load(week.path)
-    trained = trained_class_map(fresh)
-    assert trained is not None and trained.key == cmap.key
-    e = explain(fresh, "saturday", 0, "lm-class.v1", classes_from="trained")
+    assert load_classes(fresh, "with-other").key == cmap.key
+    e = explain(fresh, "saturday", 0, "lm-class.v1", classes="with-other")
     assert e.notes["K"] == 3 and e.notes["training sources"] == 1
-    # the index's own map is still what classes_from="index" (the default) uses
+    # the other maps are untouched
     assert explain(fresh, "saturday", 0, "lm-class.v1", **P).notes["training sources"] == 0
+
+
+def test_a_damaged_artefact_is_a_clear_error(week: Index, tmp_path: Path) -> None:
+    index = build_from_texts(tmp_path, WEEK)
+    train_classes(index, classes=4, min_count=1)
+    arrays = Path(index.path) / "artefacts" / "classes" / "arrays.npz"
+    arrays.write_bytes(arrays.read_bytes()[:100])
+    fresh = Index.load(index.path)
+    with pytest.raises(SentretError, match=r"artefact 'classes' .* is damaged.*train it again"):
+        score(fresh, "saturday", "lm-class.v1")
+    assert any("artefacts/classes" in p and "damaged" in p for p in verify(index.path))

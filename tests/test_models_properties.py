@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import build_from_texts
+from conftest import build_from_texts, train_default_artefacts
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -72,7 +72,9 @@ def test_the_profile_keeps_the_derandomized_default() -> None:
 
 @pytest.fixture(scope="module")
 def nature(tmp_path_factory: pytest.TempPathFactory) -> Index:
-    return build_from_texts(Path(tmp_path_factory.mktemp("nature")), DOCS)
+    index = build_from_texts(Path(tmp_path_factory.mktemp("nature")), DOCS)
+    train_default_artefacts(index)
+    return index
 
 
 def test_the_index_has_an_empty_sentence(nature: Index) -> None:
@@ -84,6 +86,8 @@ def test_the_index_has_an_empty_sentence(nature: Index) -> None:
 def value_strategy(spec: ParamSpec) -> st.SearchStrategy[Any]:
     if spec.choices is not None:
         return st.sampled_from(spec.choices)
+    if spec.artefact is not None:  # the artefact the fixture trained
+        return st.just(spec.default)
     if spec.type is bool:
         return st.booleans()
     if spec.type is int:

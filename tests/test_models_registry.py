@@ -10,6 +10,7 @@ import pytest
 
 from sentret_core import Index
 from sentret_core.errors import SentretError
+from sentret_core.index.artefacts import NAME as ARTEFACT_NAME
 from sentret_core.models import MODELS, get_model, list_models, score
 from sentret_core.models.params import ParamSpec
 
@@ -38,6 +39,8 @@ def in_range(spec: ParamSpec, value: object) -> bool:
         return spec.nullable
     if spec.choices is not None:
         return value in spec.choices
+    if spec.artefact is not None:
+        return isinstance(value, str) and ARTEFACT_NAME.fullmatch(value) is not None
     if spec.type is bool:
         return isinstance(value, bool)
     assert isinstance(value, (int, float))
@@ -122,6 +125,8 @@ def test_out_of_range_and_wrong_type_values_are_named(name: str) -> None:
         bad: list[object] = []
         if p.choices is not None:
             bad += ["nonsense", 3]
+        elif p.artefact is not None:
+            bad += ["", "Upper", "../escape", "a/b", ".hidden", "x" * 65, 3]
         elif p.type is bool:
             bad += ["maybe", 2.5]
         else:

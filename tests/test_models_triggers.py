@@ -14,7 +14,7 @@ from sentret_core import Index
 from sentret_core.errors import SentretError
 from sentret_core.index.reader import verify
 from sentret_core.models import distribution, explain, score
-from sentret_core.models.training.triggers import TABLES, current_tables, read_qa_pairs, train_triggers
+from sentret_core.models.training.triggers import TABLES, fit_triggers, load_triggers, read_qa_pairs, train_triggers
 
 # --- hand counts on a three-sentence corpus ----------------------------------------------------------
 
@@ -60,7 +60,7 @@ def test_trigger_counts_equal_a_hand_count(three: Index) -> None:
     assert as_pairs(three, tables.tables["inside"]) == INSIDE
     assert as_pairs(three, tables.tables["across"]) == ACROSS
     assert tables.tables["qa"].nnz == 0 and tables.tables["ne"].nnz == 0
-    pruned = train_triggers(three, min_count=2, current=False)
+    pruned = fit_triggers(three, min_count=2)
     assert as_pairs(three, pruned.tables["inside"]) == {k: v for k, v in INSIDE.items() if v >= 2}
 
 
@@ -123,7 +123,7 @@ def test_qa_pairs_are_the_correct_rows(tmp_path: Path) -> None:
 
 
 def test_qa_and_ne_tables(qa: Index) -> None:
-    tables = current_tables(qa)
+    tables = load_triggers(qa)
     pairs = as_pairs(qa, tables.tables["qa"])
     # question terms (stop words out): high, everest / einstein, born / mozart, born; only the
     # index's own terms are kept: high, born (everest, einstein, mozart are not in the corpus)
@@ -208,24 +208,30 @@ def test_weights_must_leave_a_distribution() -> None:
         get_model("lm-trigger.v1").resolve(score_params)
 
 
-def test_tables_are_cached_beside_the_index(qa: Index) -> None:
-    tables = current_tables(qa)
-    folder = Path(qa.path)
-    assert json.loads((folder / "cache-triggers.json").read_text()) == {"current": tables.key}
-    meta = json.loads((folder / f"cache-triggers-{tables.key}.json").read_text())
-    assert meta["qa_pairs"].endswith("pairs.tsv") and meta["params"] == {"min_count": 1, "qa_min_count": 1}
-    fresh = current_tables(Index.load(qa.path))
+def test_tables_are_a_named_artefact_beside_the_index(qa: Index) -> None:
+    tables = load_triggers(qa)
+    record = json.loads((Path(qa.path) / "artefacts" / "triggers" / "artefact.json").read_text())
+    assert record["kind"] == "triggers" and record["sha256"] == tables.key
+    assert record["qa_pairs"].endswith("pairs.tsv") and record["params"] == {"min_count": 1, "qa_min_count": 1}
+    fresh = load_triggers(Index.load(qa.path))
     assert fresh.key == tables.key and fresh.labels == tables.labels
     for name in TABLES:
         assert (fresh.tables[name] != tables.tables[name]).nnz == 0
     assert verify(qa.path) == []
 
 
-def test_the_model_trains_corpus_tables_when_none_exist(tmp_path: Path) -> None:
+def test_the_model_never_trains_missing_tables(tmp_path: Path) -> None:
     index = build_from_texts(tmp_path, THREE)
-    assert not (tmp_path / "idx" / "cache-triggers.json").exists()
+    with pytest.raises(SentretError, match=r"no triggers artefact named 'triggers'.*sentret train triggers"):
+        score(index, "birds", "lm-trigger.v1")
+    assert not (tmp_path / "idx" / "artefacts").exists()
+    # self-triggering alone reads no table, so it needs none
+    assert len(score(index, "birds", "lm-trigger.v1", lam_inside=0.0, lam_self=0.5)) > 0
+    train_triggers(index)  # the default: corpus tables, min_count 2
     found = score(index, "birds", "lm-trigger.v1")
     assert 2 not in found.ids.tolist()  # "trees need water": pruned (min_count 2) pairs only
-    tables = current_tables(index)
+    tables = load_triggers(index)
     assert tables.meta["qa_pairs"] is None and tables.meta["params"]["min_count"] == 2
-    assert (tmp_path / "idx" / "cache-triggers.json").exists()
+    named = train_triggers(index, name="all-pairs", min_count=1)
+    assert 2 in score(index, "birds", "lm-trigger.v1", tables="all-pairs").ids.tolist()
+    assert named.key != tables.key and load_triggers(index).key == tables.key

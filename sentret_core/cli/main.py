@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sentret_core.cli import eval as eval_commands
-from sentret_core.cli import index, judgments, models, search
+from sentret_core.cli import index, judgments, models, search, train
 from sentret_core.cli.common import EXIT_USAGE
 
 
@@ -43,6 +43,7 @@ COMMANDS: list[Callable[[Any], None]] = [
     index.register,
     search.register,
     models.register,
+    train.register,
     eval_commands.register,
     judgments.register,
 ]

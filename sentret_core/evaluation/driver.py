@@ -20,7 +20,7 @@ from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_WINDOW
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.benchmarks.base import Benchmark
 from sentret_core.evaluation.crossval import CrossValidationResult, cross_validate, train_test
-from sentret_core.evaluation.evaluable import resolve_params, tuning_space
+from sentret_core.evaluation.evaluable import is_scorer, resolve_params, tuning_space
 from sentret_core.evaluation.measures import DEFAULT_METRICS
 from sentret_core.evaluation.plan import plan
 from sentret_core.evaluation.report import ModelResult, Report
@@ -28,6 +28,7 @@ from sentret_core.evaluation.runs import Evaluator
 from sentret_core.evaluation.significance import compare
 from sentret_core.evaluation.trec_io import Run
 from sentret_core.evaluation.tuning import TuningResult
+from sentret_core.models.training import needed, train_missing_defaults, used
 
 
 def evaluate_benchmark(
@@ -70,6 +71,10 @@ def evaluate_benchmark(
         return Evaluator(source, metrics=metrics, k=k, ranker=ranker_name, ranker_params=ranker_params,
                          window=window)  # fmt: skip
 
+    scorers = [(m, given.get(m)) for m in dict.fromkeys([*names, ranker_name]) if is_scorer(m)]
+    for source in (bench, tune_on):
+        if source is not None:  # an explicit step: scorers never train (artefacts the benchmark index lacks)
+            train_missing_defaults(source.index, scorers, note)
     evaluator = make(bench)
     trainer = make(tune_on) if tune_on is not None else None
     tuning = None
@@ -99,6 +104,9 @@ def evaluate_benchmark(
     per_topic = {name: r.per_topic for name, r in results.items()}
     comparison = compare(per_topic, base)
     settings: dict[str, Any] = {"max_rounds": max_rounds} if tuning else {}
+    artefacts = {m: used(bench.index, m, p) for m, p in scorers if needed(m, p)}
+    if artefacts:  # which trained artefact each model read, as name@hash
+        settings["artefacts"] = artefacts
     if bench.kind == "support":  # candidate sets exist only for entity support
         settings.update(k=k, ranker=ranker_name, window=window, ranker_params=evaluator.ranker_params)
     return Report(bench, evaluator.metrics, base, results, comparison, settings, tuning)

@@ -26,12 +26,14 @@ import scipy.sparse as sp
 
 from sentret_core.defaults import DEFAULT_WINDOW
 from sentret_core.errors import IndexFormatError
+from sentret_core.index import artefacts
 from sentret_core.index.format import MANIFEST, read_manifest, sha256_of
 from sentret_core.index.neighbours import neighbourhood
 
 
 def verify(path: str | Path) -> list[str]:
-    """Every problem with the index at ``path`` (missing, altered or unexpected files); empty if sound."""
+    """Every problem with the index at ``path`` (missing, altered or unexpected files, damaged
+    artefacts); empty if sound."""
     path = Path(path)
     manifest = read_manifest(path)
     problems = []
@@ -43,9 +45,9 @@ def verify(path: str | Path) -> list[str]:
         elif sha256_of(file) != digest:
             problems.append(f"{name}: checksum mismatch (the file was altered or corrupted)")
     for file in sorted(path.iterdir()):
-        if file.name not in expected and file.name != MANIFEST and not file.name.startswith("cache"):
+        if file.name not in expected and file.name not in (MANIFEST, artefacts.FOLDER):
             problems.append(f"{file.name}: not part of the index")
-    return problems
+    return problems + artefacts.problems(Index(path, manifest))
 
 
 # --- reading -----------------------------------------------------------------------------

@@ -22,11 +22,6 @@ from sentret_core.models.records import Explanation, Scores
 from sentret_core.models.registry import DEFAULT_MODEL, MODELS, add, aliases, get_model, list_models, register
 from sentret_core.models.spec import ModelSpec
 
-# until lm_class and lm_trigger register with the decorator
-for _family in (lm_class, lm_trigger):
-    for _spec in getattr(_family, "SPECS", ()):
-        add(_spec)
-
 __all__ = [
     "DEFAULT_MODEL",
     "MODELS",

@@ -22,12 +22,11 @@ Readings:
   not change the ranking of one query but keeps p(·|θ_s) a distribution over the vocabulary;
 * the maximum-likelihood model of an empty sentence is the collection's (μ = 0 and |s| = 0 give
   p(C|s) = p(C)); a query term unseen in the collection (cf = 0) is skipped (SPEC);
-* the class map is trained on the index itself with this model's training parameters
-  (``classes_from="index"``), or is the map last trained with
-  :func:`~sentret_core.models.wordclasses.train_classes` (``classes_from="trained"``; e.g. with
-  other corpora as ``sources``, as the paper trained on AQUAINT). Then ``classes``,
-  ``min_count``, ``iterations``, ``seed`` and ``rare`` are those it was trained with (explain's
-  notes show them); with no trained map the index's own map is used.
+* the class map is a named artefact of the index (parameter ``classes``, default ``"classes"``),
+  written by :func:`~sentret_core.models.training.classes.train_classes` or ``sentret train
+  classes INDEX`` — on the index's own bigrams, or with other corpora as ``sources``, as the paper
+  trained on AQUAINT. Scoring never trains: a missing map is an error that says how to train it.
+  Explain's notes show how the map was trained (K, min_count, iterations, seed).
 
 **Candidates**: every sentence holding a term of a query term's class (which includes every
 sentence holding the query term itself) — the point of the model is that a sentence with no query
@@ -50,8 +49,9 @@ from sentret_core.models.lm_params import MU_GRID, MU_MIN
 from sentret_core.models.params import Params, grid_range, param
 from sentret_core.models.postings import Postings, postings
 from sentret_core.models.query import Query
-from sentret_core.models.spec import Explained, ModelSpec
-from sentret_core.models.training.classes import RARE_CHOICES, ClassMap, class_map, trained_class_map
+from sentret_core.models.registry import register
+from sentret_core.models.spec import Explained
+from sentret_core.models.training.classes import DEFAULT_NAME, KIND, ClassMap, load_classes
 from sentret_core.models.vectors import EMPTY_IDS, EMPTY_SCORES, scatter, union
 
 if TYPE_CHECKING:
@@ -69,12 +69,7 @@ _HELP = {
     "mu": "Dirichlet prior of the class model: pseudo-count of the collection's class distribution p(C)",
     "lam": "weight of the word unigram Dirichlet model (0: the paper's pure class model)",
     "mu_word": "Dirichlet prior of the word unigram model (used when λ > 0)",
-    "classes": "number of word classes K (seed 001: 100 was best)",
-    "min_count": "words seen fewer times are not clustered; they join their best class afterwards",
-    "iterations": "exchange passes after the incremental initialisation (stop early when none moves a word)",
-    "seed": "seed of the order in which the exchange passes visit the words",
-    "rare": "rare words: each to its best class after training, or all in one shared class",
-    "classes_from": "train on the index itself with these settings, or use the map of train_classes()",
+    "classes": "name of the trained word-class artefact of the index (sentret train classes INDEX --name …)",
     "max_candidates": "most sentences returned: those with a query term, then the best others",
 }
 
@@ -86,12 +81,7 @@ class ClassParams(Params):
     mu_word: float = param(
         100.0, _HELP["mu_word"], symbol=r"\mu_w", min=0.0, max=1e6, step=1.0, grid=MU_GRID, min_positive=MU_MIN
     )
-    classes: int = param(100, _HELP["classes"], symbol="K", min=1, max=5000, step=1, expensive=True)
-    min_count: int = param(3, _HELP["min_count"], min=1, max=1000, step=1, expensive=True)
-    iterations: int = param(20, _HELP["iterations"], min=0, max=200, step=1, expensive=True)
-    seed: int = param(0, _HELP["seed"], min=0, max=10_000, step=1, expensive=True)
-    rare: str = param("assign", _HELP["rare"], choices=RARE_CHOICES, expensive=True)
-    classes_from: str = param("index", _HELP["classes_from"], choices=("index", "trained"), expensive=True)
+    classes: str = param(DEFAULT_NAME, _HELP["classes"], artefact=KIND)
     max_candidates: int = param(10000, _HELP["max_candidates"], min=1, max=1_000_000, step=1)
 
 
@@ -106,17 +96,8 @@ class ClassData:
     post: Postings  # c(C,s): the sentence postings of every class
 
 
-def resolve_map(index: Index, p: ClassParams) -> ClassMap:
-    if p.classes_from == "trained":
-        trained = trained_class_map(index)
-        if trained is not None:
-            return trained
-    return class_map(index, classes=p.classes, min_count=p.min_count, iterations=p.iterations,
-                     seed=p.seed, rare=p.rare)  # fmt: skip
-
-
 def class_data(index: Index, p: ClassParams) -> ClassData:
-    cmap = resolve_map(index, p)
+    cmap = load_classes(index, p.classes)
 
     def build() -> ClassData:
         cls = cmap.classes.astype(np.int64)
@@ -159,44 +140,6 @@ def _cap(
         order = np.lexsort((cand[others], -total[others]))[:room]
         keep[others[order]] = True
     return cand[keep], total[keep]
-
-
-def score_class(index: Index, q: Query, p: ClassParams) -> tuple[np.ndarray, np.ndarray]:
-    p_t_all = collection_model(index)
-    use = [(int(t), float(qf)) for t, qf in zip(q.ids, q.qtf) if p_t_all[t] > 0]
-    if not use:
-        return EMPTY_IDS, EMPTY_SCORES
-    data = class_data(index, p)
-    word_post = postings(index)
-    cpost = [data.post(int(data.cls[t])) for t, _ in use]
-    cand = union([r for r, _ in cpost])
-    if len(cand) == 0:
-        return EMPTY_IDS, EMPTY_SCORES
-    n_s = layout(index).sent_len.take(cand)
-    den_c = n_s + p.mu
-    inv_c = np.zeros(len(cand))
-    np.divide(1.0, den_c, out=inv_c, where=den_c > 0)
-    den_w = n_s + p.mu_word
-    inv_w = np.zeros(len(cand))
-    np.divide(1.0, den_w, out=inv_w, where=den_w > 0)
-    total = np.zeros(len(cand))
-    word_hit = np.zeros(len(cand), dtype=bool)
-    with np.errstate(divide="ignore"):
-        for (t, qf), (rows, counts) in zip(use, cpost):
-            c = int(data.cls[t])
-            pC = float(data.p_class[c])
-            p_Cs = np.where(den_c > 0, (scatter(cand, rows, counts) + p.mu * pC) * inv_c, pC)
-            prob = (1 - p.lam) * float(data.p_t_class[t]) * p_Cs
-            r, v = word_post(t)
-            pos = np.searchsorted(cand, r)
-            word_hit[pos] = True
-            if p.lam > 0:
-                pt = float(p_t_all[t])
-                c_t = np.zeros(len(cand))
-                c_t[pos] = v
-                prob += p.lam * np.where(den_w > 0, (c_t + p.mu_word * pt) * inv_w, pt)
-            total += qf * np.log(prob)
-    return _cap(cand, total, word_hit, p.max_candidates)
 
 
 # --- explain and the distribution (from the sentence's own row) -------------------------------------
@@ -273,18 +216,53 @@ _FORMULA = (
     r"p(t|C)=\frac{c(t,C_{coll})}{c(C,C_{coll})}"
 )
 
-SPECS = [
-    ModelSpec(
-        "lm-class.v1",
-        "LM, class-based (word clusters)",
-        "lm",
-        ClassParams,
-        score_class,
-        explain_class,
-        _FORMULA,
-        f"{PAPER_001} §3 eq. 5-7",
+@register(
+    "lm-class.v1",
+    display_name="LM, class-based (word clusters)",
+    family="lm",
+    params=ClassParams,
+    explainer=explain_class,
+    formula=_FORMULA,
+    paper=f"{PAPER_001} §3 eq. 5-7",
+    description=(
         "query likelihood over word classes learned from the corpus's bigrams (exchange algorithm): "
-        "a sentence scores for words of the same class as the query's, even with no query word",
-        distribution_class,
+        "a sentence scores for words of the same class as the query's, even with no query word"
     ),
-]
+    distribution=distribution_class,
+)
+def score_class(index: Index, q: Query, p: ClassParams) -> tuple[np.ndarray, np.ndarray]:
+    p_t_all = collection_model(index)
+    use = [(int(t), float(qf)) for t, qf in zip(q.ids, q.qtf) if p_t_all[t] > 0]
+    if not use:
+        return EMPTY_IDS, EMPTY_SCORES
+    data = class_data(index, p)
+    word_post = postings(index)
+    cpost = [data.post(int(data.cls[t])) for t, _ in use]
+    cand = union([r for r, _ in cpost])
+    if len(cand) == 0:
+        return EMPTY_IDS, EMPTY_SCORES
+    n_s = layout(index).sent_len.take(cand)
+    den_c = n_s + p.mu
+    inv_c = np.zeros(len(cand))
+    np.divide(1.0, den_c, out=inv_c, where=den_c > 0)
+    den_w = n_s + p.mu_word
+    inv_w = np.zeros(len(cand))
+    np.divide(1.0, den_w, out=inv_w, where=den_w > 0)
+    total = np.zeros(len(cand))
+    word_hit = np.zeros(len(cand), dtype=bool)
+    with np.errstate(divide="ignore"):
+        for (t, qf), (rows, counts) in zip(use, cpost):
+            c = int(data.cls[t])
+            pC = float(data.p_class[c])
+            p_Cs = np.where(den_c > 0, (scatter(cand, rows, counts) + p.mu * pC) * inv_c, pC)
+            prob = (1 - p.lam) * float(data.p_t_class[t]) * p_Cs
+            r, v = word_post(t)
+            pos = np.searchsorted(cand, r)
+            word_hit[pos] = True
+            if p.lam > 0:
+                pt = float(p_t_all[t])
+                c_t = np.zeros(len(cand))
+                c_t[pos] = v
+                prob += p.lam * np.where(den_w > 0, (c_t + p.mu_word * pt) * inv_w, pt)
+            total += qf * np.log(prob)
+    return _cap(cand, total, word_hit, p.max_candidates)

@@ -24,18 +24,17 @@ c(w,s)·c(w',s) pairs of *other* positions (a word twice in a sentence triggers 
 way); QA counts c(w,Q)·c(w',A). Tables are term×term (term×label for ``ne``) scipy CSR matrices
 over the index's vocabulary, pruned below ``min_count`` (``qa_min_count`` for the QA tables).
 
-**Training.** :func:`train_triggers` counts the corpus tables on the index (plus any ``sources``,
-other indexes matched by term string — the paper trained on AQUAINT) and, given a file of
-question/answer-sentence pairs, the QA and NE tables. It records them as the index's *current*
-tables, which the registered model ``lm-trigger.v1`` uses; with none recorded the model trains the
-corpus tables of the index itself on first use. To use WikiQA's training questions::
+**Training** is an explicit step: :func:`~sentret_core.models.training.triggers.train_triggers`
+(or ``sentret train triggers INDEX [--qa-pairs FILE] [--name NAME]``) counts the corpus tables on
+the index (plus any ``sources``, other indexes matched by term string — the paper trained on
+AQUAINT) and, given a file of question/answer-sentence pairs, the QA and NE tables, and writes
+them as a named artefact of the index. The model reads the artefact named by its parameter
+``tables`` (default ``"triggers"``) and never trains; a missing artefact is an error saying how to
+train it. To use WikiQA's training questions::
 
-    from sentret_core.models.training.triggers import train_triggers
-    train_triggers(index, qa_pairs="../shared/data/wikiqa/WikiQA-train.tsv")
+    sentret train triggers data/indexes/demo --qa-pairs ../shared/data/wikiqa/WikiQA-train.tsv
 
-(rows with Label 1; a plain two-column ``question<TAB>answer`` file works too). Tables are cached
-like the word classes: ``cache-triggers-<key>.npz`` + ``.json`` beside the index, the current one
-named in ``cache-triggers.json``.
+(rows with Label 1; a plain two-column ``question<TAB>answer`` file works too).
 
 Readings where the paper is silent:
 
@@ -76,8 +75,9 @@ from sentret_core.models.lm_trigger_data import trigger_data
 from sentret_core.models.params import Params, grid_range, param
 from sentret_core.models.postings import postings
 from sentret_core.models.query import Query
-from sentret_core.models.spec import Explained, ModelSpec
-from sentret_core.models.training.triggers import COMPONENTS, TABLES
+from sentret_core.models.registry import register
+from sentret_core.models.spec import Explained
+from sentret_core.models.training.triggers import COMPONENTS, DEFAULT_NAME, KIND, TABLES
 from sentret_core.models.vectors import EMPTY_IDS, EMPTY_SCORES, union
 
 if TYPE_CHECKING:
@@ -95,6 +95,7 @@ _HELP = {
     "ne": "weight of named-entity triggering (question terms trigger answer NER labels; see train_triggers)",
     "mu": "Dirichlet prior of the word unigram model, which gets the remaining weight 1 − Σλ",
     "max_candidates": "most sentences returned: those with a query term, then the best others",
+    "tables": "name of the trained trigger-table artefact of the index (sentret train triggers INDEX --name …)",
 }
 
 
@@ -107,6 +108,7 @@ class TriggerParams(Params):
     lam_ne: float = param(0.0, _HELP["ne"], symbol=r"\lambda_{ne}", **_LAM)  # type: ignore[arg-type]
     mu: float = param(100.0, _HELP["mu"], symbol=r"\mu", min=0.0, max=1e6, step=1.0, grid=MU_GRID, min_positive=MU_MIN)
     max_candidates: int = param(10000, _HELP["max_candidates"], min=1, max=1_000_000, step=1)
+    tables: str = param(DEFAULT_NAME, _HELP["tables"], artefact=KIND)
 
     def check(self) -> None:
         total = sum(self.weights().values())
@@ -121,59 +123,6 @@ class TriggerParams(Params):
 
     def rest(self) -> float:
         return max(1.0 - sum(self.weights().values()), 0.0)
-
-
-def score_trigger(index: Index, q: Query, p: TriggerParams) -> tuple[np.ndarray, np.ndarray]:
-    p_c = collection_model(index)
-    use = [(int(t), float(qf)) for t, qf in zip(q.ids, q.qtf) if p_c[t] > 0]
-    if not use:
-        return EMPTY_IDS, EMPTY_SCORES
-    weights = p.weights()
-    active = [name for name in TABLES if weights[name] > 0]
-    data = trigger_data(index) if active else None
-    word_post = postings(index)
-    words = [word_post(t) for t, _ in use]
-    hits: list[dict[str, tuple[np.ndarray, np.ndarray]]] = []
-    for t, _ in use:
-        found = {}
-        for name in active:
-            assert data is not None
-            found[name] = data.hits(name, t, word_post)
-        hits.append(found)
-    cand = union([r for r, _ in words] + [r for h in hits for r, _ in h.values()])
-    if len(cand) == 0:
-        return EMPTY_IDS, EMPTY_SCORES
-    lay = layout(index)
-    n_s = lay.sent_len.take(cand)
-    inv_s = np.zeros(len(cand))
-    np.divide(1.0, n_s, out=inv_s, where=n_s > 0)
-    empty_s = (n_s <= 0).astype(np.float64)
-    den = n_s + p.mu
-    inv_d = np.zeros(len(cand))
-    np.divide(1.0, den, out=inv_d, where=den > 0)
-    rest = p.rest()
-    total = np.zeros(len(cand))
-    word_hit = np.zeros(len(cand), dtype=bool)
-    with np.errstate(divide="ignore"):
-        for (t, qf), (r, v), found in zip(use, words, hits):
-            pt = float(p_c[t])
-            pos = np.searchsorted(cand, r)
-            word_hit[pos] = True
-            c_t = np.zeros(len(cand))
-            c_t[pos] = v
-            prob = weights["self"] * (c_t * inv_s + empty_s * pt)
-            for name, (rows, sums) in found.items():
-                assert data is not None
-                h = np.zeros(len(cand))
-                h[np.searchsorted(cand, rows)] = sums
-                prob += weights[name] * (h * inv_s + data.background[name].take(cand) * pt)
-            if rest > 0:
-                prob += rest * np.where(den > 0, (c_t + p.mu * pt) * inv_d, pt)
-            total += qf * np.log(prob)
-    return _cap(cand, total, word_hit, p.max_candidates)
-
-
-# --- explain and the distribution (from the sentence's own row) -------------------------------------
 
 
 def _sentence_label_counts(index: Index, sentence: int, labels: Sequence[str]) -> np.ndarray:
@@ -208,7 +157,7 @@ def distribution_trigger(index: Index, sentence: int, p: TriggerParams) -> np.nd
     out = weights["self"] * (c_s / n_s if n_s > 0 else p_c)
     active = [name for name in TABLES if weights[name] > 0]
     if active:
-        data = trigger_data(index)
+        data = trigger_data(index, p.tables)
         y_s = _sentence_label_counts(index, sentence, data.tables.labels)
         for name in active:
             targets = y_s if name == "ne" else c_s
@@ -233,7 +182,7 @@ def explain_trigger(index: Index, q: Query, sentence: int, p: TriggerParams) -> 
     n_s = float(counts.sum())
     weights = p.weights()
     active = [name for name in TABLES if weights[name] > 0]
-    data = trigger_data(index) if active else None
+    data = trigger_data(index, p.tables) if active else None
     y_s = _sentence_label_counts(index, sentence, data.tables.labels) if data is not None else np.zeros(0)
     vocab = index.vocab
     rows = []
@@ -298,18 +247,68 @@ _FORMULA = (
     r"\frac{f_t(q,s_j)}{\sum_w f_t(w,s_j)}+\Big(1-\sum_t\lambda_t\Big)\frac{c(q,s)+\mu p(q)}{|s|+\mu}\Big]"
 )
 
-SPECS = [
-    ModelSpec(
-        "lm-trigger.v1",
-        "LM, trained triggers",
-        "lm",
-        TriggerParams,
-        score_trigger,
-        explain_trigger,
-        _FORMULA,
-        f"{PAPER_001} §5-6 eq. 9-12",
+@register(
+    "lm-trigger.v1",
+    display_name="LM, trained triggers",
+    family="lm",
+    params=TriggerParams,
+    explainer=explain_trigger,
+    formula=_FORMULA,
+    paper=f"{PAPER_001} §5-6 eq. 9-12",
+    description=(
         "query likelihood where a query word can be generated by sentence words it triggers "
-        "(same sentence, next sentence, QA pairs, answer entity labels), mixed with the Dirichlet unigram",
-        distribution_trigger,
+        "(same sentence, next sentence, QA pairs, answer entity labels), mixed with the Dirichlet unigram"
     ),
-]
+    distribution=distribution_trigger,
+)
+def score_trigger(index: Index, q: Query, p: TriggerParams) -> tuple[np.ndarray, np.ndarray]:
+    p_c = collection_model(index)
+    use = [(int(t), float(qf)) for t, qf in zip(q.ids, q.qtf) if p_c[t] > 0]
+    if not use:
+        return EMPTY_IDS, EMPTY_SCORES
+    weights = p.weights()
+    active = [name for name in TABLES if weights[name] > 0]
+    data = trigger_data(index, p.tables) if active else None
+    word_post = postings(index)
+    words = [word_post(t) for t, _ in use]
+    hits: list[dict[str, tuple[np.ndarray, np.ndarray]]] = []
+    for t, _ in use:
+        found = {}
+        for name in active:
+            assert data is not None
+            found[name] = data.hits(name, t, word_post)
+        hits.append(found)
+    cand = union([r for r, _ in words] + [r for h in hits for r, _ in h.values()])
+    if len(cand) == 0:
+        return EMPTY_IDS, EMPTY_SCORES
+    lay = layout(index)
+    n_s = lay.sent_len.take(cand)
+    inv_s = np.zeros(len(cand))
+    np.divide(1.0, n_s, out=inv_s, where=n_s > 0)
+    empty_s = (n_s <= 0).astype(np.float64)
+    den = n_s + p.mu
+    inv_d = np.zeros(len(cand))
+    np.divide(1.0, den, out=inv_d, where=den > 0)
+    rest = p.rest()
+    total = np.zeros(len(cand))
+    word_hit = np.zeros(len(cand), dtype=bool)
+    with np.errstate(divide="ignore"):
+        for (t, qf), (r, v), found in zip(use, words, hits):
+            pt = float(p_c[t])
+            pos = np.searchsorted(cand, r)
+            word_hit[pos] = True
+            c_t = np.zeros(len(cand))
+            c_t[pos] = v
+            prob = weights["self"] * (c_t * inv_s + empty_s * pt)
+            for name, (rows, sums) in found.items():
+                assert data is not None
+                h = np.zeros(len(cand))
+                h[np.searchsorted(cand, rows)] = sums
+                prob += weights[name] * (h * inv_s + data.background[name].take(cand) * pt)
+            if rest > 0:
+                prob += rest * np.where(den > 0, (c_t + p.mu * pt) * inv_d, pt)
+            total += qf * np.log(prob)
+    return _cap(cand, total, word_hit, p.max_candidates)
+
+
+# --- explain and the distribution (from the sentence's own row) -------------------------------------

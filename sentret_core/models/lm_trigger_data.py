@@ -14,7 +14,7 @@ from sentret_core.index.neighbours import expand_ranges
 from sentret_core.models.cache import cached
 from sentret_core.models.layout import layout
 from sentret_core.models.postings import Postings
-from sentret_core.models.training.triggers import TABLES, TriggerTables, current_tables, sentence_labels
+from sentret_core.models.training.triggers import TABLES, TriggerTables, load_triggers, sentence_labels
 from sentret_core.models.vectors import EMPTY_IDS, EMPTY_SCORES, run_starts
 
 if TYPE_CHECKING:
@@ -80,8 +80,9 @@ def _normalise_columns(table: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]
     return norm, mass <= 0
 
 
-def trigger_data(index: Index) -> TriggerData:
-    tables = current_tables(index)
+def trigger_data(index: Index, name: str) -> TriggerData:
+    """The normalised tables of trigger artefact ``name`` and what derives from them."""
+    tables = load_triggers(index, name)
 
     def build() -> TriggerData:
         lay = layout(index)

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from sentret_core.errors import SentretError
+from sentret_core.index.artefacts import NAME as ARTEFACT_NAME
 
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
@@ -40,7 +41,7 @@ class ParamSpec:
     step: float | None = None
     grid: tuple[Any, ...] | None = None
     nullable: bool = False
-    expensive: bool = False  # changing it retrains something (seconds to minutes): apply on request, not live
+    artefact: str | None = None  # the kind of trained artefact it names ("classes", "triggers"), read by name
     # the smallest value allowed above 0: values strictly between 0 and it are refused (a Dirichlet
     # μ that tiny is 0 for any sentence, and its reciprocal overflows)
     min_positive: float | None = None
@@ -49,6 +50,8 @@ class ParamSpec:
         """The allowed values in words, for error messages and help text."""
         if self.choices is not None:
             text = "one of " + ", ".join(repr(c) for c in self.choices)
+        elif self.artefact is not None:
+            text = f"the name of a trained {self.artefact} artefact (lower-case letters, digits, '.', '_', '-')"
         elif self.type is bool:
             text = "True or False"
         else:
@@ -75,6 +78,8 @@ class ParamSpec:
         if converted is None:
             raise self._error(value)
         if self.choices is not None and converted not in self.choices:
+            raise self._error(value)
+        if self.artefact is not None and not ARTEFACT_NAME.fullmatch(converted):
             raise self._error(value)
         if self.type in (int, float):
             if not math.isfinite(converted):
@@ -126,7 +131,7 @@ def param(
     step: float | None = None,
     grid: tuple[Any, ...] | None = None,
     nullable: bool = False,
-    expensive: bool = False,
+    artefact: str | None = None,
     min_positive: float | None = None,
 ) -> Any:
     """A dataclass field carrying its :class:`ParamSpec` (its name and type are filled in later)."""
@@ -139,7 +144,7 @@ def param(
         "step": step,
         "grid": grid,
         "nullable": nullable,
-        "expensive": expensive,
+        "artefact": artefact,
         "min_positive": min_positive,
     }
     return field(default=default, metadata={"sentret.param": meta})

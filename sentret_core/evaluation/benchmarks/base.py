@@ -1,4 +1,4 @@
-"""What every benchmark shares: its topics, the loaded benchmark, and file-reading helpers.
+"""What every benchmark shares: its topics and the loaded benchmark (file readers: :mod:`sentret_core.ingest.qa_files`).
 
 A benchmark is a collection (an index), topics and graded qrels; a sentence's TREC docid is
 ``<document id>-<position in the document>``.
@@ -14,7 +14,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import Qrels
 from sentret_core.index.reader import Index
 
@@ -89,22 +88,3 @@ def sentence_docids(index: Index) -> list[str]:
 def document_rows(index: Index) -> dict[str, int]:
     """Document id -> its row in the index."""
     return {str(doc): row for row, doc in enumerate(index.documents["id"])}
-
-
-def read_lines(path: Path, what: str) -> list[str]:
-    """The lines of a UTF-8 text file; a missing or unreadable file raises :class:`SentretError`."""
-    if not path.is_file():
-        raise SentretError(f"{path}: no such {what} file")
-    try:
-        return path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as err:
-        raise SentretError(f"{path}: not UTF-8 text (byte {err.start})") from None
-    except OSError as err:
-        raise SentretError(f"cannot read {path}: {err.strerror or err}") from None
-
-
-def check_id(value: str, where: str, what: str) -> str:
-    """``value`` if it is a non-empty id without whitespace, else :class:`SentretError` at ``where``."""
-    if not value or any(ch.isspace() for ch in value):
-        raise SentretError(f"{where}: {what} {value!r} must be non-empty without whitespace")
-    return value

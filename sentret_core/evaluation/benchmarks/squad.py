@@ -32,7 +32,6 @@ from sentret_core.evaluation.benchmarks.base import (
     Log,
     Topic,
     document_rows,
-    read_lines,
     sentence_docids,
 )
 from sentret_core.evaluation.benchmarks.indexing import cached_index
@@ -40,6 +39,7 @@ from sentret_core.evaluation.trec_io import Qrels, topic_id
 from sentret_core.index.reader import Index
 from sentret_core.ingest.corpus import Document, read_demo
 from sentret_core.ingest.nlp import entity_text
+from sentret_core.ingest.qa_files import read_lines
 
 DISTRACTORS: tuple[str, ...] = ("demo",)
 

@@ -27,13 +27,12 @@ from sentret_core.evaluation.benchmarks.base import (
     Benchmark,
     Log,
     Topic,
-    check_id,
     document_rows,
-    read_lines,
     sentence_docids,
 )
 from sentret_core.evaluation.benchmarks.indexing import cached_index
 from sentret_core.ingest.corpus import Document, presegmented
+from sentret_core.ingest.qa_files import check_id, read_lines
 
 
 @dataclass(frozen=True)

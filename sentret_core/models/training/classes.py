@@ -1,8 +1,8 @@
 """Word classes learned from a corpus's own bigram statistics (seed 001 §3; SPEC "Class-based LM").
 
     from sentret_core.models.training.classes import train_classes
-    cmap = train_classes(index, classes=100)                # the index's own bigrams
-    cmap = train_classes(index, sources=["data/indexes/demo"])  # plus other corpora (seed 001: AQUAINT)
+    cmap = train_classes(index, classes=100)                  # artefact "classes": the index's own bigrams
+    cmap = train_classes(index, name="classes-big", sources=["data/indexes/demo"])  # plus other corpora
 
 **Statistics.** ``f(w, w')`` = how often term w' directly follows term w inside a sentence of the
 index's term sequences (``seq_terms``; sentences never join). The index keeps terms only (SPEC
@@ -36,19 +36,18 @@ The move of one word is evaluated for all K classes at once: only the classes it
 predecessors fall into change a row or column of N(g,h), so the gain is a few K×(those classes)
 array operations (``_Exchange.gains``).
 
-**Caching.** A trained map is kept in ``index.cache`` and written beside the index, atomically,
-as ``cache-classes-<key>.npz`` with its parameters, sources and training statistics in
-``cache-classes-<key>.json`` (``sentret verify`` ignores files named ``cache*``; the index itself
-is never modified). ``<key>`` hashes the parameters, the algorithm version and the fingerprints
-of the index and of every source. :func:`train_classes` also records its map as the index's
-*trained* map (``cache-classes.json``), which the class LM uses with ``classes_from="trained"``.
-A folder that cannot be written only loses the disk copy.
+**Artefacts.** :func:`train_classes` writes the map as a named artefact of the index
+(``INDEX/artefacts/<name>/``, :mod:`sentret_core.index.artefacts`) with its parameters, sources
+and training statistics; the class LM reads it by name (``lm-class.v1`` parameter ``classes``,
+default ``"classes"``) and never trains. ``sentret train classes INDEX`` does the same from the
+shell. :func:`fit_classes` trains and returns a map without writing anything.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -57,23 +56,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sentret_core.errors import SentretError
-from sentret_core.models.training.cache_files import (
-    cache_key,
-    describe_sources,
-    fingerprint,
-    get_current,
-    load_cache,
-    save_cache,
-    set_current,
-    source_list,
-)
+from sentret_core.index import artefacts
 from sentret_core.models.training.exchange import RARE_CHOICES, bigrams, exchange
+from sentret_core.models.training.sources import describe_sources, source_list
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
 
 ALGORITHM = "exchange.v1"
-_TRAIN_LOCK = threading.RLock()
+KIND = "classes"
+DEFAULT_NAME = "classes"
 
 
 @dataclass(frozen=True)
@@ -107,73 +99,29 @@ def _check(classes: int, min_count: int, iterations: int, seed: int, rare: str) 
         raise SentretError(f"rare must be one of {', '.join(RARE_CHOICES)} (got {rare!r})")
 
 
-def class_map(
+def fit_classes(
     index: Index,
     *,
+    sources: Sequence[Index | str | os.PathLike[str]] = (),
     classes: int = 100,
     min_count: int = 3,
-    iterations: int = 10,
+    iterations: int = 20,
     seed: int = 0,
     rare: str = "assign",
-    sources: Sequence[Index | str | os.PathLike[str]] = (),
-    cache: bool = True,
 ) -> ClassMap:
-    """The class map of ``index`` for these parameters: from memory, from disk, or trained now.
-
-    ``cache=False`` trains now and neither reads nor writes any cache (for timing and tests).
-    """
+    """Train a class map of ``index`` (plus the bigrams of ``sources``) and return it; writes nothing."""
     _check(classes, min_count, iterations, seed, rare)
     extra = source_list(sources)
     params = {"classes": int(classes), "min_count": int(min_count), "iterations": int(iterations),
               "seed": int(seed), "rare": rare}  # fmt: skip
     described = describe_sources(extra)
-    key = cache_key({"algorithm": ALGORITHM, "params": params, "index": fingerprint(index),
-                     "sources": [d["fingerprint"] for d in described]})  # fmt: skip
-    if not cache:
-        return _train(index, extra, params, described, key, save=False)
-    memo = f"models.classes/{key}"
-    found: ClassMap | None = index.cache.get(memo)
-    if found is not None:
-        return found
-    with _TRAIN_LOCK:
-        found = index.cache.get(memo)
-        if found is not None:
-            return found
-        loaded = load_cache(index, "classes", key)
-        if loaded is not None and len(loaded[0].get("classes", ())) == index.V:
-            arrays, meta = loaded
-            found = ClassMap(key, arrays["classes"].astype(np.int32), int(meta["n_classes"]),
-                             dict(meta["params"]), tuple(meta["sources"]), dict(meta["stats"]))  # fmt: skip
-        else:
-            found = _train(index, extra, params, described, key, save=True)
-        index.cache[memo] = found
-    return found
-
-
-def _train(
-    index: Index,
-    extra: list[Index],
-    params: dict[str, Any],
-    described: list[dict[str, str]],
-    key: str,
-    save: bool,
-) -> ClassMap:
     clock = time.perf_counter()
     stats_in = bigrams(index, extra)
     counted = time.perf_counter() - clock
-    result = exchange(
-        stats_in.matrix,
-        stats_in.counts,
-        params["classes"],
-        min_count=params["min_count"],
-        iterations=params["iterations"],
-        seed=params["seed"],
-        rare=params["rare"],
-    )
-    seconds = time.perf_counter() - clock
-    own = result.classes[: index.V]
+    result = exchange(stats_in.matrix, stats_in.counts, int(classes), min_count=int(min_count),
+                      iterations=int(iterations), seed=int(seed), rare=rare)  # fmt: skip
     stats = {
-        "seconds": round(seconds, 3),
+        "seconds": round(time.perf_counter() - clock, 3),
         "bigram_seconds": round(counted, 3),
         "words": int(stats_in.matrix.shape[0]),
         "trained_words": result.trained_words,
@@ -185,45 +133,37 @@ def _train(
         "shared_class": result.shared,
         "nonempty_classes": len(np.unique(result.classes)),
     }
-    cmap = ClassMap(key, own.astype(np.int32), result.n_classes, params, tuple(described), stats)
-    if save:
-        meta = {"algorithm": ALGORITHM, "params": params, "sources": described, "stats": stats,
-                "n_classes": result.n_classes, "index": str(index.path), "created": time.time()}  # fmt: skip
-        save_cache(index, "classes", key, {"classes": cmap.classes}, meta)
-    return cmap
+    own = result.classes[: index.V].astype(np.int32)
+    key = hashlib.sha256(json.dumps([ALGORITHM, params, described]).encode() + own.tobytes()).hexdigest()
+    return ClassMap(key, own, result.n_classes, params, tuple(described), stats)
 
 
 def train_classes(
     index: Index,
     *,
+    name: str = DEFAULT_NAME,
     sources: Sequence[Index | str | os.PathLike[str]] = (),
     classes: int = 100,
     min_count: int = 3,
-    iterations: int = 10,
+    iterations: int = 20,
     seed: int = 0,
     rare: str = "assign",
 ) -> ClassMap:
-    """Train (or load) a class map and make it the index's *trained* map (``classes_from="trained"``)."""
-    cmap = class_map(index, classes=classes, min_count=min_count, iterations=iterations, seed=seed,
-                     rare=rare, sources=sources)  # fmt: skip
-    set_current(index, "classes", cmap.key)
-    return cmap
+    """Train a class map and write it as artefact ``name`` of ``index`` (replacing one of that name)."""
+    artefacts.check_name(name)
+    cmap = fit_classes(index, sources=sources, classes=classes, min_count=min_count, iterations=iterations,
+                       seed=seed, rare=rare)  # fmt: skip
+    meta = {"algorithm": ALGORITHM, "params": cmap.params, "sources": list(cmap.sources), "stats": cmap.stats,
+            "n_classes": cmap.n_classes}  # fmt: skip
+    return _as_map(artefacts.write(index, KIND, name, {"classes": cmap.classes}, meta))
 
 
-def trained_class_map(index: Index) -> ClassMap | None:
-    """The map :func:`train_classes` last recorded for the index, or None."""
-    key = get_current(index, "classes")
-    if key is None:
-        return None
-    memo = f"models.classes/{key}"
-    found: ClassMap | None = index.cache.get(memo)
-    if found is not None:
-        return found
-    loaded = load_cache(index, "classes", key)
-    if loaded is None or len(loaded[0].get("classes", ())) != index.V:
-        return None
-    arrays, meta = loaded
-    found = ClassMap(key, arrays["classes"].astype(np.int32), int(meta["n_classes"]),
-                     dict(meta["params"]), tuple(meta["sources"]), dict(meta["stats"]))  # fmt: skip
-    index.cache[memo] = found
-    return found
+def load_classes(index: Index, name: str = DEFAULT_NAME) -> ClassMap:
+    """The class map written as artefact ``name`` (a clear error if there is none: nothing trains here)."""
+    return _as_map(artefacts.read(index, KIND, name))
+
+
+def _as_map(found: artefacts.Artefact) -> ClassMap:
+    meta = found.meta
+    return ClassMap(found.sha256, found.arrays["classes"].astype(np.int32), int(meta["n_classes"]),
+                    dict(meta["params"]), tuple(meta["sources"]), dict(meta["stats"]))  # fmt: skip

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from scipy.special import xlogy
 
 from sentret_core.errors import SentretError
-from sentret_core.models.training.cache_files import vocabulary_map
+from sentret_core.models.training.sources import vocabulary_map
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index

@@ -1,14 +1,14 @@
 """Trigger tables of seed 001 §5-6, counted on the corpus.
 
 Inside- and across-sentence co-occurrence, and, from question/answer pairs, the QA-pair and
-named-entity tables (question word → answer NE label). Trained once per index and source set and
-cached beside the index.
+named-entity tables (question word → answer NE label). :func:`train_triggers` (or ``sentret train
+triggers INDEX``) writes them as a named artefact of the index, which ``lm-trigger.v1`` reads by
+name (parameter ``tables``, default ``"triggers"``); :func:`fit_triggers` counts without writing.
 """
 
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,26 +19,20 @@ import numpy as np
 import scipy.sparse as sp
 
 from sentret_core.errors import SentretError
+from sentret_core.index import artefacts
 from sentret_core.index.format import sha256_of
+from sentret_core.ingest.qa_files import WIKIQA_HEADER, read_lines, read_wikiqa
 from sentret_core.models.cache import cached
-from sentret_core.models.training.cache_files import (
-    cache_key,
-    describe_sources,
-    fingerprint,
-    get_current,
-    load_cache,
-    save_cache,
-    set_current,
-    source_list,
-)
+from sentret_core.models.training.sources import describe_sources, source_list
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
 
 ALGORITHM = "triggers.v1"
+KIND = "triggers"
+DEFAULT_NAME = "triggers"
 TABLES = ("inside", "across", "qa", "ne")
 COMPONENTS = ("self", *TABLES)
-_LOCK = threading.RLock()
 
 
 # --- the tables ----------------------------------------------------------------------------------
@@ -100,32 +94,19 @@ def corpus_tables(index: Index, sources: Sequence[Index] = ()) -> tuple[sp.csr_m
 def read_qa_pairs(path: str | os.PathLike[str]) -> list[tuple[str, str]]:
     """(question, answer sentence) pairs of a WikiQA TSV (rows with Label 1) or a two-column TSV."""
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
-        raise SentretError(f"{path}: cannot read the question/answer pairs ({err})") from None
-    if not lines:
-        raise SentretError(f"{path}: no question/answer pairs")
-    header = lines[0].split("\t")
-    pairs: list[tuple[str, str]] = []
-    if "Question" in header and "Sentence" in header:
-        qi, si = header.index("Question"), header.index("Sentence")
-        li = header.index("Label") if "Label" in header else None
-        for lineno, line in enumerate(lines[1:], start=2):
-            if not line.strip():
-                continue
-            fields = line.split("\t")
-            if len(fields) != len(header):
-                raise SentretError(f"{path}:{lineno}: expected {len(header)} tab-separated fields")
-            if li is None or fields[li].strip() == "1":
-                pairs.append((fields[qi], fields[si]))
+    lines = read_lines(path, "question/answer pairs")
+    if lines and tuple(lines[0].split("\t")) == WIKIQA_HEADER:
+        data = read_wikiqa(path)
+        pairs = [(q.text, data.documents[q.document][1][position])
+                 for q in data.questions for position, label in zip(q.positions, q.labels) if label == 1]  # fmt: skip
     else:
+        pairs = []
         for lineno, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
             fields = line.split("\t")
             if len(fields) < 2:
-                raise SentretError(f"{path}:{lineno}: expected question<TAB>answer")
+                raise SentretError(f"{path}:{lineno}: expected question<TAB>answer (or a WikiQA TSV)")
             pairs.append((fields[0], fields[1]))
     if not pairs:
         raise SentretError(f"{path}: no question/answer pairs (a WikiQA file needs rows with Label 1)")
@@ -234,7 +215,7 @@ def qa_tables(
     return (Q.T @ A).tocsr(), (Q.T @ Y).tocsr(), all_labels, stats
 
 
-def train_triggers(
+def fit_triggers(
     index: Index,
     qa_pairs: str | os.PathLike[str] | None = None,
     *,
@@ -242,10 +223,8 @@ def train_triggers(
     min_count: int = 2,
     qa_min_count: int = 1,
     n_process: int = 1,
-    current: bool = True,
-    save: bool = True,
 ) -> TriggerTables:
-    """Count (or load) the trigger tables of ``index`` and make them its current tables.
+    """Count the trigger tables of ``index``; writes nothing.
 
     ``sources``: other indexes whose sentences add to the inside/across-sentence counts.
     ``qa_pairs``: a file of question/answer-sentence pairs for the QA and NE tables (None: those
@@ -254,34 +233,10 @@ def train_triggers(
     if min_count < 1 or qa_min_count < 1:
         raise SentretError(f"min_count and qa_min_count must be at least 1 (got {min_count}, {qa_min_count})")
     extra = source_list(sources)
-    described = describe_sources(extra)
     qa_path = Path(qa_pairs).resolve() if qa_pairs is not None else None
     if qa_path is not None and not qa_path.is_file():
         raise SentretError(f"{qa_pairs}: no such file of question/answer pairs")
     params = {"min_count": int(min_count), "qa_min_count": int(qa_min_count)}
-    key = cache_key({"algorithm": ALGORITHM, "params": params, "index": fingerprint(index),
-                     "sources": [d["fingerprint"] for d in described],
-                     "qa": sha256_of(qa_path) if qa_path is not None else None})  # fmt: skip
-    with _LOCK:
-        found = _load(index, key)
-        if found is None:
-            found = _count(index, key, extra, described, qa_path, params, n_process, save)
-            index.cache[f"models.triggers/{key}"] = found
-        if current:
-            set_current(index, "triggers", key)
-    return found
-
-
-def _count(
-    index: Index,
-    key: str,
-    extra: list[Index],
-    described: list[dict[str, str]],
-    qa_path: Path | None,
-    params: dict[str, int],
-    n_process: int,
-    save: bool,
-) -> TriggerTables:
     clock = time.perf_counter()
     inside, across = corpus_tables(index, extra)
     inside, across = _prune(inside, params["min_count"]), _prune(across, params["min_count"])
@@ -289,8 +244,7 @@ def _count(
     labels = index_labels(index)
     qa_stats: dict[str, Any] = {}
     if qa_path is not None:
-        pairs = read_qa_pairs(qa_path)
-        qa, ne, labels, qa_stats = qa_tables(index, pairs, labels, n_process)
+        qa, ne, labels, qa_stats = qa_tables(index, read_qa_pairs(qa_path), labels, n_process)
         qa, ne = _prune(qa, params["qa_min_count"]), _prune(ne, params["qa_min_count"])
     else:
         qa, ne = sp.csr_matrix((index.V, index.V)), sp.csr_matrix((index.V, len(labels)))
@@ -298,58 +252,54 @@ def _count(
     meta = {
         "algorithm": ALGORITHM,
         "params": params,
-        "sources": described,
+        "sources": describe_sources(extra),
         "qa_pairs": str(qa_path) if qa_path is not None else None,
+        "qa_pairs_sha256": sha256_of(qa_path) if qa_path is not None else None,
         "labels": list(labels),
         "shapes": {name: list(m.shape) for name, m in tables.items()},
         "stats": {"seconds": round(time.perf_counter() - clock, 3),
                   "corpus_seconds": round(corpus_seconds, 3),
                   "pairs": {name: int(m.nnz) for name, m in tables.items()}, **qa_stats},
-        "index": str(index.path),
-        "created": time.time(),
     }  # fmt: skip
-    found = TriggerTables(key, tables, tuple(labels), meta)
-    if save:
-        arrays: dict[str, np.ndarray] = {}
-        for name, m in tables.items():
-            arrays[f"{name}.indptr"] = m.indptr
-            arrays[f"{name}.indices"] = m.indices
-            arrays[f"{name}.data"] = m.data
-        save_cache(index, "triggers", key, arrays, meta)
-    return found
+    return TriggerTables(artefacts.content_hash(_arrays(tables)), tables, tuple(labels), meta)
 
 
-def _load(index: Index, key: str) -> TriggerTables | None:
-    memo = f"models.triggers/{key}"
-    found: TriggerTables | None = index.cache.get(memo)
-    if found is not None:
-        return found
-    loaded = load_cache(index, "triggers", key)
-    if loaded is None:
-        return None
-    arrays, meta = loaded
-    try:
-        tables = {
-            name: sp.csr_matrix(
-                (arrays[f"{name}.data"], arrays[f"{name}.indices"], arrays[f"{name}.indptr"]),
-                shape=tuple(meta["shapes"][name]),
-            )
-            for name in TABLES
-        }
-    except (KeyError, ValueError):
-        return None
-    if tables["inside"].shape != (index.V, index.V):
-        return None
-    found = TriggerTables(key, tables, tuple(meta["labels"]), meta)
-    index.cache[memo] = found
-    return found
+def train_triggers(
+    index: Index,
+    qa_pairs: str | os.PathLike[str] | None = None,
+    *,
+    name: str = DEFAULT_NAME,
+    sources: Sequence[Index | str | os.PathLike[str]] = (),
+    min_count: int = 2,
+    qa_min_count: int = 1,
+    n_process: int = 1,
+) -> TriggerTables:
+    """Count the trigger tables (:func:`fit_triggers`) and write them as artefact ``name`` of ``index``."""
+    artefacts.check_name(name)
+    found = fit_triggers(index, qa_pairs, sources=sources, min_count=min_count, qa_min_count=qa_min_count,
+                         n_process=n_process)  # fmt: skip
+    return _as_tables(artefacts.write(index, KIND, name, _arrays(found.tables), found.meta))
 
 
-def current_tables(index: Index) -> TriggerTables:
-    """The index's current tables (:func:`train_triggers`); the corpus tables counted now if none."""
-    key = get_current(index, "triggers")
-    if key is not None:
-        found = _load(index, key)
-        if found is not None:
-            return found
-    return train_triggers(index)
+def load_triggers(index: Index, name: str = DEFAULT_NAME) -> TriggerTables:
+    """The tables written as artefact ``name`` (a clear error if there are none: nothing trains here)."""
+    return _as_tables(artefacts.read(index, KIND, name))
+
+
+def _arrays(tables: dict[str, sp.csr_matrix]) -> dict[str, np.ndarray]:
+    arrays: dict[str, np.ndarray] = {}
+    for name, m in tables.items():
+        arrays[f"{name}.indptr"] = m.indptr
+        arrays[f"{name}.indices"] = m.indices
+        arrays[f"{name}.data"] = m.data
+    return arrays
+
+
+def _as_tables(found: artefacts.Artefact) -> TriggerTables:
+    arrays, meta = found.arrays, found.meta
+    tables = {
+        name: sp.csr_matrix((arrays[f"{name}.data"], arrays[f"{name}.indices"], arrays[f"{name}.indptr"]),
+                            shape=tuple(meta["shapes"][name]))
+        for name in TABLES
+    }
+    return TriggerTables(found.sha256, tables, tuple(meta["labels"]), meta)

@@ -11,6 +11,7 @@ import functools
 import html
 import os
 import sys
+from collections.abc import Callable
 
 import pandas as pd
 import streamlit as st
@@ -24,9 +25,18 @@ from sentret_core.annotation.store import JudgmentStore
 from sentret_core.annotation.topics import DEFAULT_DEPTH, DEFAULT_TOP_ENTITIES
 from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
 from sentret_core.errors import SentretError
-from sentret_core.ui.pages.annotate import app_store
+from sentret_core.ui.judgments import page_store
 from sentret_core.ui.pages.explore import model_title, support_models
-from sentret_core.ui.state import EXPLORE_QUERY, current_index, current_index_path, remember_explore_query
+from sentret_core.ui.state import (
+    EXPLORE_QUERY,
+    current_index,
+    current_index_path,
+    error_guard,
+    guarded,
+    page_setup,
+    remember_explore_query,
+    uploaded_text,
+)
 
 TOKEN = "admin_verified_token"  # the verified token of this browser session
 CREATED = "admin_created"  # messages about the session just created, shown after the rerun
@@ -71,26 +81,19 @@ def token_form(store: JudgmentStore, key: str) -> Admin | None:
                               help=f"${ADMIN_TOKEN_ENV}, or the token printed in the server log")  # fmt: skip
         submitted = st.form_submit_button("Sign in as admin")
     if submitted:
-        try:
-            admin = store.admin(token.strip())
-        except SentretError as err:
-            st.error(str(err))
-            return None
-        st.session_state[TOKEN] = token.strip()
+        admin = guarded("check the admin token", store.admin, token.strip())
+        if admin is not None:
+            st.session_state[TOKEN] = token.strip()
         return admin
     st.info("This page needs the admin token.")
     return None
 
 
 def render() -> None:
-    remember_explore_query()
-    st.title("Admin")
-    st.caption("Assessment sessions: pool the candidates of (query, entity) pairs, follow the grading, "
+    page_setup("Admin", "Assessment sessions: pool the candidates of (query, entity) pairs, follow the grading, "
                "measure agreement, export qrels.")  # fmt: skip
-    try:
-        store = app_store()
-    except SentretError as err:
-        st.error(str(err))
+    store = page_store()
+    if store is None:
         return
     admin = token_form(store, "admin")
     if admin is None:
@@ -179,17 +182,17 @@ def _create(store: JudgmentStore) -> None:
         index = current_index()
         if index is None:
             return
-        try:
-            info, plan = create_session(
-                store, name, index, str(st.session_state.get("admin_topics", "")), passphrase,
-                models=models, depth=int(depth), seed=int(seed), top_entities=int(top),
-            )  # fmt: skip
-        except SentretError as err:
-            st.error(str(err))
+        created = guarded(
+            "create the session", create_session,
+            store, name, index, str(st.session_state.get("admin_topics", "")), passphrase,
+            models=models, depth=int(depth), seed=int(seed), top_entities=int(top),
+        )  # fmt: skip
+        if created is None:
             return
-        created = (f"Created session {info.name!r}: {info.n_items} items over {len(plan.topics)} (query, "
-                   "entity) pairs. Annotators sign in on the Annotate page with its passphrase.")  # fmt: skip
-        messages = [("success", created)]
+        info, plan = created
+        done = (f"Created session {info.name!r}: {info.n_items} items over {len(plan.topics)} (query, "
+                "entity) pairs. Annotators sign in on the Annotate page with its passphrase.")  # fmt: skip
+        messages = [("success", done)]
         messages += [("warning", f"Left out: {note}") for note in plan.notes]
         st.session_state[CREATED] = messages
         st.rerun()  # list the new session
@@ -205,18 +208,15 @@ def _open_close(admin: Admin, info: SessionInfo) -> None:
                   f"index `{html.escape(info.index_path)}`")  # fmt: skip
     if info.is_open:
         if right.button("Close session", key="admin_close"):
-            _act(admin.close_session, info.name)
+            _act("close the session", admin.close_session, info.name)
     elif right.button("Reopen session", key="admin_reopen"):
-        _act(admin.reopen_session, info.name)
+        _act("reopen the session", admin.reopen_session, info.name)
 
 
-def _act(action: object, name: str) -> None:
-    try:
-        action(name)  # type: ignore[operator]
-    except SentretError as err:
-        st.error(str(err))
-        return
-    st.rerun()
+def _act(what: str, action: Callable[[str], object], name: str) -> None:
+    with error_guard(what):
+        action(name)
+        st.rerun()  # the table of sessions shows the change
 
 
 def _progress_and_agreement(admin: Admin, info: SessionInfo) -> None:
@@ -280,13 +280,14 @@ def _export(admin: Admin, info: SessionInfo) -> None:
             st.info("Nobody has graded yet.")
             return
         who = right.selectbox("Annotator", annotators, key="admin_rule_annotator")
-    try:
-        qrels = admin.export_qrels(info.name, rule=rule, annotator=who)
-        csv_text = admin.export_csv(info.name)
-        jsonl = admin.export_jsonl(info.name)
-    except SentretError as err:
-        st.error(str(err))
-        return
+    with error_guard("export the session"):
+        _downloads(admin, info, rule, who)
+
+
+def _downloads(admin: Admin, info: SessionInfo, rule: str, who: str | None) -> None:
+    qrels = admin.export_qrels(info.name, rule=rule, annotator=who)
+    csv_text = admin.export_csv(info.name)
+    jsonl = admin.export_jsonl(info.name)
     stem = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in info.name)
     cols = st.columns(3)
     cols[0].download_button("Download qrels", qrels, f"{stem}.{rule}.qrels", "text/plain", key="admin_qrels")
@@ -306,17 +307,7 @@ def _import(admin: Admin, info: SessionInfo) -> None:
     upload = st.file_uploader("File", key=f"admin_import_file_{kind}")
     if upload is None or not st.button("Import", key="admin_import"):
         return
-    try:
-        text = upload.getvalue().decode("utf-8")
-    except UnicodeDecodeError:
-        st.error(f"{upload.name} is not UTF-8 text")
-        return
-    try:
-        if kind == "qrels":
-            changed = admin.import_qrels(info.name, text.splitlines(), who)
-        else:
-            changed = admin.import_jsonl(info.name, text.splitlines())
-    except SentretError as err:
-        st.error(str(err))
-        return
-    st.success(f"Imported {upload.name}: {changed} judgment(s) added or changed.")
+    with error_guard(f"import {upload.name}"):
+        lines = uploaded_text(upload).splitlines()
+        changed = admin.import_qrels(info.name, lines, who) if kind == "qrels" else admin.import_jsonl(info.name, lines)
+        st.success(f"Imported {upload.name}: {changed} judgment(s) added or changed.")

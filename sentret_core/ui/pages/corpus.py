@@ -8,13 +8,13 @@ import streamlit as st
 from sentret_core.index.overview import document_sentences, entity_table, overview
 from sentret_core.index.reader import Index
 from sentret_core.ui.render import sentence_html
-from sentret_core.ui.state import available_indexes, credit, current_index, current_index_path
+from sentret_core.ui.state import available_indexes, credit, current_index, current_index_path, page_setup
 
 MAX_TITLES = 300
 
 
 def render() -> None:
-    st.title("Corpus")
+    page_setup("Corpus")
     choose_index()
     index = current_index()
     if index is None:

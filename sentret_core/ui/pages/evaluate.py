@@ -19,23 +19,20 @@ from sentret_core.annotation.records import RULES
 from sentret_core.annotation.session_setup import topic_label
 from sentret_core.annotation.topics import EVAL_METRICS
 from sentret_core.defaults import DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS
-from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import parse_qrels
 from sentret_core.models import list_models
+from sentret_core.ui.judgments import page_store, session_index
 from sentret_core.ui.pages.admin import token_form
-from sentret_core.ui.pages.annotate import app_store, session_index
 from sentret_core.ui.pages.explore import model_title, support_models
-from sentret_core.ui.state import current_index, remember_explore_query
+from sentret_core.ui.state import current_index, error_guard, guarded, page_setup, uploaded_text
 
 RESULT = "evaluate_result"
 SESSION, UPLOAD = "A session's grades", "Uploaded qrels"
 
 
 def render() -> None:
-    remember_explore_query()  # for the Admin page's "Add the Explore page's query"
-    st.title("Evaluate")
-    st.caption("Tie-aware metrics of support-sentence models on graded judgments (relevant iff grade ≥ 3), "
-               "with significance against a baseline.")  # fmt: skip
+    page_setup("Evaluate", "Tie-aware metrics of support-sentence models on graded judgments (relevant iff "
+               "grade ≥ 3), with significance against a baseline.")  # fmt: skip
     source = st.radio("Judgments", [SESSION, UPLOAD], horizontal=True, key="evaluate_source")
     all_models = support_models()
     left, right = st.columns([3, 1])
@@ -70,10 +67,8 @@ def _ready(options: dict[str, Any]) -> bool:
 
 
 def _from_session(options: dict[str, Any]) -> Evaluation | None:
-    try:
-        store = app_store()
-    except SentretError as err:
-        st.error(str(err))
+    store = page_store()
+    if store is None:
         return None
     admin = token_form(store, "evaluate")
     if admin is None:
@@ -100,11 +95,8 @@ def _from_session(options: dict[str, Any]) -> Evaluation | None:
         st.error(f"The index of session {name!r} ({info.index_path}) cannot be opened.")
         return None
     with st.spinner("Scoring every model on the judged topics…"):
-        try:
-            return evaluate_session(admin, name, index, rule=rule, annotator=who, **options)
-        except SentretError as err:
-            st.error(str(err))
-            return None
+        return guarded("evaluate the session", evaluate_session, admin, name, index, rule=rule, annotator=who,
+                       **options)  # fmt: skip
 
 
 def _from_upload(options: dict[str, Any]) -> Evaluation | None:
@@ -120,14 +112,10 @@ def _from_upload(options: dict[str, Any]) -> Evaluation | None:
     index = current_index()
     if index is None:
         return None
-    try:
-        qrels = parse_qrels(upload.getvalue().decode("utf-8"), source=upload.name)
+    with error_guard(f"evaluate {upload.name}"):
+        qrels = parse_qrels(uploaded_text(upload), source=upload.name)
         with st.spinner("Scoring every model on the judged topics…"):
             return evaluate_judgments(index, qrels, **options)
-    except UnicodeDecodeError:
-        st.error(f"{upload.name} is not UTF-8 text")
-    except SentretError as err:
-        st.error(str(err))
     return None
 
 

@@ -22,11 +22,10 @@ from sentret_core.support.entities import DEFAULT_EXCLUDED_LABELS, ENTITY_SCORES
 from sentret_core.support.records import SupportResult, SupportSentence
 from sentret_core.ui.entity_graph import entity_graph_dot
 from sentret_core.ui.render import support_html
-from sentret_core.ui.state import credit, current_index, current_index_path, guarded
+from sentret_core.ui.state import PERSIST, credit, current_index, current_index_path, guarded, page_setup
 
 QUERY_FILE = Path(__file__).resolve().parents[2] / "data" / "queries" / "demo.txt"
 SCORE_NAMES = {"kld": "KLD", "frequency": "frequency", "rarity": "rarity", "combination": "combination"}
-PERSIST: Any = "session"  # widget values survive a visit to another page
 URL_KEYS = ("q", "entity", "ranker", "k", "score", "labels", "models")
 
 
@@ -98,8 +97,8 @@ def _to_url(state: dict[str, Any]) -> None:
 
 
 def render() -> None:
-    st.title("Explore")
-    st.caption("Which entities matter to a query, and which sentences say why — under several models side by side.")
+    page_setup("Explore", "Which entities matter to a query, and which sentences say why — under several models "
+               "side by side.")  # fmt: skip
     index = current_index()
     if index is None:
         return
@@ -147,8 +146,8 @@ def render() -> None:
     if not labels:
         st.error("Choose at least one entity label.")
         return
-    result = guarded(cached_support, str(current_index_path()), query, ranker, int(k), score, tuple(labels),
-                     tuple(models), per_entity)  # fmt: skip
+    result = guarded("find the support sentences", cached_support, str(current_index_path()), query, str(ranker),
+                     int(k), str(score), tuple(labels), tuple(models), per_entity)  # fmt: skip
     if result is None:
         return
     state = {"q": query, "ranker": ranker, "k": int(k), "score": score, "labels": labels, "models": models}

@@ -1,0 +1,97 @@
+"""``sentret train classes|triggers INDEX`` and ``sentret artefacts INDEX``: the explicit steps that
+write (and list, and remove) the named artefacts the class and trigger LMs read."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+from sentret_core.cli.common import command
+
+
+def register(sub: Any) -> None:
+    train = command(sub, "train", "Train a named artefact of an index (word classes, trigger tables).", _no_kind)
+    kinds = train.add_subparsers(title="artefact kinds", metavar="KIND")
+    classes = command(kinds, "classes", "Word classes by the exchange algorithm (lm-class.v1).", _run_classes)
+    _common(classes, "classes")
+    classes.add_argument("--classes", type=int, default=100, help="number of classes K (default 100)")
+    classes.add_argument("--min-count", type=int, default=3, help="words seen fewer times are not clustered (3)")
+    classes.add_argument("--iterations", type=int, default=20, help="exchange passes at most (default 20)")
+    classes.add_argument("--seed", type=int, default=0, help="seed of the order of the passes (default 0)")
+    classes.add_argument("--rare", choices=("assign", "shared"), default="assign",
+                         help="rare words: each to its best class, or one shared class")  # fmt: skip
+    triggers = command(kinds, "triggers", "Trigger tables of seed 001 §5-6 (lm-trigger.v1).", _run_triggers)
+    _common(triggers, "triggers")
+    triggers.add_argument("--qa-pairs", metavar="FILE", help="question/answer pairs for the QA and NE tables "
+                          "(a WikiQA TSV, or question<TAB>answer lines)")  # fmt: skip
+    triggers.add_argument("--min-count", type=int, default=2, help="prune corpus pairs seen fewer times (2)")
+    triggers.add_argument("--qa-min-count", type=int, default=1, help="prune QA pairs seen fewer times (1)")
+    triggers.add_argument("--processes", type=int, default=1, help="spaCy processes for the QA answers")
+    listing = command(sub, "artefacts", "List (or remove) the trained artefacts of an index.", _run_artefacts)
+    listing.add_argument("index", help="an index folder")
+    listing.add_argument("--remove", metavar="NAME", help="delete the artefact NAME")
+    listing.add_argument("--json", action="store_true", help="print the records as JSON")
+
+
+def _common(parser: argparse.ArgumentParser, kind: str) -> None:
+    parser.add_argument("index", help="an index folder")
+    parser.add_argument("--name", default=kind, help=f"artefact name (default {kind!r}, what the model reads)")
+    parser.add_argument("--source", action="append", default=[], metavar="INDEX",
+                        help="another index whose statistics are added (repeatable)")  # fmt: skip
+
+
+def _no_kind(args: argparse.Namespace) -> int:
+    from sentret_core.errors import SentretError
+
+    raise SentretError("say what to train: `sentret train classes INDEX` or `sentret train triggers INDEX`")
+
+
+def _run_classes(args: argparse.Namespace) -> int:
+    from sentret_core.index.reader import Index
+    from sentret_core.models.training.classes import train_classes
+
+    clock = time.perf_counter()
+    cmap = train_classes(Index.load(args.index), name=args.name, sources=args.source, classes=args.classes,
+                         min_count=args.min_count, iterations=args.iterations, seed=args.seed,
+                         rare=args.rare)  # fmt: skip
+    print(f"{args.index}: word classes {args.name}@{cmap.key[:12]}: {cmap.n_classes} classes, "
+          f"{cmap.stats['passes']} passes in {time.perf_counter() - clock:.1f} s")  # fmt: skip
+    return 0
+
+
+def _run_triggers(args: argparse.Namespace) -> int:
+    from sentret_core.index.reader import Index
+    from sentret_core.models.training.triggers import TABLES, train_triggers
+
+    clock = time.perf_counter()
+    tables = train_triggers(Index.load(args.index), args.qa_pairs, name=args.name, sources=args.source,
+                            min_count=args.min_count, qa_min_count=args.qa_min_count,
+                            n_process=args.processes)  # fmt: skip
+    pairs = ", ".join(f"{name} {tables.pairs(name):,}" for name in TABLES)
+    print(f"{args.index}: trigger tables {args.name}@{tables.key[:12]} ({pairs} pairs) "
+          f"in {time.perf_counter() - clock:.1f} s")  # fmt: skip
+    return 0
+
+
+def _run_artefacts(args: argparse.Namespace) -> int:
+    from sentret_core.index import artefacts
+    from sentret_core.index.format import read_manifest
+
+    read_manifest(args.index)  # a clear error if it is not an index
+    if args.remove:
+        artefacts.remove(args.index, args.remove)
+        print(f"{args.index}: removed artefact {args.remove}")
+        return 0
+    records = artefacts.available(args.index)
+    if args.json:
+        print(json.dumps(records, indent=2, ensure_ascii=False, default=str))
+        return 0
+    if not records:
+        print(f"{args.index}: no artefacts (train one with `sentret train classes|triggers {args.index}`)")
+    for r in records:
+        params = ", ".join(f"{k}={v}" for k, v in r.get("params", {}).items())
+        created = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(r.get("created", 0))))
+        print(f"{r['name']:<20} {r['kind']:<9} {str(r.get('sha256', ''))[:12]}  {created}  {params}")
+    return 0

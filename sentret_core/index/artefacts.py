@@ -1,0 +1,224 @@
+"""Named artefacts derived from an index by an explicit training step (word classes, trigger tables).
+
+An artefact lives beside the index files, in its own folder ``INDEX/artefacts/<name>/``:
+
+* ``arrays.npz`` — its numpy arrays;
+* ``artefact.json`` — its kind, name, content hash (``sha256`` over the arrays' names, dtypes,
+  shapes and bytes, so it does not depend on zip timestamps), the fingerprint of the index it was
+  trained on, and whatever its trainer records (parameters, sources, statistics).
+
+The folder is written under a temporary name and renamed into place, so a reader sees the old
+artefact or the new one, never half of one. Scorers only read artefacts (by name, a model
+parameter); nothing here is written while scoring. A run records ``name@hash`` (:func:`reference`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from sentret_core.errors import SentretError
+
+if TYPE_CHECKING:
+    from sentret_core.index.reader import Index
+
+FOLDER = "artefacts"
+META = "artefact.json"
+ARRAYS = "arrays.npz"
+ARTEFACT_FORMAT = 1
+NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+# the index files whose checksums identify what an artefact was trained on
+_FINGERPRINTED = ("seq_terms.npy", "seq_indptr.npy", "terms.parquet", "X.data.npy", "X.indices.npy",
+                  "mentions.parquet", "entities.parquet", "sent_pos.npy")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Artefact:
+    """One loaded artefact: its arrays and its record."""
+
+    name: str
+    kind: str
+    sha256: str
+    arrays: dict[str, np.ndarray]
+    meta: dict[str, Any]
+
+    @property
+    def reference(self) -> str:
+        return f"{self.name}@{self.sha256[:12]}"
+
+
+def fingerprint(index: Index) -> str:
+    """A short hash of what derived statistics are computed from (the index's own checksums)."""
+    files = index.manifest.get("files", {})
+    text = "|".join(f"{n}={files.get(n, '')}" for n in _FINGERPRINTED) + f"|N={index.N}|V={index.V}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def content_hash(arrays: dict[str, np.ndarray]) -> str:
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        array = np.ascontiguousarray(arrays[name])
+        digest.update(f"{name}|{array.dtype.str}|{array.shape}|".encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def check_name(name: str) -> str:
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise SentretError(
+            f"artefact name {name!r} is not allowed: use 1-64 lower-case letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+def folder_of(index_path: str | Path, name: str) -> Path:
+    return Path(index_path) / FOLDER / check_name(name)
+
+
+def write(index: Index, kind: str, name: str, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Artefact:
+    """Write (or replace) artefact ``name`` of ``index``; the old one stays whole until the rename."""
+    target = folder_of(index.path, name)
+    record = dict(meta, format=ARTEFACT_FORMAT, kind=kind, name=name, sha256=content_hash(arrays),
+                  index=fingerprint(index), created=time.time())  # fmt: skip
+    parent = target.parent
+    try:
+        parent.mkdir(exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=parent))
+    except OSError as err:
+        raise SentretError(f"{index.path}: cannot write the artefact {name!r} there ({err.strerror})") from None
+    try:
+        np.savez(staging / ARRAYS, **arrays)  # type: ignore[arg-type]
+        (staging / META).write_text(json.dumps(record, indent=2, sort_keys=True, default=str))
+        staging.chmod(0o755)  # mkdtemp makes it private; the index's other files are readable
+        with open(parent / ".lock", "a") as lock:  # one swap at a time, across processes
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            old = parent / f".old{staging.name}"
+            if target.exists():
+                target.rename(old)
+            staging.rename(target)
+        shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return Artefact(name, kind, record["sha256"], dict(arrays), record)
+
+
+def _record(index_path: Path, name: str) -> dict[str, Any] | None:
+    try:
+        record = json.loads((folder_of(index_path, name) / META).read_text())
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _missing(index: Index, kind: str, name: str) -> SentretError:
+    return SentretError(
+        f"{index.path} has no {kind} artefact named {name!r}: train it first with "
+        f"`sentret train {kind} {index.path} --name {name}` (or the How it works page's Train button)"
+    )
+
+
+def reference(index: Index, kind: str, name: str) -> str:
+    """``name@hash`` of the artefact a model would use (what a run records); raises if it is missing."""
+    record = _record(Path(index.path), name)
+    if record is None or record.get("kind") != kind:
+        raise _missing(index, kind, name)
+    return f"{name}@{str(record.get('sha256', ''))[:12]}"
+
+
+def read(index: Index, kind: str, name: str) -> Artefact:
+    """Artefact ``name`` of ``kind``, checked against its hash and the index (memoised per loaded index)."""
+    check_name(name)
+    meta_file = folder_of(index.path, name) / META
+    try:
+        stamp = meta_file.stat()
+    except OSError:
+        raise _missing(index, kind, name) from None
+    memo = f"artefact/{name}"
+    seen = index.cache.get(memo)
+    signature = (stamp.st_mtime_ns, stamp.st_size, stamp.st_ino)
+    if seen is not None and seen[0] == signature:
+        found: Artefact = seen[1]
+    else:
+        found = _load(index, name)
+        index.cache[memo] = (signature, found)
+    if found.kind != kind:
+        raise SentretError(f"artefact {name!r} of {index.path} holds {found.kind}, not {kind}")
+    return found
+
+
+def _load(index: Index, name: str) -> Artefact:
+    folder = folder_of(index.path, name)
+    damaged = f"artefact {name!r} of {index.path} is damaged"
+    record = _record(Path(index.path), name)
+    if record is None or not isinstance(record.get("kind"), str):
+        raise SentretError(f"{damaged}: {META} is missing or not a JSON record; train it again")
+    try:
+        with np.load(folder / ARRAYS, allow_pickle=False) as data:
+            arrays = {key: np.asarray(data[key]) for key in data.files}
+    except Exception as err:  # a truncated or foreign zip raises many kinds of errors
+        raise SentretError(f"{damaged}: {ARRAYS} cannot be read ({type(err).__name__}); train it again") from None
+    if content_hash(arrays) != record.get("sha256"):
+        raise SentretError(f"{damaged}: its arrays do not match their recorded hash; train it again")
+    if record.get("index") != fingerprint(index):
+        raise SentretError(f"artefact {name!r} was trained on another build of {index.path}; train it again")
+    return Artefact(name, record["kind"], str(record["sha256"]), arrays, record)
+
+
+def available(index_path: str | Path, kind: str | None = None) -> list[dict[str, Any]]:
+    """The records of the artefacts of an index (optionally of one kind), by name."""
+    root = Path(index_path) / FOLDER
+    if not root.is_dir():
+        return []
+    found = []
+    for folder in sorted(root.iterdir()):
+        if folder.name.startswith(".") or not NAME.fullmatch(folder.name):
+            continue
+        record = _record(Path(index_path), folder.name)
+        if record is not None and (kind is None or record.get("kind") == kind):
+            found.append(record)
+    return found
+
+
+def problems(index: Index) -> list[str]:
+    """What is wrong with the artefacts folder of an index (for ``sentret verify``); empty if sound."""
+    root = Path(index.path) / FOLDER
+    if not root.exists():
+        return []
+    if not root.is_dir():
+        return [f"{FOLDER}: not a folder"]
+    found = []
+    for folder in sorted(root.iterdir()):
+        where = f"{FOLDER}/{folder.name}"
+        if folder.name == ".lock":
+            continue
+        if folder.name.startswith("."):
+            found.append(f"{where}: left over from an interrupted training (safe to delete)")
+        elif not folder.is_dir() or not NAME.fullmatch(folder.name):
+            found.append(f"{where}: not an artefact")
+        else:
+            try:
+                _load(index, folder.name)
+            except SentretError as err:
+                found.append(f"{where}: {err}")
+    return found
+
+
+def remove(index_path: str | Path, name: str) -> None:
+    folder = folder_of(index_path, name)
+    if not (folder / META).is_file():
+        raise SentretError(f"{index_path} has no artefact named {name!r}")
+    with contextlib.suppress(FileNotFoundError):
+        shutil.rmtree(folder)

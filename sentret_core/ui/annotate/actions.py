@@ -1,0 +1,106 @@
+"""The Annotate page's button callbacks: grade, undo, skip, back and return to the current item."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Concatenate, ParamSpec
+
+import streamlit as st
+
+from sentret_core.annotation.annotator import AnnotatorHandle
+from sentret_core.annotation.records import ItemView
+from sentret_core.errors import SentretError
+from sentret_core.ui.annotate.keys import ANCHOR, CURSOR, HANDLE, flash
+from sentret_core.ui.state import error_message
+
+P = ParamSpec("P")
+
+
+def action(name: str) -> Callable[[Callable[Concatenate[AnnotatorHandle, P], None]], Callable[P, None]]:
+    """A callback run with the signed-in annotator's handle; without one, or when it fails, the reason
+    is left for the next run to show (see :func:`~sentret_core.ui.annotate.keys.flash`)."""
+
+    def wrap(func: Callable[Concatenate[AnnotatorHandle, P], None]) -> Callable[P, None]:
+        @functools.wraps(func)
+        def run(*args: P.args, **kwargs: P.kwargs) -> None:
+            handle: AnnotatorHandle | None = st.session_state.get(HANDLE)
+            if handle is None:
+                flash("error", f"sign in to {name}")
+                return
+            try:
+                func(handle, *args, **kwargs)
+            except Exception as err:
+                flash("error", error_message(name, err))
+
+        return run
+
+    return wrap
+
+
+@action("grade")
+def grade(handle: AnnotatorHandle, item: int, position: int, value: int) -> None:
+    handle.grade(item, value)
+    revisiting = st.session_state.get(CURSOR) is not None
+    st.session_state[CURSOR] = _after(handle, item, position) if revisiting else None
+
+
+def _item_at(handle: AnnotatorHandle, known: ItemView, position: int) -> ItemView | None:
+    """The item at ``position`` of the session's order, found from an item ``known`` to be in it.
+
+    A session's items are inserted in one transaction in position order, so their ids run in
+    the same order without gaps; the item found is checked, so nothing else can be returned.
+    """
+    try:
+        found = handle.item(known.item_id + position - known.position)
+    except SentretError:  # outside the session (before the first or after the last item)
+        return None
+    return found if found.position == position else None
+
+
+def _after(handle: AnnotatorHandle, item: int, position: int) -> int | None:
+    """After regrading a revisited item: the next one already seen, else the next to grade."""
+    following = _item_at(handle, handle.item(item), position + 1)
+    frontier = handle.next_item()
+    if following is not None and (frontier is None or following.position < frontier.position):
+        return following.item_id
+    return None
+
+
+@action("undo")
+def undo(handle: AnnotatorHandle) -> None:
+    item = handle.undo()
+    if item is None:
+        flash("info", "Nothing to undo.")
+        return
+    frontier = handle.next_item()
+    at_frontier = frontier is not None and frontier.item_id == item.item_id
+    st.session_state[CURSOR] = None if at_frontier else item.item_id
+    flash("info", f"Undid your last grade (item {item.position + 1}).")
+
+
+@action("skip")
+def skip(handle: AnnotatorHandle, item: int) -> None:
+    handle.skip(item)
+    st.session_state[CURSOR] = None
+
+
+@action("go back")
+def back(handle: AnnotatorHandle, position: int) -> None:
+    if position <= 0:
+        flash("info", "This is the first item.")
+        return
+    anchor = st.session_state.get(ANCHOR)
+    try:
+        known = handle.item(anchor) if anchor is not None else None
+    except SentretError:
+        known = None
+    previous = _item_at(handle, known, position - 1) if known is not None else None
+    if previous is None:
+        flash("info", "Cannot go back from here: use Undo to return to your last grade.")
+        return
+    st.session_state[CURSOR] = previous.item_id
+
+
+def current() -> None:
+    st.session_state[CURSOR] = None

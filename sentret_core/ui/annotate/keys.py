@@ -1,0 +1,24 @@
+"""The Annotate page's session-state keys, and the message an action leaves for the next run to show."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+HANDLE = "annotate_handle"
+CURSOR = "annotate_cursor"  # the item id being revisited; None = the next item to grade
+FLASH = "annotate_flash"
+CONTEXT = "annotate_context"
+ANCHOR = "annotate_anchor"  # the id of an item of the session shown last, to find others from
+GRADE_KEY = "grade{grade}_{item}"
+
+
+def flash(kind: str, message: str) -> None:
+    """Leave ``message`` ("error" or "info") for the next run: a button callback cannot place elements."""
+    st.session_state[FLASH] = (kind, message)
+
+
+def show_flash() -> None:
+    """The message the last action left, if any (shown once)."""
+    left = st.session_state.pop(FLASH, None)
+    if left is not None:
+        (st.error if left[0] == "error" else st.info)(left[1])

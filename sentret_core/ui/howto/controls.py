@@ -1,0 +1,111 @@
+"""The How it works page's inputs: the query and one widget per model parameter, built from its declaration."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import streamlit as st
+
+from sentret_core.models import ModelSpec, ParamSpec, get_model
+from sentret_core.support.teaching import control_kind, slider_options
+from sentret_core.ui.howto.computations import ParamItems
+from sentret_core.ui.howto.training import artefact_control
+from sentret_core.ui.state import PERSIST
+
+
+def _key(model: str, name: str) -> str:
+    return f"howto_p_{model}_{name}"
+
+
+def _own_key(model: str, name: str) -> str:
+    return f"howto_own_{model}_{name}"
+
+
+def _label(spec: ParamSpec) -> str:
+    return f"${spec.symbol}$ — `{spec.name}`" if spec.symbol else f"`{spec.name}`"
+
+
+def _help(spec: ParamSpec) -> str:
+    text = f"{spec.description}. Allowed: {spec.allowed()}."
+    if spec.grid:
+        text += f" The papers tuned over {', '.join(f'{g:g}' for g in spec.grid)}."
+    return text
+
+
+def _reset(model: str) -> None:
+    for spec in get_model(model).param_specs():
+        st.session_state.pop(_key(model, spec.name), None)
+        st.session_state.pop(_own_key(model, spec.name), None)
+
+
+def param_control(model: str, spec: ParamSpec) -> Any:
+    """One parameter's widget, built from its declared range, step, choices and description."""
+    key, label, help_text = _key(model, spec.name), _label(spec), _help(spec)
+    kind = control_kind(spec)
+    if spec.nullable:
+        own = st.toggle(f"own {label}", key=_own_key(model, spec.name), help=help_text, persist_state=PERSIST)
+        if not own:
+            return None
+    default = spec.default
+    if default is None:  # a nullable parameter switched on: start at the middle of its range
+        default = spec.type((spec.min or 0) + ((spec.max or 1) - (spec.min or 0)) / 2)
+    if kind == "select":
+        options = list(spec.choices or ())
+        return st.selectbox(label, options, index=options.index(default), key=key, help=help_text,
+                            persist_state=PERSIST)  # fmt: skip
+    if kind == "toggle":
+        return st.toggle(label, value=bool(default), key=key, help=help_text, persist_state=PERSIST)
+    if kind == "grid":
+        options = slider_options(spec)
+        return st.select_slider(label, options, value=default, key=key, help=help_text, persist_state=PERSIST,
+                                format_func=lambda v: f"{v:g}")  # fmt: skip
+    if kind == "number":
+        return st.number_input(label, value=default, key=key, help=help_text, persist_state=PERSIST)
+    if spec.type is int:
+        low, high = int(spec.min or 0), int(spec.max or 0)
+        return st.slider(label, low, high, int(default), step=int(spec.step or 1), key=key, help=help_text,
+                         persist_state=PERSIST)  # fmt: skip
+    step = float(spec.step or 0.01)
+    decimals = max(0, -math.floor(math.log10(step))) if step < 1 else 0
+    return st.slider(label, float(spec.min or 0.0), float(spec.max or 0.0), float(default), step=step,
+                     key=key, help=help_text, format=f"%.{decimals}f", persist_state=PERSIST)  # fmt: skip
+
+
+def parameter_controls(spec: ModelSpec) -> dict[str, Any]:
+    """Every parameter's widget (an artefact's: a choice and a Train form), then per-field overrides."""
+    specs = spec.param_specs()
+    if not specs:
+        st.caption("This model has no parameters.")
+        return {}
+    values: dict[str, Any] = {}
+    for p in specs:
+        if p.artefact is not None:
+            values[p.name] = artefact_control(spec.name, p, _key(spec.name, p.name))
+        elif not p.nullable:
+            values[p.name] = param_control(spec.name, p)
+    nullable = [p for p in specs if p.nullable]
+    if nullable:
+        with st.expander("Per-field overrides"):
+            for p in nullable:
+                values[p.name] = param_control(spec.name, p)
+    st.button("Reset to defaults", on_click=_reset, args=(spec.name,), key=f"howto_reset_{spec.name}")
+    return values
+
+
+def changed(spec: ModelSpec, values: dict[str, Any]) -> ParamItems:
+    """The parameters that differ from the model's defaults, as a hashable cache key."""
+    defaults = {p.name: p.default for p in spec.param_specs()}
+    return tuple(sorted((k, v) for k, v in values.items() if v != defaults.get(k)))
+
+
+def query_input() -> str:
+    """The query: the Explore page's when it has one the user has not overridden here."""
+    explore = st.session_state.get("explore_query")
+    if isinstance(explore, str) and explore.strip() and explore != st.session_state.get("howto_from_explore"):
+        st.session_state["howto_from_explore"] = explore
+        st.session_state["howto_query"] = explore
+    if "howto_query" not in st.session_state:
+        st.session_state["howto_query"] = "Spanish Civil War"
+    return str(st.text_input("Query", key="howto_query", persist_state=PERSIST,
+                             help="Taken from the Explore page when you have typed one there."))  # fmt: skip
