@@ -36,8 +36,13 @@ def test_index_info_verify_end_to_end(
     assert "PERSON" in capsys.readouterr().out
     assert main(["verify", str(out)]) == 0
     (out / "sent_doc.npy").write_bytes(b"garbage")
+    (out / "cache-classes-0123.npz").write_bytes(b"old")  # left by a sentret that trained on first use
+    (out / "notes.txt").write_text("mine")
     assert main(["verify", str(out)]) == 1
-    assert "sent_doc.npy: checksum mismatch" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "sent_doc.npy: checksum mismatch" in err
+    assert "cache-classes-0123.npz: a cache of an older sentret (safe to delete)" in err
+    assert "notes.txt: not part of the index" in err
 
 
 @pytest.mark.parametrize(

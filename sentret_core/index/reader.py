@@ -46,7 +46,9 @@ def verify(path: str | Path) -> list[str]:
             problems.append(f"{name}: checksum mismatch (the file was altered or corrupted)")
     for file in sorted(path.iterdir()):
         if file.name not in expected and file.name not in (MANIFEST, artefacts.FOLDER):
-            problems.append(f"{file.name}: not part of the index")
+            older = file.name.startswith("cache-")  # sentret before named artefacts trained on first use
+            problems.append(f"{file.name}: " + ("a cache of an older sentret (safe to delete)" if older
+                                                else "not part of the index"))  # fmt: skip
     return problems + artefacts.problems(Index(path, manifest))
 
 

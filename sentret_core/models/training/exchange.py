@@ -19,7 +19,7 @@ from sentret_core.models.training.sources import vocabulary_map
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
 
-RARE_CHOICES = ("assign", "shared")  # how words under min_count get a class (see classes.class_map)
+RARE_CHOICES = ("assign", "shared")  # how words under min_count get a class (see classes.fit_classes)
 _EPS = 1e-7
 
 
