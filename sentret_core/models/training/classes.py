@@ -57,6 +57,7 @@ import numpy as np
 
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
+from sentret_core.models.cache import cached
 from sentret_core.models.training.exchange import RARE_CHOICES, bigrams, exchange
 from sentret_core.models.training.sources import describe_sources, source_list
 
@@ -160,7 +161,8 @@ def train_classes(
 
 def load_classes(index: Index, name: str = DEFAULT_NAME) -> ClassMap:
     """The class map written as artefact ``name`` (a clear error if there is none: nothing trains here)."""
-    return _as_map(artefacts.read(index, KIND, name))
+    found = artefacts.read(index, KIND, name)
+    return cached(index, f"models.classes/{found.sha256}", lambda: _as_map(found))
 
 
 def _as_map(found: artefacts.Artefact) -> ClassMap:

@@ -283,7 +283,8 @@ def train_triggers(
 
 def load_triggers(index: Index, name: str = DEFAULT_NAME) -> TriggerTables:
     """The tables written as artefact ``name`` (a clear error if there are none: nothing trains here)."""
-    return _as_tables(artefacts.read(index, KIND, name))
+    found = artefacts.read(index, KIND, name)
+    return cached(index, f"models.triggers/{found.sha256}", lambda: _as_tables(found))
 
 
 def _arrays(tables: dict[str, sp.csr_matrix]) -> dict[str, np.ndarray]:
