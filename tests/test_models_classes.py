@@ -252,3 +252,12 @@ def test_a_damaged_artefact_is_a_clear_error(week: Index, tmp_path: Path) -> Non
     with pytest.raises(SentretError, match=r"artefact 'classes' .* is damaged.*train it again"):
         score(fresh, "saturday", "lm-class.v1")
     assert any("artefacts/classes" in p and "damaged" in p for p in verify(index.path))
+
+
+def test_training_again_under_a_name_replaces_it_for_a_loaded_index(week: Index) -> None:
+    first = train_classes(week, name="again", classes=2, min_count=1)
+    assert load_classes(week, "again").key == first.key
+    second = train_classes(week, name="again", classes=5, min_count=1)
+    assert second.key != first.key and load_classes(week, "again").key == second.key
+    assert explain(week, "saturday", 0, "lm-class.v1", classes="again").notes["K"] == 5
+    assert not [p for p in (Path(week.path) / "artefacts").iterdir() if p.name.startswith(".again")]
