@@ -176,6 +176,31 @@ def test_output_folder_rules(tmp_path: Path, small_corpus: Path) -> None:
     assert len(SMALL_DOCS) == Index.load(tmp_path / "empty").D
 
 
+def test_force_replaces_an_index_and_nothing_else(
+    tmp_path: Path, small_corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "keep.txt").write_text("mine")
+    with pytest.raises(SentretError, match="replaces only an index"):
+        build_index(small_corpus, tmp_path / "notes", n_process=1, force=True)
+    assert (tmp_path / "notes" / "keep.txt").read_text() == "mine"
+    (tmp_path / "file.txt").write_text("mine")
+    with pytest.raises(SentretError, match="not a folder"):
+        build_index(small_corpus, tmp_path / "file.txt", n_process=1, force=True)
+    assert (tmp_path / "file.txt").read_text() == "mine"
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("Picasso painted Guernica in 1937. It shows the bombing of a town.")
+    for out in (corpus, corpus / "idx"):  # the documents' own folder, or inside it
+        with pytest.raises(SentretError, match="where the documents are"):
+            build_index(corpus, out, n_process=1, force=True)
+    assert sorted(p.name for p in corpus.iterdir()) == ["a.txt"]
+    monkeypatch.chdir(tmp_path / "notes")
+    with pytest.raises(SentretError, match="current, home or root folder"):
+        build_index(small_corpus, ".", n_process=1, force=True)
+    assert (tmp_path / "notes" / "keep.txt").read_text() == "mine"
+
+
 def test_verify_catches_a_corrupted_array(tmp_path: Path) -> None:
     index = build_from_texts(tmp_path, SMALL_DOCS)
     assert verify(index.path) == []

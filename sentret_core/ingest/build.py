@@ -70,6 +70,8 @@ def build_index(
 ) -> BuildSummary:
     """Index the documents of ``source`` (``"demo"``, a folder, JSONL or CSV) into the folder ``out``."""
     _check_settings(n_process, batch_size)
+    if str(source) != "demo":
+        _check_not_the_source(Path(out), Path(source))
     _check_target(Path(out), force)
     documents = read_corpus(source, fmt, encoding)
     first = next(documents, None)  # surface a bad source before loading the model
@@ -140,16 +142,33 @@ def _check_settings(n_process: int, batch_size: int) -> None:
 
 
 def _check_target(out: Path, force: bool) -> None:
-    if not out.exists() or force:
+    """``out`` may be built into: it is new, an empty folder, or (with ``force``) a sentret index.
+
+    ``force`` replaces an index and nothing else: never a file, a folder of other things, the
+    current folder or the home folder.
+    """
+    if not out.exists():
         return
+    where = out.resolve()
+    if where in (Path.cwd().resolve(), Path.home().resolve()) or where == Path(where.anchor):
+        raise SentretError(f"{out}: refusing to build into the current, home or root folder; choose a new --out")
     if not out.is_dir():
-        raise SentretError(f"{out}: exists and is not a folder; choose another --out or pass --force")
+        raise SentretError(f"{out}: exists and is not a folder; choose another --out (--force replaces only an index)")
     if is_index(out):
-        raise SentretError(f"{out}: an index is already there; pass --force to replace it")
+        if not force:
+            raise SentretError(f"{out}: an index is already there; pass --force to replace it")
+        return
     if any(out.iterdir()):
         raise SentretError(
-            f"{out}: exists, is not empty and is not an index; choose another --out or pass --force"
+            f"{out}: exists, is not empty and is not an index; choose another --out (--force replaces only an index)"
         )
+
+
+def _check_not_the_source(out: Path, source: Path) -> None:
+    """The index must not be built over (or inside) the documents it reads."""
+    out, source = out.resolve(), source.resolve()
+    if out == source or source in out.parents:
+        raise SentretError(f"{out}: that is where the documents are; choose an --out outside {source}")
 
 
 def _replace(tmp: Path, out: Path) -> None:
