@@ -54,8 +54,8 @@ def ensure_index(path: Path, copies: float = COPIES, n_process: int = 2) -> Inde
         build_index(source, path, n_process=n_process, force=True)
     index = Index.load(path)
     # the artefacts the class and trigger LMs read: an explicit step, as `make run` does for the demo
-    trained = train_missing_defaults(index, [(spec.name, None) for spec in list_models()], print)
-    return Index.load(path) if trained else index
+    train_missing_defaults(index, [(spec.name, None) for spec in list_models()], print)
+    return index
 
 
 def draw_queries(index: Index, n: int, seed: int = 42) -> list[list[str]]:

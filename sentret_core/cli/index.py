@@ -33,7 +33,8 @@ def _add_index(sub: Any) -> None:
     p.add_argument(
         "--model", default=DEFAULT_MODEL, help=f"installed spaCy pipeline (default {DEFAULT_MODEL})"
     )
-    p.add_argument("--force", action="store_true", help="replace the index at --out (never a folder that is not an index)")
+    p.add_argument("--force", action="store_true",
+                   help="replace the index at --out (never a folder that is not an index)")
 
 
 def _run_index(args: argparse.Namespace) -> int:

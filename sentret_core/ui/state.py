@@ -121,17 +121,21 @@ def current_index() -> Index | None:
     return index
 
 
-_ARTEFACTS_SEEN: dict[str, frozenset[tuple[str, str]]] = {}
+_ARTEFACTS_SEEN: dict[str, int | None] = {}
 
 
 def forget_results_of_retrained_artefacts(index: Index) -> None:
     """Cached results are keyed by an artefact's *name*: when one is trained again under its name
-    (e.g. ``sentret train`` while the app runs), every cached result is dropped once."""
-    now = frozenset((str(r.get("name")), str(r.get("sha256"))) for r in artefacts.available(index.path))
-    before = _ARTEFACTS_SEEN.get(str(index.path))
-    _ARTEFACTS_SEEN[str(index.path)] = now
-    if before is not None and before - now:
+    (e.g. ``sentret train`` while the app runs), every cached result is dropped once. Training
+    renames a folder inside ``artefacts/``, which changes that folder's mtime: one stat per run."""
+    try:
+        stamp: int | None = (Path(index.path) / artefacts.FOLDER).stat().st_mtime_ns
+    except OSError:
+        stamp = None
+    key = str(index.path)
+    if key in _ARTEFACTS_SEEN and _ARTEFACTS_SEEN[key] != stamp:
         st.cache_data.clear()
+    _ARTEFACTS_SEEN[key] = stamp
 
 
 def credit(index: Index) -> None:

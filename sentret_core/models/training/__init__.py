@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
 
 if TYPE_CHECKING:
@@ -33,7 +34,10 @@ def used(index: Index, model: str, params: Mapping[str, Any] | None = None) -> d
     """Parameter → ``name@hash`` of each artefact ``model`` names (``name@missing`` if untrained)."""
     found = {}
     for param, (kind, name) in needed(model, params).items():
-        found[param] = artefacts.reference(index, kind, name) if _has(index, kind, name) else f"{name}@missing"
+        try:
+            found[param] = artefacts.reference(index, kind, name)
+        except SentretError:
+            found[param] = f"{name}@missing"
     return found
 
 

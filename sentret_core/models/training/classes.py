@@ -45,8 +45,6 @@ shell. :func:`fit_classes` trains and returns a map without writing anything.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import time
 from collections.abc import Sequence
@@ -135,7 +133,7 @@ def fit_classes(
         "nonempty_classes": len(np.unique(result.classes)),
     }
     own = result.classes[: index.V].astype(np.int32)
-    key = hashlib.sha256(json.dumps([ALGORITHM, params, described]).encode() + own.tobytes()).hexdigest()
+    key = artefacts.content_hash({"classes": own})  # the hash train_classes' artefact will carry
     return ClassMap(key, own, result.n_classes, params, tuple(described), stats)
 
 
