@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,6 +18,19 @@ if TYPE_CHECKING:
 NO_TERMS = "the query has no terms after removing stop words and punctuation"
 NO_MATCH = "no sentence contains any query term"
 
+# Question words are stop words for retrieval, but they say what type of answer is wanted (issue 12;
+# seed 001's named-entity triggers). normalise() keeps each as a marker term "?<word>", which no
+# index term can equal (the tokenizer splits "?" off); prepare() sets them apart from the terms.
+MARKER = "?"
+_QUESTION = re.compile(r"\b(who|whom|whose|when|where|how\s+many|how\s+much|what\s+year)\b", re.IGNORECASE)
+ANSWER_TYPES: dict[str, frozenset[str]] = {
+    "?who": frozenset({"PERSON", "ORG", "NORP"}),
+    "?when": frozenset({"DATE", "TIME"}),
+    "?where": frozenset({"GPE", "LOC", "FAC"}),
+    "?how-many": frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"}),
+}
+_SAME = {"?whom": "?who", "?whose": "?who", "?what-year": "?when", "?how-much": "?how-many"}
+
 
 @lru_cache(maxsize=4)
 def pipeline(model: str) -> tuple[Any, TermRules]:
@@ -26,9 +40,31 @@ def pipeline(model: str) -> tuple[Any, TermRules]:
 
 
 def normalise(index: Index, text: str) -> list[str]:
-    """The terms of ``text`` by the index's own rules (its spaCy model's tokenizer)."""
+    """The terms of ``text`` by the index's own rules (its spaCy model's tokenizer), then the
+    markers of its question words (:func:`question_markers`)."""
     nlp, rules = pipeline(str(index.manifest.get("model", DEFAULT_MODEL)))
-    return query_terms(text, nlp, rules)
+    return query_terms(text, nlp, rules) + question_markers(text)
+
+
+def question_markers(text: str) -> list[str]:
+    """The distinct question words of ``text`` as marker terms, in order: ``?who``, ``?when``,
+    ``?where``, ``?how-many`` (whom/whose → who, what year → when, how much → how-many)."""
+    found = (MARKER + "-".join(m.group(1).lower().split()) for m in _QUESTION.finditer(text))
+    return list(dict.fromkeys(_SAME.get(marker, marker) for marker in found))
+
+
+def is_marker(term: str) -> bool:
+    return term.startswith(MARKER)
+
+
+def retrieval_terms(terms: Sequence[str]) -> tuple[str, ...]:
+    """``terms`` without the question-word markers (what a page shows as the query's terms)."""
+    return tuple(t for t in terms if not is_marker(t))
+
+
+def expected_labels(asks: Sequence[str]) -> frozenset[str]:
+    """The entity labels that answer the question words ``asks`` (empty for none)."""
+    return frozenset().union(*(ANSWER_TYPES.get(a, frozenset()) for a in asks))
 
 
 @dataclass(frozen=True)
@@ -40,6 +76,7 @@ class Query:
     ids: np.ndarray  # their term ids (int64)
     qtf: np.ndarray  # c(t,q) of each (float64)
     oov: tuple[str, ...]  # distinct terms the index has never seen
+    asks: tuple[str, ...] = ()  # the question-word markers (``?when`` …), never scored as terms
 
     @property
     def reason(self) -> str | None:
@@ -60,7 +97,9 @@ def no_match(query: Query) -> str:
 
 def prepare(index: Index, query: str | Sequence[str]) -> Query:
     """Normalise a query string, or take a list of already normalised terms as they are."""
-    terms = normalise(index, query) if isinstance(query, str) else [str(t) for t in query]
+    given = normalise(index, query) if isinstance(query, str) else [str(t) for t in query]
+    terms = [t for t in given if not is_marker(t)]
+    asks = tuple(dict.fromkeys(t for t in given if is_marker(t)))
     counts: dict[str, int] = {}
     for term in terms:
         counts[term] = counts.get(term, 0) + 1
@@ -80,4 +119,5 @@ def prepare(index: Index, query: str | Sequence[str]) -> Query:
         np.array(ids, dtype=np.int64),
         np.array(qtf, dtype=np.float64),
         tuple(oov),
+        asks,
     )
