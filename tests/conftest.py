@@ -22,6 +22,7 @@ settings.load_profile("sentret")
 def _private_judgments_db(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test touches the real data/judgments/: every test gets its own judgments database."""
     monkeypatch.setenv("SENTRET_JUDGMENTS_DB", str(tmp_path_factory.mktemp("judgments") / "sentret.sqlite"))
+    monkeypatch.setenv("SENTRET_RANKERS", str(tmp_path_factory.mktemp("rankers")))  # nor data/rankers/
 
 # A tiny corpus about the papers' own examples; every sentence is written here.
 SMALL_DOCS = [

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sentret_core.cli import eval as eval_commands
-from sentret_core.cli import index, judgments, models, search, train
+from sentret_core.cli import index, judgments, learn, models, search, train
 from sentret_core.cli.common import EXIT_USAGE
 
 
@@ -46,6 +46,7 @@ COMMANDS: list[Callable[[Any], None]] = [
     train.register,
     eval_commands.register,
     judgments.register,
+    learn.register,
 ]
 
 if __name__ == "__main__":

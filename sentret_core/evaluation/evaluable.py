@@ -31,8 +31,9 @@ def kind_of(benchmark: str) -> str:
 
 
 def default_models(kind: str) -> list[str]:
-    """Every registered scorer (and, for entity support, eq. 8 and the sum aggregations)."""
-    names = [spec.name for spec in list_models()]
+    """Every registered scorer but a learned ranker, which must be named with the ranker it reads
+    (and, for entity support, eq. 8 and the sum aggregations)."""
+    names = [spec.name for spec in list_models() if spec.family != "ltr"]
     if kind == "support":
         names += [POSITION, *(m for m in ENTITY_MODELS if m.startswith("sum-"))]
     return names

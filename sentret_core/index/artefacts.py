@@ -10,6 +10,10 @@ An artefact lives beside the index files, in its own folder ``INDEX/artefacts/<n
 The folder is written under a temporary name and renamed into place, so a reader sees the old
 artefact or the new one, never half of one. Scorers only read artefacts (by name, a model
 parameter); nothing here is written while scoring. A run records ``name@hash`` (:func:`reference`).
+
+A *shared* kind (a learned ranker: it reads features normalised per query, so it applies to any
+index) lives in the store ``data/rankers/<name>/`` instead (or ``$SENTRET_RANKERS``), in the same
+layout, and records the fingerprint of its training data rather than of one index.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -38,6 +43,12 @@ META = "artefact.json"
 ARRAYS = "arrays.npz"
 ARTEFACT_FORMAT = 1
 NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+SHARED_KINDS = frozenset({"ranker"})
+STORE_ENV = "SENTRET_RANKERS"
+DEFAULT_STORE = Path("data") / "rankers"
+# how to make a missing artefact of each kind
+_MAKE = {"ranker": "learn it first with `sentret learn` (or the Evaluate page's Learn button)"}
+_SHARED_MEMO: dict[Path, tuple[tuple[int, int, int], Artefact]] = {}
 # the index files whose checksums identify what an artefact was trained on
 _FINGERPRINTED = ("seq_terms.npy", "seq_indptr.npy", "terms.parquet", "X.data.npy", "X.indices.npy",
                   "mentions.parquet", "entities.parquet", "sent_pos.npy")  # fmt: skip
@@ -87,17 +98,34 @@ def folder_of(index_path: str | Path, name: str) -> Path:
     return Path(index_path) / FOLDER / check_name(name)
 
 
-def write(index: Index, kind: str, name: str, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> Artefact:
-    """Write (or replace) artefact ``name`` of ``index``; the old one stays whole until the rename."""
-    target = folder_of(index.path, name)
+def store_root() -> Path:
+    """Where shared artefacts (learned rankers) live: ``$SENTRET_RANKERS`` or ``data/rankers``."""
+    return Path(os.environ.get(STORE_ENV) or DEFAULT_STORE)
+
+
+def _root(index_path: str | Path | None, kind: str) -> Path:
+    if kind in SHARED_KINDS:
+        return store_root()
+    if index_path is None:
+        raise SentretError(f"a {kind} artefact belongs to an index: name the index")
+    return Path(index_path) / FOLDER
+
+
+def write(
+    index: Index | None, kind: str, name: str, arrays: dict[str, np.ndarray], meta: dict[str, Any]
+) -> Artefact:
+    """Write (or replace) artefact ``name`` of ``index`` (of the store, for a shared kind); the old
+    one stays whole until the rename."""
+    target = _root(index.path if index is not None else None, kind) / check_name(name)
+    trained_on = fingerprint(index) if index is not None and kind not in SHARED_KINDS else None
     record = dict(meta, format=ARTEFACT_FORMAT, kind=kind, name=name, sha256=content_hash(arrays),
-                  index=fingerprint(index), created=time.time())  # fmt: skip
+                  index=trained_on, created=time.time())  # fmt: skip
     parent = target.parent
     try:
-        parent.mkdir(exist_ok=True)
+        parent.mkdir(parents=kind in SHARED_KINDS, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=parent))
     except OSError as err:
-        raise SentretError(f"{index.path}: cannot write the artefact {name!r} there ({err.strerror})") from None
+        raise SentretError(f"{parent}: cannot write the artefact {name!r} there ({err.strerror})") from None
     try:
         np.savez(staging / ARRAYS, **arrays)  # type: ignore[arg-type]
         (staging / META).write_text(json.dumps(record, indent=2, sort_keys=True, default=str))
@@ -115,15 +143,17 @@ def write(index: Index, kind: str, name: str, arrays: dict[str, np.ndarray], met
     return Artefact(name, kind, record["sha256"], dict(arrays), record)
 
 
-def _record(index_path: Path, name: str) -> dict[str, Any] | None:
+def _record(root: Path, name: str) -> dict[str, Any] | None:
     try:
-        record = json.loads((folder_of(index_path, name) / META).read_text())
+        record = json.loads((root / check_name(name) / META).read_text())
     except (OSError, ValueError):
         return None
     return record if isinstance(record, dict) else None
 
 
 def _missing(index: Index, kind: str, name: str) -> SentretError:
+    if kind in _MAKE:
+        return SentretError(f"{store_root()} has no {kind} named {name!r}: {_MAKE[kind]}")
     return SentretError(
         f"{index.path} has no {kind} artefact named {name!r}: train it first with "
         f"`sentret train {kind} {index.path} --name {name}` (or the How it works page's Train button)"
@@ -132,37 +162,41 @@ def _missing(index: Index, kind: str, name: str) -> SentretError:
 
 def reference(index: Index, kind: str, name: str) -> str:
     """``name@hash`` of the artefact a model would use (what a run records); raises if it is missing."""
-    record = _record(Path(index.path), name)
+    record = _record(_root(index.path, kind), name)
     if record is None or record.get("kind") != kind:
         raise _missing(index, kind, name)
     return f"{name}@{str(record.get('sha256', ''))[:12]}"
 
 
 def read(index: Index, kind: str, name: str) -> Artefact:
-    """Artefact ``name`` of ``kind``, checked against its hash and the index (memoised per loaded index)."""
+    """Artefact ``name`` of ``kind``, checked against its hash and the index (memoised per loaded
+    index, or per process for a shared kind)."""
     check_name(name)
-    meta_file = folder_of(index.path, name) / META
+    root = _root(index.path, kind)
     try:
-        stamp = meta_file.stat()
+        stamp = (root / name / META).stat()
     except OSError:
         raise _missing(index, kind, name) from None
-    memo = f"artefact/{name}"
-    seen = index.cache.get(memo)
+    shared = kind in SHARED_KINDS
+    memo: dict[Any, Any] = _SHARED_MEMO if shared else index.cache
+    key = (root / name).resolve() if shared else f"artefact/{name}"
+    seen = memo.get(key)
     signature = (stamp.st_mtime_ns, stamp.st_size, stamp.st_ino)
     if seen is not None and seen[0] == signature:
         found: Artefact = seen[1]
     else:
-        found = _load(index, name)
-        index.cache[memo] = (signature, found)
+        found = _load(root, name, None if shared else index)
+        memo[key] = (signature, found)
     if found.kind != kind:
-        raise SentretError(f"artefact {name!r} of {index.path} holds {found.kind}, not {kind}")
+        raise SentretError(f"artefact {name!r} of {root} holds {found.kind}, not {kind}")
     return found
 
 
-def _load(index: Index, name: str) -> Artefact:
-    folder = folder_of(index.path, name)
-    damaged = f"artefact {name!r} of {index.path} is damaged"
-    record = _record(Path(index.path), name)
+def _load(root: Path, name: str, index: Index | None) -> Artefact:
+    """Load and check one artefact; ``index`` (None for a shared kind) is the one it must fit."""
+    folder = root / name
+    damaged = f"artefact {name!r} of {root} is damaged"
+    record = _record(root, name)
     if record is None or not isinstance(record.get("kind"), str):
         raise SentretError(f"{damaged}: {META} is missing or not a JSON record; train it again")
     try:
@@ -172,21 +206,22 @@ def _load(index: Index, name: str) -> Artefact:
         raise SentretError(f"{damaged}: {ARRAYS} cannot be read ({type(err).__name__}); train it again") from None
     if content_hash(arrays) != record.get("sha256"):
         raise SentretError(f"{damaged}: its arrays do not match their recorded hash; train it again")
-    if record.get("index") != fingerprint(index):
+    if index is not None and record.get("index") != fingerprint(index):
         raise SentretError(f"artefact {name!r} was trained on another build of {index.path}; train it again")
     return Artefact(name, record["kind"], str(record["sha256"]), arrays, record)
 
 
-def available(index_path: str | Path, kind: str | None = None) -> list[dict[str, Any]]:
-    """The records of the artefacts of an index (optionally of one kind), by name."""
-    root = Path(index_path) / FOLDER
+def available(index_path: str | Path | None, kind: str | None = None) -> list[dict[str, Any]]:
+    """The records of the artefacts of an index (optionally of one kind; a shared kind's come from
+    the store), by name."""
+    root = _root(index_path, kind or "")
     if not root.is_dir():
         return []
     found = []
     for folder in sorted(root.iterdir()):
         if folder.name.startswith(".") or not NAME.fullmatch(folder.name):
             continue
-        record = _record(Path(index_path), folder.name)
+        record = _record(root, folder.name)
         if record is not None and (kind is None or record.get("kind") == kind):
             found.append(record)
     return found
@@ -210,7 +245,7 @@ def problems(index: Index) -> list[str]:
             found.append(f"{where}: not an artefact")
         else:
             try:
-                _load(index, folder.name)
+                _load(root, folder.name, index)
             except SentretError as err:
                 found.append(f"{where}: {err}")
     return found

@@ -5,7 +5,7 @@
 
 Every model is registered under a versioned name (``list_models()``) by the ``@register``
 decorator on its scorer, in its family's module (``tfisf``, ``bm25``, ``lm``, ``lm_class``,
-``lm_trigger``), with its formula and the paper it comes from; ``ModelSpec.source`` says where.
+``lm_trigger``, ``ltr.scorer``), with its formula and the paper it comes from; ``ModelSpec.source`` says where.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 # Importing a family registers its models, in import order: `sentret models` lists them so.
 # isort: off
 from sentret_core.models import tfisf, bm25, lm, lm_class, lm_trigger  # noqa: F401
+from sentret_core.models.ltr import scorer  # noqa: F401
 
 # isort: on
 from sentret_core.models.api import distribution, explain, score, top_k

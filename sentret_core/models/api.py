@@ -20,11 +20,12 @@ if TYPE_CHECKING:
 _EMPTY_IDS = np.zeros(0, dtype=np.int64)
 
 
-def score(index: Index, query: str | Sequence[str], model: str = DEFAULT_MODEL, **params: Any) -> Scores:
+def score(index: Index, query: str | Sequence[str], model: str = DEFAULT_MODEL, /, **params: Any) -> Scores:
     """Score every candidate sentence of ``query`` under ``model`` with ``params``.
 
-    ``query`` is a string (normalised with the index's own rules) or a list of terms already
-    normalised. Candidates are the sentences matching a query term in a field the model uses;
+    ``index``, ``query`` and ``model`` are positional only, so a model may have a parameter
+    named ``model`` (``ltr.v1``). ``query`` is a string (normalised with the index's own rules)
+    or a list of terms already normalised. Candidates are the sentences matching a query term in a field the model uses;
     ``ids`` come back sorted ascending. A query with no terms, or none the index knows, gives
     empty Scores with a ``reason`` — never an exception. A bad model name or parameter value
     raises :class:`~sentret_core.errors.SentretError`.
@@ -76,7 +77,7 @@ def top_k(scores: Scores, k: int) -> Scores:
 
 
 def explain(
-    index: Index, query: str | Sequence[str], sentence_id: int, model: str = DEFAULT_MODEL, **params: Any
+    index: Index, query: str | Sequence[str], sentence_id: int, model: str = DEFAULT_MODEL, /, **params: Any
 ) -> Explanation:
     """Each query term's contribution to ``sentence_id``'s score under ``model``.
 
@@ -114,7 +115,7 @@ def explain(
     )
 
 
-def distribution(index: Index, sentence_id: int, model: str, **params: Any) -> np.ndarray:
+def distribution(index: Index, sentence_id: int, model: str, /, **params: Any) -> np.ndarray:
     """p(t|θ_s) over the whole vocabulary for a language model (sums to 1)."""
     spec = get_model(model)
     if spec.distribution is None:

@@ -16,3 +16,7 @@ PAPER_004 = (
 )
 ALLAN = "Allan, Wade & Bolivar, Retrieval and novelty detection at the sentence level, SIGIR 2003"
 ROBERTSON = "Robertson & Zaragoza, The probabilistic relevance framework: BM25 and beyond, 2009"
+VOSKARIDES = (
+    "Voskarides, Meij, Tsagkias, de Rijke & Weerkamp, Learning to explain entity relationships in knowledge "
+    "graphs, ACL 2015"
+)

@@ -14,18 +14,11 @@ import numpy as np
 
 from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_WINDOW, MAX_K, MAX_WINDOW
 from sentret_core.errors import SentretError
+from sentret_core.index.entity_stats import ENTITY_SCORES, EntityStats, entity_stats
 from sentret_core.index.reader import Index
 from sentret_core.models import get_model, score, top_k
 from sentret_core.models.query import normalise
-from sentret_core.support.entities import (
-    AGGREGATORS,
-    ENTITY_SCORES,
-    EntityStats,
-    aggregate,
-    entity_stats,
-    label_mask,
-    resolve_labels,
-)
+from sentret_core.support.entities import AGGREGATORS, aggregate, label_mask, resolve_labels
 from sentret_core.support.position import position_scores
 from sentret_core.support.sets import entity_sentences, in_sorted
 

@@ -28,10 +28,10 @@ import numpy as np
 
 from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS, DEFAULT_WINDOW
 from sentret_core.errors import SentretError
+from sentret_core.index.entity_stats import ENTITY_SCORES, check_entity_score, rarity
 from sentret_core.index.reader import Index
 from sentret_core.models.query import retrieval_terms
 from sentret_core.support.context import ENTITY_MODELS, POSITION, QueryContext, check_support_model
-from sentret_core.support.entities import ENTITY_SCORES, check_entity_score, rarity
 from sentret_core.support.records import ContextSentence, EntitySupport, RankedEntity, SupportResult, SupportSentence
 
 

@@ -55,7 +55,7 @@ def train_missing_defaults(
     for model, params in models:
         defaults = {p.name: p.default for p in get_model(model).param_specs()}
         for param, (kind, name) in needed(model, params).items():
-            if name != defaults[param] or _has(index, kind, name):
+            if kind not in trainers() or name != defaults[param] or _has(index, kind, name):  # rankers are learned
                 continue
             note(f"training the {kind} artefact {name!r} of {index.path}")
             trainers()[kind](index, name=name)

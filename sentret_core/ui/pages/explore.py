@@ -14,11 +14,12 @@ import pandas as pd
 import streamlit as st
 
 from sentret_core.defaults import DEFAULT_SUPPORT_MODELS, EXPLORE_K
+from sentret_core.index.entity_stats import ENTITY_SCORES
 from sentret_core.index.reader import Index
 from sentret_core.models import get_model, list_models
 from sentret_core.support.context import ENTITY_MODELS, POSITION
 from sentret_core.support.engine import support
-from sentret_core.support.entities import DEFAULT_EXCLUDED_LABELS, ENTITY_SCORES
+from sentret_core.support.entities import DEFAULT_EXCLUDED_LABELS
 from sentret_core.support.records import SupportResult, SupportSentence
 from sentret_core.ui.entity_graph import entity_graph_dot
 from sentret_core.ui.render import support_html

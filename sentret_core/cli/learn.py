@@ -1,0 +1,144 @@
+"""``sentret learn BENCHMARK|judgments …``: learn a ranker (``ltr.v1``'s ``model``) from a benchmark's
+training file or a session's judgments, and ``sentret rankers``: list the stored ones."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from sentret_core.cli.common import command
+from sentret_core.cli.judgments import _admin, _open, _token
+
+
+def register(sub: Any) -> None:
+    learn = command(sub, "learn", "Learn a ranker (ltr.v1) from a benchmark or a session's judgments.", _no_source)
+    sources = learn.add_subparsers(title="what to learn from", metavar="SOURCE")
+    for name in ("wikiqa", "trecqa", "squad-support"):
+        bench = command(sources, name, f"Learn from {name}'s training file.", _run_benchmark)
+        bench.set_defaults(benchmark=name)
+        bench.add_argument("--data", required=True, metavar="PATH", help="the training file")
+        choice = bench.add_mutually_exclusive_group()
+        choice.add_argument("--dev", metavar="PATH", help="a development file: early stopping and the scores")
+        choice.add_argument("--folds", type=int, metavar="K", help="K-fold cross-validation over the topics")
+        if name == "squad-support":
+            bench.add_argument("--distractors", choices=("demo",), help="add the demo corpus's documents")
+        bench.add_argument("--cache", metavar="DIR", help="where benchmark indexes are cached")
+        bench.add_argument("--n-process", type=int, default=1, help="spaCy processes when indexing (default 1)")
+        _common(bench)
+    judged = command(sources, "judgments", "Learn from an annotation session's adjudicated grades.", _run_judgments)
+    judged.add_argument("db", metavar="DB", help="the judgments database")
+    judged.add_argument("--session", required=True, help="the session")
+    judged.add_argument("--index", required=True, metavar="DIR", help="the session's index")
+    judged.add_argument("--rule", choices=("majority", "mean"), default="majority", help="how grades are combined")
+    judged.add_argument("--folds", type=int, metavar="K", help="K-fold cross-validation over the topics")
+    _token(judged)
+    _common(judged)
+    listing = command(sub, "rankers", "List the learned rankers (data/rankers or $SENTRET_RANKERS).", _run_list)
+    listing.add_argument("--json", action="store_true", help="print the records as JSON")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    from sentret_core.defaults import DEFAULT_RANKER
+    from sentret_core.learning.learn import DEFAULT_DEPTH
+    from sentret_core.models.ltr.features import DEFAULT_SCORERS
+
+    parser.add_argument("--out", required=True, metavar="NAME", help="the ranker's name (ltr.v1.model=NAME)")
+    parser.add_argument("--learner", choices=("lambdamart", "linear"), default="lambdamart",
+                        help="LambdaMART (LightGBM) or logistic regression (default lambdamart)")  # fmt: skip
+    parser.add_argument("--first-stage", default=DEFAULT_RANKER,
+                        help=f"the ranker whose top sentences are re-ranked (default {DEFAULT_RANKER})")  # fmt: skip
+    parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH,
+                        help=f"how many of its best sentences are re-ranked (default {DEFAULT_DEPTH})")  # fmt: skip
+    parser.add_argument("--scorers", default=",".join(DEFAULT_SCORERS),
+                        help="models whose scores are features, comma-separated (default the cheap ones)")  # fmt: skip
+    parser.add_argument("--seed", type=int, default=0, help="seed of the folds and the learner (default 0)")
+    parser.add_argument("--json", action="store_true", help="print the record as JSON")
+
+
+def _no_source(args: argparse.Namespace) -> int:
+    from sentret_core.errors import SentretError
+
+    raise SentretError("say what to learn from: `sentret learn wikiqa --data FILE --out NAME` (or trecqa, "
+                       "squad-support, judgments)")  # fmt: skip
+
+
+class _Progress:
+    """Each stage once on its own line; on a terminal, its share done updated in place."""
+
+    def __init__(self) -> None:
+        self.stage, self.live = "", sys.stderr.isatty()
+
+    def __call__(self, text: str, share: float) -> None:
+        if text != self.stage:
+            print(("\n" if self.stage and self.live else "") + text, end="" if self.live else "\n",
+                  file=sys.stderr, flush=True)  # fmt: skip
+            self.stage = text
+        if self.live:
+            print(f"\r{text} {share:4.0%}", end="", file=sys.stderr, flush=True)
+
+
+def _run_benchmark(args: argparse.Namespace) -> int:
+    from sentret_core.evaluation.benchmarks import load_benchmark
+    from sentret_core.index.format import sha256_of
+    from sentret_core.learning.learn import Data
+    from sentret_core.learning.topics import benchmark_topics
+
+    benchmark = args.benchmark
+    options = {"distractors": getattr(args, "distractors", None), "cache": args.cache, "n_process": args.n_process}
+
+    def data(path: str) -> Data:
+        bench = load_benchmark(benchmark, path, log=lambda text: print(text, file=sys.stderr), **options)
+        return Data(bench.index, benchmark_topics(bench), {"benchmark": benchmark, "data": path,
+                                                           "sha256": sha256_of(bench.data)})  # fmt: skip
+
+    return _learn(args, data(args.data), data(args.dev) if args.dev else None)
+
+
+def _run_judgments(args: argparse.Namespace) -> int:
+    from sentret_core.index.reader import Index
+    from sentret_core.learning.learn import Data
+    from sentret_core.learning.topics import session_topics
+
+    index = Index.load(args.index)
+    admin = _admin(_open(args.db), args)
+    topics = session_topics(admin, args.session, index, args.rule)
+    return _learn(args, Data(index, topics, {"session": args.session, "database": args.db, "rule": args.rule}))
+
+
+def _learn(args: argparse.Namespace, train: Any, dev: Any = None) -> int:
+    from sentret_core.index.artefacts import check_name
+    from sentret_core.learning.learn import learn
+
+    check_name(args.out)
+    result = learn(args.out, train, dev=dev, folds=args.folds, learner=args.learner,
+                   scorers=[s for s in args.scorers.split(",") if s.strip()], first_stage=args.first_stage,
+                   depth=args.depth, seed=args.seed, progress=_Progress())  # fmt: skip
+    record = result.learned.meta
+    if args.json:
+        print(json.dumps({"name": args.out, "reference": result.learned.reference, **record}, default=str))
+        return 0
+    print(f"ranker {result.learned.reference} ({args.learner}) re-ranks the top {args.depth} of {args.first_stage}")
+    for split, values in result.metrics.items():
+        print(f"  {split}: MAP {values['map']:.4f}  MRR {values['mrr']:.4f}  over {values['topics']:.0f} topics")
+    top = sorted(result.learned.ranker.importance().items(), key=lambda kv: -kv[1])[:8]
+    print("  features that mattered most: " + ", ".join(f"{n} {v:.3g}" for n, v in top))
+    print(f"  use it: --models ltr.v1 --param ltr.v1.model={args.out}")
+    return 0
+
+
+def _run_list(args: argparse.Namespace) -> int:
+    from sentret_core.index import artefacts
+
+    records = artefacts.available(None, "ranker")
+    if args.json:
+        print(json.dumps(records, default=str))
+        return 0
+    if not records:
+        print(f"no learned ranker in {artefacts.store_root()} (`sentret learn` makes one)")
+    for r in records:
+        scores = "; ".join(f"{k} MAP {v['map']:.4f}" for k, v in (r.get("metrics") or {}).items())
+        print(f"{r['name']}@{str(r['sha256'])[:12]}  {r.get('learner')} over {r.get('first_stage')} "
+              f"top {r.get('depth')}  {scores}")  # fmt: skip
+    return 0

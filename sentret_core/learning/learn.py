@@ -1,0 +1,176 @@
+"""Learn a ranker and store it (issue 12): ``sentret learn``, and the Evaluate page's Learn button.
+
+* With a development set (``dev``), LambdaMART stops early on its MAP@10, and the artefact records
+  the ranker's tie-aware MAP and MRR on it.
+* With ``folds``, k-fold cross-validation by topic (:func:`~sentret_core.evaluation.crossval.cross_validate`):
+  each fold's ranker is fitted on the other folds only (LambdaMART stopping early on a fifth of
+  those topics, never on the test fold) and scored on its fold; the stored ranker is then fitted
+  on every topic with the folds' median number of trees, and the CV scores are recorded.
+* With neither, it is fitted once (LambdaMART: 200 trees) and no score is recorded.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from sentret_core.defaults import DEFAULT_RANKER
+from sentret_core.errors import SentretError
+from sentret_core.evaluation.crossval import cross_validate
+from sentret_core.evaluation.metrics import average_precision, reciprocal_rank
+from sentret_core.index.reader import Index
+from sentret_core.models.ltr.examples import Examples, LearningTopic, build_examples
+from sentret_core.models.ltr.features import DEFAULT_SCORERS
+from sentret_core.models.ltr.learners import Ranker, check_learner, fit
+from sentret_core.models.ltr.store import Learned, save
+from sentret_core.models.registry import get_model
+
+DEFAULT_DEPTH = 100
+INNER_SHARE = 0.2  # of a fold's training topics, held out for early stopping
+
+Progress = Callable[[str, float], None]
+
+
+@dataclass(frozen=True)
+class Data:
+    """Topics to learn from or to score on, on their index, and what they are (for the record)."""
+
+    index: Index
+    topics: Sequence[LearningTopic]
+    description: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LearnResult:
+    learned: Learned
+    metrics: dict[str, dict[str, float]]  # "dev" or "cv" → map, mrr, topics
+    folds: list[dict[str, Any]]
+    per_topic: pd.DataFrame  # dev or test-fold values per topic (empty without either)
+
+
+def topic_values(ranker: Ranker, examples: Examples) -> pd.DataFrame:
+    """Tie-aware AP and RR of each topic, ranked as ``ltr.v1`` ranks it (candidates outside C tied last)."""
+    scores = ranker.predict(examples.X)
+    starts = np.r_[0, np.cumsum(examples.groups)]
+    rows = []
+    for i, topic in enumerate(examples.topics):
+        inside = scores[starts[i] : starts[i + 1]]
+        relevant = examples.y[starts[i] : starts[i + 1]] > 0
+        out, out_relevant = int(examples.outside[i]), int(examples.outside_relevant[i])
+        values = np.r_[inside, np.full(out, -math.inf)]
+        hits = np.r_[relevant, np.arange(out) < out_relevant]
+        total = int(examples.relevant[i])
+        rows.append((topic, average_precision(values, hits, total), reciprocal_rank(values, hits) if total else 0.0))
+    return pd.DataFrame(rows, columns=["topic", "map", "mrr"]).set_index("topic")
+
+
+def _summary(frame: pd.DataFrame) -> dict[str, float]:
+    return {"map": float(frame["map"].mean()), "mrr": float(frame["mrr"].mean()), "topics": float(len(frame))}
+
+
+def _as_set(examples: Examples) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features, labels and group sizes (topics with no row in C dropped: they teach nothing)."""
+    return examples.X, examples.y, examples.groups[examples.groups > 0]
+
+
+def learn(
+    name: str,
+    train: Data,
+    *,
+    dev: Data | None = None,
+    folds: int | None = None,
+    learner: str = "lambdamart",
+    scorers: Sequence[str] = DEFAULT_SCORERS,
+    first_stage: str = DEFAULT_RANKER,
+    depth: int = DEFAULT_DEPTH,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> LearnResult:
+    """Fit ``learner`` on ``train`` (early stopping on ``dev``, or CV over ``folds``) and store it as ``name``."""
+    check_learner(learner)
+    if dev is not None and folds is not None:
+        raise SentretError("choose either a development set or cross-validation folds, not both")
+    scorers = tuple(get_model(m).name for m in dict.fromkeys([first_stage, *scorers]))
+    first_stage = scorers[0]
+    if not 1 <= depth <= 100_000:
+        raise SentretError(f"the depth must be from 1 to 100,000 sentences (got {depth})")
+    tell = progress or (lambda _text, _share: None)
+
+    def examples(data: Data, what: str) -> Examples:
+        tell(f"computing the features of {len(data.topics):,} {what} topics", 0.0)
+        return build_examples(data.index, data.topics, scorers, first_stage, depth,
+                              lambda share: tell(f"computing the features of {len(data.topics):,} {what} topics",
+                                                 share))  # fmt: skip
+
+    train_ex = examples(train, "training")
+    metrics: dict[str, dict[str, float]] = {}
+    fold_records: list[dict[str, Any]] = []
+    per_topic = pd.DataFrame(columns=["map", "mrr"])
+    if dev is not None:
+        dev_ex = examples(dev, "development")
+        tell(f"fitting {learner} (early stopping on the development topics)", 0.5)
+        ranker, chosen = fit(learner, train_ex.features, _as_set(train_ex), _as_set(dev_ex), seed=seed)
+        per_topic = topic_values(ranker, dev_ex)
+        metrics["dev"] = _summary(per_topic)
+    elif folds is not None:
+        ranker, chosen, per_topic, fold_records = _cross_validated(learner, train_ex, folds, seed, tell)
+        metrics["cv"] = _summary(per_topic)
+    else:
+        tell(f"fitting {learner}", 0.5)
+        ranker, chosen = fit(learner, train_ex.features, _as_set(train_ex), seed=seed)
+    meta = {
+        "settings": chosen,
+        "seed": seed,
+        "train": {**train.description, "topics": len(train.topics), "examples": train_ex.fingerprint()},
+        "dev": {**dev.description, "topics": len(dev.topics)} if dev is not None else None,
+        "folds": folds,
+        "metrics": metrics,
+        "importance": ranker.importance(),
+    }
+    tell(f"storing the ranker {name!r}", 1.0)
+    learned = save(name, ranker, first_stage=first_stage, depth=depth, scorers=scorers, meta=meta)
+    return LearnResult(learned, metrics, fold_records, per_topic)
+
+
+def _cross_validated(
+    learner: str, examples: Examples, folds: int, seed: int, tell: Progress
+) -> tuple[Ranker, dict[str, Any], pd.DataFrame, list[dict[str, Any]]]:
+    fitted: dict[int, Ranker] = {}
+
+    def train_on(topics: list[str]) -> dict[str, Any]:
+        tell(f"fold {len(fitted) + 1} of {folds}: fitting on {len(topics):,} topics", len(fitted) / (folds + 1))
+        inner = _inner_split(topics, seed)
+        fit_on = examples.select([t for t in topics if t not in inner])
+        stop_on = examples.select(sorted(inner)) if learner == "lambdamart" and inner else None
+        ranker, chosen = fit(learner, examples.features, _as_set(fit_on if stop_on else examples.select(topics)),
+                             _as_set(stop_on) if stop_on else None, seed=seed)  # fmt: skip
+        fitted[len(fitted)] = ranker
+        return chosen
+
+    def test_on(topics: list[str], _chosen: dict[str, Any]) -> pd.DataFrame:
+        return topic_values(fitted[len(fitted) - 1], examples.select(topics))
+
+    result = cross_validate(examples.topics, folds, seed, train_on, test_on)
+    records = [{"fold": f.index, "settings": dict(f.params), "train_topics": list(f.train),
+                "test_topics": list(f.test)} for f in result.folds]  # fmt: skip
+    tell(f"fitting {learner} on every topic", folds / (folds + 1))
+    trees = [int(f.params["trees"]) for f in result.folds if "trees" in f.params]
+    if trees:
+        ranker, chosen = fit(learner, examples.features, _as_set(examples), seed=seed, trees=int(np.median(trees)))
+    else:
+        ranker, chosen = fit(learner, examples.features, _as_set(examples), seed=seed)
+    return ranker, chosen, result.per_topic.loc[list(examples.topics)], records
+
+
+def _inner_split(topics: list[str], seed: int) -> set[str]:
+    """A seeded fifth of ``topics`` (at least one when there are 5 or more) for early stopping."""
+    if len(topics) < 5:
+        return set()
+    ordered = sorted(topics)
+    picked = np.random.default_rng(seed).permutation(len(ordered))[: max(1, int(len(ordered) * INNER_SHARE))]
+    return {ordered[i] for i in picked}

@@ -1,0 +1,158 @@
+"""Features of (query, sentence) pairs for a learned ranker (issue 12; Voskarides et al., ACL 2015).
+
+A ranker re-ranks a candidate set C (the first stage's top-k), so a feature that needs a
+comparison (a normalised score, a rank) is relative to C; everything is computed for all of C at
+once from the index's arrays (no loop per sentence). The features, by group:
+
+* per sentence scorer m: ``m:score`` its score min-max normalised over C (0 where m does not
+  match), ``m:rank`` 1/(1+rank in C), ``m:doc_rank`` 1/(1+rank among the sentences of C in the
+  same document) — both 0 where m does not match;
+* position: ``position`` (0 = first sentence of its document), ``inv_position`` 1/(1+position),
+  ``first``; ``length`` log(1+|s|);
+* query overlap: ``coverage`` the share of the query's distinct terms in s, ``idf_overlap`` the
+  same weighted by log(N/sf(t)), ``title_match`` the share in the document's title;
+* entities (seed 002's statistics over C as S_q, :mod:`sentret_core.index.entity_stats`):
+  ``entities`` how many s mentions, ``top_entities`` how many of them are among C's 10 best by
+  KLD, ``entity_kld`` the best KLD among them;
+* ``answer_type``: 1 when s mentions an entity whose label answers the question word
+  (who → PERSON/ORG/NORP, when → DATE/TIME, …; :data:`~sentret_core.models.query.ANSWER_TYPES`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sentret_core.index.entity_stats import entity_stats
+from sentret_core.models.query import expected_labels
+from sentret_core.models.registry import get_model
+
+if TYPE_CHECKING:
+    from sentret_core.index.reader import Index
+    from sentret_core.models.query import Query
+
+DEFAULT_SCORERS: tuple[str, ...] = ("bm25.v1", "bm25f.v1", "lm-dir.v1", "tfisf.v1")
+PER_SCORER = ("score", "rank", "doc_rank")
+FIXED = ("position", "inv_position", "first", "length", "coverage", "idf_overlap", "title_match",
+         "entities", "top_entities", "entity_kld", "answer_type")  # fmt: skip
+TOP_ENTITIES = 10
+
+Scored = tuple[np.ndarray, np.ndarray]  # a scorer's (ids ascending, scores)
+
+
+def feature_names(scorers: Sequence[str]) -> tuple[str, ...]:
+    """The names of the columns :func:`feature_matrix` returns for ``scorers``, in order."""
+    return (*(f"{m}:{part}" for m in scorers for part in PER_SCORER), *FIXED)
+
+
+def scored(index: Index, q: Query, model: str) -> Scored:
+    """``model``'s scores (default parameters) of every sentence it matches."""
+    spec = get_model(model)
+    if q.reason is not None:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    ids, values = spec.scorer(index, q, spec.resolve({}))
+    return np.asarray(ids, dtype=np.int64), np.asarray(values, dtype=np.float64)
+
+
+def feature_matrix(
+    index: Index, q: Query, ids: np.ndarray, scorers: Sequence[str], known: Mapping[str, Scored] | None = None
+) -> np.ndarray:
+    """The features of sentences ``ids`` (the set C, ascending) for query ``q``: ``len(ids)`` rows,
+    columns as :func:`feature_names`. ``known`` holds scores already computed (the first stage's)."""
+    ids = np.asarray(ids, dtype=np.int64)
+    docs = index.sent_doc[ids]
+    columns: list[np.ndarray] = []
+    for model in scorers:
+        found = (known or {}).get(model) or scored(index, q, model)
+        values, hit = _lookup(found, ids)
+        columns += [_min_max(values, hit), _inverse_rank(values, hit), _inverse_rank(values, hit, docs)]
+    position = index.sent_pos[ids].astype(np.float64)
+    columns += [position, 1.0 / (1.0 + position), (position == 0).astype(np.float64)]
+    columns.append(np.log1p(index.sent_len[ids].astype(np.float64)))
+    columns += _overlap(index, q, ids, docs)
+    columns += _entity_features(index, q, ids)
+    return np.column_stack(columns) if len(ids) else np.zeros((0, len(columns)))
+
+
+def _lookup(found: Scored, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The scores of ``ids`` in a scorer's result, and which of them it matched at all."""
+    all_ids, all_values = found
+    where = np.minimum(np.searchsorted(all_ids, ids), max(len(all_ids) - 1, 0))
+    hit = (all_ids[where] == ids) if len(all_ids) else np.zeros(len(ids), dtype=bool)
+    values = np.where(hit, all_values[where] if len(all_ids) else 0.0, 0.0)
+    return values, hit
+
+
+def _min_max(values: np.ndarray, hit: np.ndarray) -> np.ndarray:
+    if not hit.any():
+        return np.zeros(len(values))
+    low, high = values[hit].min(), values[hit].max()
+    scaled = (values - low) / (high - low) if high > low else np.ones(len(values))
+    return np.where(hit, scaled, 0.0)
+
+
+def _inverse_rank(values: np.ndarray, hit: np.ndarray, groups: np.ndarray | None = None) -> np.ndarray:
+    """1/(1+r): r = how many matched sentences (of the same group) score strictly higher."""
+    groups = np.zeros(len(values), dtype=np.int64) if groups is None else groups
+    keyed = np.where(hit, values, -np.inf)
+    order = np.lexsort((-keyed, groups))
+    sorted_groups, sorted_values = groups[order], keyed[order]
+    n = len(order)
+    starts_group = np.r_[True, sorted_groups[1:] != sorted_groups[:-1]] if n else np.zeros(0, dtype=bool)
+    starts_tie = starts_group | np.r_[True, sorted_values[1:] != sorted_values[:-1]] if n else starts_group
+    at = np.arange(n)
+    group_start = np.maximum.accumulate(np.where(starts_group, at, 0))
+    tie_start = np.maximum.accumulate(np.where(starts_tie, at, 0))
+    rank = np.empty(n)
+    rank[order] = tie_start - group_start
+    return np.where(hit, 1.0 / (1.0 + rank), 0.0)
+
+
+def _overlap(index: Index, q: Query, ids: np.ndarray, docs: np.ndarray) -> list[np.ndarray]:
+    """coverage, idf_overlap and title_match of each sentence."""
+    n = len(ids)
+    if len(q.ids) == 0:
+        return [np.zeros(n)] * 3
+    present = (index.X[ids][:, q.ids] > 0).toarray().astype(np.float64)
+    idf = np.log(index.N / np.maximum(index.sf[q.ids].astype(np.float64), 1.0))
+    in_title = (index.title_X[docs][:, q.ids] > 0).toarray().astype(np.float64)
+    terms = len(q.ids)
+    weight = idf.sum()
+    return [
+        present.sum(axis=1) / terms,
+        present @ idf / weight if weight > 0 else np.zeros(n),
+        in_title.sum(axis=1) / terms,
+    ]
+
+
+def _entity_features(index: Index, q: Query, ids: np.ndarray) -> list[np.ndarray]:
+    """entities, top_entities, entity_kld and answer_type of each sentence."""
+    rows = index.G[ids]
+    counts = np.diff(rows.indptr)
+    owners = np.repeat(np.arange(len(ids)), counts)
+    mentioned = np.asarray(rows.indices, dtype=np.int64)
+    stats = entity_stats(index, ids)
+    kld = np.zeros(index.E)
+    kld[stats.ids] = stats.kld
+    top = np.zeros(index.E, dtype=bool)
+    top[stats.ids[np.argsort(-stats.kld, kind="stable")[:TOP_ENTITIES]]] = True
+    best = np.zeros(len(ids))
+    np.maximum.at(best, owners, kld[mentioned])
+    wanted = expected_labels(q.asks)
+    fits = np.isin(_labels(index), sorted(wanted)) if wanted else np.zeros(index.E, dtype=bool)
+    answer = np.bincount(owners, weights=fits[mentioned].astype(np.float64), minlength=len(ids)) > 0
+    return [
+        counts.astype(np.float64),
+        np.bincount(owners, weights=top[mentioned].astype(np.float64), minlength=len(ids)),
+        best,
+        answer.astype(np.float64),
+    ]
+
+
+def _labels(index: Index) -> np.ndarray:
+    if "ltr/labels" not in index.cache:
+        index.cache["ltr/labels"] = index.entities["label"].to_numpy()
+    labels: np.ndarray = index.cache["ltr/labels"]
+    return labels

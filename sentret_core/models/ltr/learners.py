@@ -1,0 +1,132 @@
+"""The two learners of a ranker, from well-kept libraries, and the fitted :class:`Ranker`.
+
+* ``lambdamart``: LightGBM's ``LGBMRanker`` with the lambdarank objective (Burges 2010), grouped
+  by topic, stopped early on a development set's MAP when one is given;
+* ``linear``: scikit-learn's logistic regression on standardised features (relevant or not), whose
+  weights a class can read: a sentence's score is Σ_j w_j·z_j + b with z_j = (x_j - mean_j)/scale_j.
+
+A ranker's arrays (a LightGBM model as its text, or the linear weights and scaling) are what its
+artefact stores; predictions are deterministic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from sentret_core.errors import SentretError
+
+LEARNERS: tuple[str, ...] = ("lambdamart", "linear")
+DEV_CUTOFF = 10  # MAP@10 is what early stopping watches
+LAMBDAMART = {"learning_rate": 0.05, "num_leaves": 15, "min_child_samples": 20, "colsample_bytree": 0.8,
+              "reg_lambda": 1.0}  # fmt: skip
+MAX_TREES = 1000
+DEFAULT_TREES = 200
+PATIENCE = 50
+
+
+@dataclass(frozen=True)
+class Ranker:
+    """A fitted ranker: its learner, feature columns, and the arrays that define it."""
+
+    learner: str
+    features: tuple[str, ...]
+    arrays: dict[str, np.ndarray] = field(compare=False)
+
+    @cached_property
+    def _booster(self) -> Any:
+        import lightgbm
+
+        return lightgbm.Booster(model_str=bytes(self.arrays["model"]).decode())
+
+    def _standardised(self, X: np.ndarray) -> np.ndarray:
+        return (X - self.arrays["mean"]) / self.arrays["scale"]
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """The score of each row of ``X`` (columns as :attr:`features`)."""
+        if len(X) == 0:
+            return np.zeros(0)
+        if self.learner == "linear":
+            return np.asarray(self._standardised(X) @ self.arrays["coef"] + float(self.arrays["intercept"][0]))
+        return np.asarray(self._booster.predict(X, num_threads=1), dtype=np.float64)
+
+    def contributions(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each feature's additive part of each row's score, and the rest (the intercept, or the
+        trees' expected value): their sum is :meth:`predict` (LightGBM's exact TreeSHAP values)."""
+        if self.learner == "linear":
+            parts = self._standardised(X) * self.arrays["coef"]
+            return parts, np.full(len(X), float(self.arrays["intercept"][0]))
+        both = np.asarray(self._booster.predict(X, pred_contrib=True, num_threads=1), dtype=np.float64)
+        return both[:, :-1], both[:, -1]
+
+    def weights(self) -> dict[str, float]:
+        """The linear model's weight of each (standardised) feature."""
+        if self.learner != "linear":
+            raise SentretError("only the linear learner has one weight per feature")
+        return dict(zip(self.features, (float(w) for w in self.arrays["coef"])))
+
+    def importance(self) -> dict[str, float]:
+        """Which features mattered: LightGBM's total gain per feature, or |weight| for the linear model."""
+        if self.learner == "linear":
+            values = np.abs(self.arrays["coef"])
+        else:
+            values = np.asarray(self._booster.feature_importance(importance_type="gain"), dtype=np.float64)
+        return dict(zip(self.features, (float(v) for v in values)))
+
+
+Set = tuple[np.ndarray, np.ndarray, np.ndarray]  # features, labels (grades ≥ 0), group sizes
+
+
+def check_learner(name: str) -> str:
+    if name not in LEARNERS:
+        raise SentretError(f"unknown learner {name!r}; choose one of {', '.join(LEARNERS)}")
+    return name
+
+
+def fit(learner: str, features: Sequence[str], train: Set, dev: Set | None = None, *, seed: int = 0,
+        c: float = 1.0, trees: int | None = None) -> tuple[Ranker, dict[str, Any]]:  # fmt: skip
+    """Fit ``learner`` on ``train``; LambdaMART stops early on ``dev``, else runs ``trees`` trees
+    (default 200). Returns the ranker and what the fit chose (trees, C)."""
+    X, y, groups = train
+    if len(X) == 0 or not (y > 0).any():
+        raise SentretError("no training example is relevant: there is nothing to learn from")
+    if check_learner(learner) == "linear":
+        return _fit_linear(features, X, y, c, seed)
+    return _fit_lambdamart(features, X, y, groups, dev, seed, trees or DEFAULT_TREES)
+
+
+def _fit_linear(features: Sequence[str], X: np.ndarray, y: np.ndarray, c: float, seed: int) -> tuple[Ranker, dict]:
+    from sklearn.linear_model import LogisticRegression
+
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0)
+    scale[scale == 0] = 1.0
+    model = LogisticRegression(C=c, max_iter=2000, class_weight="balanced", random_state=seed)
+    model.fit((X - mean) / scale, (y > 0).astype(np.int64))
+    arrays = {"mean": mean, "scale": scale, "coef": model.coef_[0].astype(np.float64),
+              "intercept": np.asarray(model.intercept_, dtype=np.float64)}  # fmt: skip
+    return Ranker("linear", tuple(features), arrays), {"C": c}
+
+
+def _fit_lambdamart(
+    features: Sequence[str], X: np.ndarray, y: np.ndarray, groups: np.ndarray, dev: Set | None, seed: int, trees: int
+) -> tuple[Ranker, dict]:
+    import lightgbm
+
+    model = lightgbm.LGBMRanker(objective="lambdarank", n_estimators=MAX_TREES if dev is not None else trees,
+                                random_state=seed, deterministic=True, force_row_wise=True, n_jobs=1,
+                                verbose=-1, **LAMBDAMART)  # type: ignore[arg-type]  # fmt: skip
+    extra: dict[str, Any] = {}
+    if dev is not None and (dev[1] > 0).any():
+        extra = {"eval_X": (dev[0],), "eval_y": (dev[1],), "eval_group": [dev[2]], "eval_at": [DEV_CUTOFF],
+                 "eval_metric": "map", "callbacks": [lightgbm.early_stopping(PATIENCE, verbose=False)]}  # fmt: skip
+    model.fit(X, y.astype(np.int64), group=groups, **extra)
+    booster = model.booster_
+    used = int(model.best_iteration_ or booster.current_iteration())
+    text = booster.model_to_string(num_iteration=used)
+    arrays = {"model": np.frombuffer(text.encode(), dtype=np.uint8).copy()}
+    return Ranker("lambdamart", tuple(features), arrays), {"trees": used, **LAMBDAMART}

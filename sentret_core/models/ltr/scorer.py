@@ -1,0 +1,82 @@
+"""``ltr.v1``: a learned ranker re-ranks the first stage's top sentences (issue 12).
+
+The first stage (the scorer the ranker was learned on, recorded in its artefact) scores the
+query; its ``depth`` best sentences are the set C, their features
+(:mod:`~sentret_core.models.ltr.features`) are computed over C, and the ranker scores them. So a
+query costs the first stage plus a few milliseconds, and only the sentences of C are candidates.
+The explanation of a sentence is each feature's additive part of its score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sentret_core.defaults import MAX_K
+from sentret_core.models.ltr.features import Scored, feature_matrix, scored
+from sentret_core.models.ltr.store import Learned, load
+from sentret_core.models.papers import VOSKARIDES
+from sentret_core.models.params import Params, param
+from sentret_core.models.registry import register
+from sentret_core.models.spec import Explained
+
+if TYPE_CHECKING:
+    from sentret_core.index.reader import Index
+    from sentret_core.models.query import Query
+
+DEFAULT_RANKER_NAME = "ltr"
+
+
+@dataclass(frozen=True)
+class LtrParams(Params):
+    model: str = param(DEFAULT_RANKER_NAME, "the learned ranker (made by `sentret learn`)", artefact="ranker")
+    depth: int | None = param(None, "how many of the first stage's best sentences are re-ranked "
+                              "(None: as many as when it was learned)", min=1, max=MAX_K, nullable=True)  # fmt: skip
+
+
+def candidates(index: Index, q: Query, p: LtrParams) -> tuple[Learned, np.ndarray, Scored]:
+    """The ranker, the set C it re-ranks (ids ascending) and the first stage's scores."""
+    learned = load(index, p.model)
+    first = scored(index, q, learned.first_stage)
+    ids, values = first
+    depth = p.depth or learned.depth
+    if len(ids) > depth:
+        pool = np.lexsort((ids, -values))[:depth]  # the best by score, ties by id (as top_k)
+        chosen = np.sort(ids[pool])
+    else:
+        chosen = ids
+    return learned, chosen, first
+
+
+def _explain(index: Index, q: Query, sentence: int, p: LtrParams) -> Explained:
+    learned, chosen, first = candidates(index, q, p)
+    ids = np.union1d(chosen, [sentence])  # a sentence outside C is explained as if it were in it
+    X = feature_matrix(index, q, ids, learned.scorers, {learned.first_stage: first})
+    row = int(np.searchsorted(ids, sentence))
+    parts, rest = learned.ranker.contributions(X[row : row + 1])
+    rows = [
+        {"feature": name, "value": float(X[row, j]), "contribution": float(parts[0, j])}
+        for j, name in enumerate(learned.ranker.features)
+    ]
+    base = "intercept" if learned.ranker.learner == "linear" else "expected value"
+    notes = {"in C": float(sentence in set(chosen.tolist())), "|C|": float(len(chosen))}
+    return Explained(("feature", "value", "contribution"), rows, {base: float(rest[0])}, notes)
+
+
+@register(
+    "ltr.v1",
+    display_name="Learned ranker",
+    family="ltr",
+    params=LtrParams,
+    explainer=_explain,
+    formula=r"F(s) = f_\theta\big(\phi(q, s; C)\big),\quad s \in C = \mathrm{top}_k(F_1)",
+    paper=VOSKARIDES,
+    description="A ranker learned from judgments (LambdaMART or a linear model) over the other models' "
+    "scores, position, overlap, entity and answer-type features; it re-ranks the first stage's top sentences.",
+)
+def score_ltr(index: Index, q: Query, p: LtrParams) -> tuple[np.ndarray, np.ndarray]:
+    learned, chosen, first = candidates(index, q, p)
+    X = feature_matrix(index, q, chosen, learned.scorers, {learned.first_stage: first})
+    return chosen, learned.ranker.predict(X)
