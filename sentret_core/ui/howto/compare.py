@@ -5,16 +5,17 @@ from __future__ import annotations
 import streamlit as st
 
 from sentret_core.index.reader import Index
-from sentret_core.models import ModelSpec, get_model, list_models
+from sentret_core.models import ModelSpec, get_model
 from sentret_core.support.teaching import overlap, rank_changes
 from sentret_core.ui.howto.computations import TOP, ParamItems, Ranked, ranked
 from sentret_core.ui.howto.ranking import ranking_html
+from sentret_core.ui.offered import offered_models
 from sentret_core.ui.state import PERSIST, guarded
 
 
 def compare(index: Index, path: str, query: str, spec: ModelSpec, params: ParamItems, result: Ranked) -> None:
     """The chosen model (with the parameters set above) beside a second one (with its defaults)."""
-    names = [m.name for m in list_models() if m.name != spec.name]
+    names = [m for m in offered_models() if m != spec.name]
     if st.session_state.get("howto_compare") not in names:
         fallback = "bm25.v1" if spec.name == "bm25f.v1" else "bm25f.v1"
         st.session_state["howto_compare"] = fallback if fallback in names else names[0]

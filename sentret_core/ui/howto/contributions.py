@@ -14,6 +14,7 @@ from sentret_core.models import ModelSpec
 from sentret_core.models.records import Explanation
 from sentret_core.support.teaching import EXTRA_TERM, Parts, contribution_parts
 from sentret_core.ui.howto.computations import ParamItems, Ranked, explained
+from sentret_core.ui.howto.features import feature_contributions
 from sentret_core.ui.render import sentence_html, shorten
 from sentret_core.ui.state import guarded
 
@@ -50,6 +51,9 @@ def contributions(
     cols[2].metric("Check", "equal ✓" if same else "differs ✗")
     if not same:
         st.warning(f"The explanation's total {parts.total!r} differs from the ranking's score {shown!r}.")
+    if "feature" in parts.columns:  # a learned ranker: features, not query terms
+        feature_contributions(parts)
+        return
     view = contribution_parts(parts)
     chart_col, table_col = st.columns([2, 3])
     with chart_col:

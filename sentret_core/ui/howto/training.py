@@ -1,5 +1,6 @@
 """The How it works page's control for a parameter that names a trained artefact (word classes,
-trigger tables): pick one of the index's artefacts, or train a new one under a new name."""
+trigger tables, learned rankers): pick one, or train a new one under a new name (rankers are
+learned on the Evaluate page)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ TRAIN_HINT = {"classes": "word classes by the exchange algorithm: about 25 s on 
 
 
 def _summary(record: dict[str, Any]) -> str:
+    if record.get("kind") == "ranker":
+        scores = "; ".join(f"{k} MAP {v['map']:.3f}" for k, v in (record.get("metrics") or {}).items())
+        return f"{record['name']} ({record.get('learner')}{', ' + scores if scores else ''})"
     params = ", ".join(f"{k}={v}" for k, v in record.get("params", {}).items())
     return f"{record['name']} ({params})" if params else str(record["name"])
 
@@ -38,8 +42,11 @@ def artefact_control(model: str, spec: ParamSpec, key: str) -> str:
         value = str(st.selectbox(f"`{spec.name}` — trained {kind}", names, key=key, persist_state=PERSIST,
                                  format_func=lambda n: _summary(records[n]),
                                  help=f"{spec.description}. Train another below."))  # fmt: skip
-    else:
+    elif kind in TRAIN_HINT:
         st.warning(f"This index has no trained {kind} yet: train them below (or `sentret train {kind} INDEX`).")
+    if kind not in TRAIN_HINT:  # a ranker is learned from judgments, on the Evaluate page or with `sentret learn`
+        st.caption("Learn another ranker on the Evaluate page or with `sentret learn`.")
+        return value
     with st.expander(f"Train {kind}", expanded=not records):
         _train_form(model, kind, path, key, set(records))
     return value

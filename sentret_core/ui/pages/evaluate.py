@@ -20,8 +20,9 @@ from sentret_core.annotation.session_setup import topic_label
 from sentret_core.annotation.topics import EVAL_METRICS
 from sentret_core.defaults import DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS
 from sentret_core.evaluation.trec_io import parse_qrels
-from sentret_core.models import list_models
 from sentret_core.ui.judgments import page_store, session_index
+from sentret_core.ui.learn_form import learn_form
+from sentret_core.ui.offered import offered_models
 from sentret_core.ui.pages.admin import token_form
 from sentret_core.ui.pages.explore import model_title, support_models
 from sentret_core.ui.state import current_index, error_guard, guarded, page_setup, uploaded_text
@@ -43,7 +44,7 @@ def render() -> None:
     c1, c2 = st.columns(2)
     k = int(c1.number_input("k: each model's top-k holds the candidates", 1, 100_000, 1000, step=100,
                             key="evaluate_k"))  # fmt: skip
-    rankers = [spec.name for spec in list_models()]
+    rankers = offered_models()
     ranker = c2.selectbox("Ranker (coverage curve, Ŝ_qe)", rankers, index=rankers.index(DEFAULT_RANKER),
                           key="evaluate_ranker", format_func=model_title)  # fmt: skip
     options: dict[str, Any] = {"models": models, "baseline": baseline, "metrics": metrics, "k": k,
@@ -84,7 +85,10 @@ def _from_session(options: dict[str, Any]) -> Evaluation | None:
     if rule == "annotator":
         annotators: list[str] = list(admin.progress_by_annotator(name)) if name else []
         who = right.selectbox("Annotator", annotators, key="evaluate_annotator")
-    if not st.button("Evaluate", type="primary", key="evaluate_run"):
+    clicked = st.button("Evaluate", type="primary", key="evaluate_run")
+    if name is not None:
+        learn_form(admin, name, store.session(name).index_path)
+    if not clicked:
         return None
     st.session_state.pop(RESULT, None)
     if not _ready(options) or name is None:

@@ -16,12 +16,13 @@ import streamlit as st
 from sentret_core.defaults import DEFAULT_SUPPORT_MODELS, EXPLORE_K
 from sentret_core.index.entity_stats import ENTITY_SCORES
 from sentret_core.index.reader import Index
-from sentret_core.models import get_model, list_models
+from sentret_core.models import get_model
 from sentret_core.support.context import ENTITY_MODELS, POSITION
 from sentret_core.support.engine import support
 from sentret_core.support.entities import DEFAULT_EXCLUDED_LABELS
 from sentret_core.support.records import SupportResult, SupportSentence
 from sentret_core.ui.entity_graph import entity_graph_dot
+from sentret_core.ui.offered import offered_models
 from sentret_core.ui.render import support_html
 from sentret_core.ui.state import PERSIST, credit, current_index, current_index_path, guarded, page_setup
 
@@ -38,7 +39,7 @@ def example_queries() -> list[str]:
 
 
 def support_models() -> list[str]:
-    return [spec.name for spec in list_models()] + [POSITION, *ENTITY_MODELS]
+    return [*offered_models(), POSITION, *ENTITY_MODELS]
 
 
 def model_title(name: str) -> str:
@@ -115,7 +116,7 @@ def render() -> None:
     with left:
         query = st.text_input("Query", key="explore_query", persist_state=PERSIST, placeholder="e.g. Picasso and peace")
     models_all = support_models()
-    sentence_models = [spec.name for spec in list_models()]
+    sentence_models = offered_models()
     with st.expander("Ranking settings", expanded=False):
         c1, c2, c3 = st.columns(3)
         ranker = c1.selectbox(

@@ -15,13 +15,14 @@ import time
 
 import streamlit as st
 
-from sentret_core.models import get_model, list_models
+from sentret_core.models import get_model
 from sentret_core.ui.howto.compare import compare
 from sentret_core.ui.howto.computations import TOP, ranked
 from sentret_core.ui.howto.contributions import contributions
 from sentret_core.ui.howto.controls import changed, parameter_controls, query_input
 from sentret_core.ui.howto.ranking import ranking_table
 from sentret_core.ui.howto.sets import fig1_sets
+from sentret_core.ui.offered import offered_models
 from sentret_core.ui.state import PERSIST, credit, current_index, current_index_path, guarded, page_setup
 
 
@@ -36,7 +37,7 @@ def render() -> None:
     if index is None:
         return
     path = str(current_index_path())
-    names = [m.name for m in list_models()]
+    names = offered_models()
     top_row = st.columns([3, 2])
     with top_row[0]:
         query = query_input()
