@@ -201,8 +201,9 @@ def test_the_query_comes_from_explore_and_a_slider_reranks(
 def test_the_explanation_total_equals_the_score_for_every_model(
     small_index: Index, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sentret_core.models.ltr.store import save
     from test_ltr_learning import one_feature_ranker
+
+    from sentret_core.models.ltr.store import save
 
     save("ltr", one_feature_ranker("bm25.v1:score"), first_stage="bm25.v1", depth=100, scorers=("bm25.v1",),
          meta={})  # a stored ranker, so that the page offers ltr.v1 too  # fmt: skip

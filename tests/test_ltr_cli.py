@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import SHARED_DATA
 
 WIKIQA = SHARED_DATA / "wikiqa"

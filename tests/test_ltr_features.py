@@ -85,7 +85,8 @@ def test_scorer_features_are_min_max_and_inverse_ranks_over_the_set(tiny: Index)
 
 def test_features_of_an_empty_set_and_a_termless_query(tiny: Index, tmp_path: Path) -> None:
     q = prepare(tiny, "Paris")
-    assert feature_matrix(tiny, q, np.zeros(0, dtype=np.int64), ["bm25.v1"]).shape == (0, len(feature_names(["bm25.v1"])))
+    empty = feature_matrix(tiny, q, np.zeros(0, dtype=np.int64), ["bm25.v1"])
+    assert empty.shape == (0, len(feature_names(["bm25.v1"])))
     none = prepare(tiny, "the of")
     X = feature_matrix(tiny, none, np.arange(5), ["bm25.v1"])
     assert np.isfinite(X).all() and X[:, :3].sum() == 0
