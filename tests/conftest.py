@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import settings
 
@@ -23,6 +24,7 @@ def _private_judgments_db(tmp_path_factory: pytest.TempPathFactory, monkeypatch:
     """No test touches the real data/judgments/: every test gets its own judgments database."""
     monkeypatch.setenv("SENTRET_JUDGMENTS_DB", str(tmp_path_factory.mktemp("judgments") / "sentret.sqlite"))
     monkeypatch.setenv("SENTRET_RANKERS", str(tmp_path_factory.mktemp("rankers")))  # nor data/rankers/
+    store_default_ranker()
 
 # A tiny corpus about the papers' own examples; every sentence is written here.
 SMALL_DOCS = [
@@ -107,3 +109,15 @@ def judgments_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, index: Index,
     monkeypatch.setenv("SENTRET_INDEX", str(index.path))
     monkeypatch.setenv("SENTRET_INDEX_ROOT", str(index.path.parent))
     return db
+
+
+def store_default_ranker() -> None:
+    """A stored ranker under ltr.v1's default name, so that tests over every model can score ltr.v1."""
+    from sentret_core.models.ltr.features import feature_names
+    from sentret_core.models.ltr.learners import Ranker
+    from sentret_core.models.ltr.store import save
+
+    names = feature_names(("bm25.v1",))
+    coef = np.linspace(-1.0, 1.0, len(names))  # every feature counts
+    arrays = {"mean": np.zeros(len(names)), "scale": np.ones(len(names)), "coef": coef, "intercept": np.zeros(1)}
+    save("ltr", Ranker("linear", names, arrays), first_stage="bm25.v1", depth=100, scorers=("bm25.v1",), meta={})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 from streamlit.testing.v1 import AppTest
 from test_app_evaluate import SCRIPT, TOKEN, store  # noqa: F401  (the graded session fixture)
@@ -25,6 +27,7 @@ def learn_button(app: AppTest):  # type: ignore[no-untyped-def]
 
 
 def test_learn_a_ranker_from_a_session(store: JudgmentStore, small_index: Index) -> None:  # noqa: F811
+    shutil.rmtree(artefacts.store_root() / "ltr")  # (conftest stores a default ranker for every test)
     assert "ltr.v1" not in offered_models()  # nothing learned yet: the app does not offer it
     app = signed_in()
     app.radio(key="evaluate_learn_learner").set_value("linear")
