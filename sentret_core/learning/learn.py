@@ -27,7 +27,7 @@ from sentret_core.index.reader import Index
 from sentret_core.models.ltr.examples import Examples, LearningTopic, build_examples
 from sentret_core.models.ltr.features import DEFAULT_SCORERS
 from sentret_core.models.ltr.learners import Ranker, check_learner, fit
-from sentret_core.models.ltr.store import Learned, save
+from sentret_core.models.ltr.store import MAX_DEPTH, Learned, save
 from sentret_core.models.registry import get_model
 
 DEFAULT_DEPTH = 100
@@ -97,8 +97,8 @@ def learn(
         raise SentretError("choose either a development set or cross-validation folds, not both")
     scorers = tuple(get_model(m).name for m in dict.fromkeys([first_stage, *scorers]))
     first_stage = scorers[0]
-    if not 1 <= depth <= 100_000:
-        raise SentretError(f"the depth must be from 1 to 100,000 sentences (got {depth})")
+    if not 1 <= depth <= MAX_DEPTH:
+        raise SentretError(f"the depth must be from 1 to {MAX_DEPTH:,} sentences (got {depth})")
     tell = progress or (lambda _text, _share: None)
 
     def examples(data: Data, what: str) -> Examples:

@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sentret_core.defaults import MAX_K
 from sentret_core.models.ltr.features import Scored, feature_matrix, scored
-from sentret_core.models.ltr.store import Learned, load
+from sentret_core.models.ltr.store import MAX_DEPTH, Learned, load
 from sentret_core.models.papers import VOSKARIDES
 from sentret_core.models.params import Params, param
 from sentret_core.models.registry import register
@@ -33,7 +32,8 @@ DEFAULT_RANKER_NAME = "ltr"
 class LtrParams(Params):
     model: str = param(DEFAULT_RANKER_NAME, "the learned ranker (made by `sentret learn`)", artefact="ranker")
     depth: int | None = param(None, "how many of the first stage's best sentences are re-ranked "
-                              "(None: as many as when it was learned)", min=1, max=MAX_K, nullable=True)  # fmt: skip
+                              "(None: as many as when it was learned)", min=1, max=MAX_DEPTH, step=1,
+                              nullable=True)  # fmt: skip
 
 
 def candidates(index: Index, q: Query, p: LtrParams) -> tuple[Learned, np.ndarray, Scored]:

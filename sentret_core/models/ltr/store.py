@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from sentret_core.index.reader import Index
 
 KIND = "ranker"
+MAX_DEPTH = 10_000  # sentences a ranker re-ranks per query at most
 _LOADED: OrderedDict[str, Learned] = OrderedDict()
 _KEEP = 8
 
