@@ -20,29 +20,25 @@ from types import TracebackType
 from sentret_core.annotation.admin import Admin
 from sentret_core.annotation.annotator import AnnotatorHandle
 from sentret_core.annotation.auth import _as_id, _clean_name, _hash_passphrase, _now, _passphrase_matches
+from sentret_core.annotation.connect import caused_by_the_user, open_connection, sqlite_error
 from sentret_core.annotation.records import BUSY_TIMEOUT_S, PERSON, PoolItem, PoolSettings, SessionInfo
-from sentret_core.annotation.schema import MIGRATIONS, SCHEMA_VERSION
 from sentret_core.errors import SentretError
 
 
 class JudgmentStore:
-    """A judgments database file; safe to open from several processes at once."""
+    """A judgments database file; safe to open from several processes at once.
 
-    def __init__(self, path: str | Path) -> None:
+    ``read_only=True`` opens it for reading only (export, agreement, evaluation): it never waits for
+    the write lock and works on a file the user may not write. ``timeout`` is how long an operation
+    waits for a lock another process holds before it gives up with a SentretError.
+    """
+
+    def __init__(self, path: str | Path, *, read_only: bool = False, timeout: float = BUSY_TIMEOUT_S) -> None:
         self.path = Path(path)
+        self.read_only = read_only
+        self.timeout = timeout
         self._lock = threading.RLock()
-        try:
-            self._conn = sqlite3.connect(
-                self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
-            )
-        except sqlite3.Error as exc:
-            raise SentretError(f"{self.path}: cannot open the judgments database ({exc})") from None
-        try:
-            self._configure()
-            self._migrate()
-        except BaseException:
-            self._conn.close()
-            raise
+        self._conn = open_connection(self.path, read_only=read_only, timeout=timeout)
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -61,46 +57,25 @@ class JudgmentStore:
         with self._lock:
             self._conn.close()
 
-    def _configure(self) -> None:
-        conn = self._conn
-        try:
-            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        except sqlite3.DatabaseError as exc:
-            raise SentretError(f"{self.path}: not a judgments database ({exc})") from None
-        if str(mode).lower() != "wal":
-            raise SentretError(f"{self.path}: the file system does not support WAL mode")
-        conn.execute("PRAGMA synchronous = FULL")
-        conn.execute("PRAGMA foreign_keys = ON")
-
-    def _migrate(self) -> None:
-        """Apply the missing migrations in order, in one transaction."""
-        with self._transaction() as conn:
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                raise SentretError(
-                    f"{self.path}: judgments schema version {version} is newer than this "
-                    f"sentret understands ({SCHEMA_VERSION}); upgrade sentret"
-                )
-            if version == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-                raise SentretError(f"{self.path}: not a sentret judgments database")
-            for statements in MIGRATIONS[version:]:
-                for statement in statements:
-                    conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-
     @contextmanager
     def _transaction(self, mode: str = "IMMEDIATE") -> Iterator[sqlite3.Connection]:
         """One transaction: committed on success, rolled back on any error."""
+        if self.read_only and mode != "DEFERRED":
+            raise SentretError(f"{self.path}: opened read-only; this needs the database opened for writing")
         with self._lock:
             conn = self._conn
-            conn.execute(f"BEGIN {mode}")
             try:
-                yield conn
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
+                conn.execute(f"BEGIN {mode}")
+                try:
+                    yield conn
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.OperationalError as exc:
+                if caused_by_the_user(exc):  # a lock held too long, a read-only file, a full disk
+                    raise sqlite_error(self.path, exc, self.timeout) from None
                 raise
 
     def _read(self) -> AbstractContextManager[sqlite3.Connection]:

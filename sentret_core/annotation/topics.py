@@ -26,16 +26,20 @@ def judgments_db_path() -> Path:
     return Path(os.environ.get(DB_ENV, "").strip() or DEFAULT_DB)
 
 
-def open_store(path: str | os.PathLike[str] | None = None) -> JudgmentStore:
-    """Open (creating its folder if needed) the judgments database at ``path`` (default: the app's)."""
+def open_store(path: str | os.PathLike[str] | None = None, *, read_only: bool = False) -> JudgmentStore:
+    """Open the judgments database at ``path`` (default: the app's), creating its folder if needed.
+
+    ``read_only``: for export, agreement and evaluation; it never waits for the write lock.
+    """
     from sentret_core.annotation.store import JudgmentStore
 
     target = Path(path) if path is not None else judgments_db_path()
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise SentretError(f"cannot create the folder of {target}: {exc.strerror or exc}") from None
-    return JudgmentStore(target)
+    if not read_only:
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SentretError(f"cannot create the folder of {target}: {exc.strerror or exc}") from None
+    return JudgmentStore(target, read_only=read_only)
 
 
 # --------------------------------------------------------------------------- topics and entity keys

@@ -64,6 +64,8 @@ def _run_index(args: argparse.Namespace) -> int:
             force=args.force,
             progress=progress,
         )
+    for note in summary.notes:
+        print(f"sentret: note: {note}", file=sys.stderr)
     print(
         f"indexed {summary.documents:,} documents, {summary.sentences:,} sentences, {summary.words:,} words, "
         f"{summary.terms:,} terms, {summary.entities:,} entities in {summary.seconds:.1f} s "

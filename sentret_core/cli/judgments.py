@@ -91,13 +91,14 @@ def _token(p: argparse.ArgumentParser) -> None:
     p.add_argument("--token", default=None, help="the admin token (default: $SENTRET_ADMIN_TOKEN)")
 
 
-def _open(path: str, *, create: bool = False) -> JudgmentStore:
+def _open(path: str, *, create: bool = False, read_only: bool = False) -> JudgmentStore:
+    """The store; ``read_only`` for the commands that only read (they never wait for the write lock)."""
     from sentret_core.annotation.topics import open_store
     from sentret_core.errors import SentretError
 
     if not create and not Path(path).is_file():
         raise SentretError(f"no judgments database at {path} (`sentret judgments create` makes one)")
-    return open_store(path)
+    return open_store(path, read_only=read_only)
 
 
 def _admin(store: JudgmentStore, args: argparse.Namespace) -> Admin:
@@ -153,7 +154,7 @@ def _create(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from sentret_core.errors import SentretError
 
-    with _open(args.db) as store:
+    with _open(args.db, read_only=True) as store:
         admin = _admin(store, args)
         if args.format == "qrels":
             rule = args.adjudicate
@@ -199,7 +200,7 @@ def _import(args: argparse.Namespace) -> int:
 def _agreement(args: argparse.Namespace) -> int:
     from sentret_core.annotation.agreement_summary import agreement_summary
 
-    with _open(args.db) as store:
+    with _open(args.db, read_only=True) as store:
         admin = _admin(store, args)
         summary = agreement_summary(admin.all_judgments(args.session))
     if args.json:

@@ -86,9 +86,14 @@ def save_table(folder: Path, name: str, frame: pd.DataFrame) -> None:
 
 
 def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
-    """Checksum every file in ``folder`` and write the manifest last (its presence marks a whole index)."""
+    """Checksum every file in ``folder`` and write the manifest last (its presence marks a whole index).
+
+    Hidden files are not part of an index (a build's staging folder keeps its owner record in one).
+    """
     manifest = dict(manifest, format=FORMAT, format_version=FORMAT_VERSION)
     manifest["files"] = {
-        file.name: sha256_of(file) for file in sorted(folder.iterdir()) if file.name != MANIFEST
+        file.name: sha256_of(file)
+        for file in sorted(folder.iterdir())
+        if file.name != MANIFEST and not file.name.startswith(".")
     }
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True))

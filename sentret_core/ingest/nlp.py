@@ -10,9 +10,10 @@ rules with the tokenizer alone.
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Generator, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from sentret_core.errors import SentretError
 from sentret_core.ingest.corpus import Document
@@ -156,7 +157,7 @@ def parse_documents(
     *,
     n_process: int = 2,
     batch_size: int = DEFAULT_BATCH_SIZE,
-) -> Iterator[ParsedDocument]:
+) -> Generator[ParsedDocument, None, None]:
     """Run the pass over ``documents`` and yield them parsed, in input order."""
     rules = TermRules(nlp)
 
@@ -170,15 +171,19 @@ def parse_documents(
                 yield piece, (doc.id, doc.title, offset, whole, words if i == len(pieces) - 1 else -1)
 
     sentences: list[ParsedSentence] = []
-    stream = nlp.pipe(chunks(), as_tuples=True, batch_size=batch_size, n_process=n_process)
-    for spacy_doc, (doc_id, title, offset, whole, words) in stream:
-        if whole:
-            sentences.append(_sentence(spacy_doc, spacy_doc[:], offset, rules))
-        else:
-            sentences.extend(_sentences(spacy_doc, offset, rules))
-        if words >= 0:
-            yield ParsedDocument(doc_id, title, query_terms(title, nlp, rules), sentences, words)
-            sentences = []
+    stream = cast(
+        "Generator[tuple[Doc, Any], None, None]",
+        nlp.pipe(chunks(), as_tuples=True, batch_size=batch_size, n_process=n_process),
+    )
+    with contextlib.closing(stream):  # closing it stops and joins spaCy's worker processes
+        for spacy_doc, (doc_id, title, offset, whole, words) in stream:
+            if whole:
+                sentences.append(_sentence(spacy_doc, spacy_doc[:], offset, rules))
+            else:
+                sentences.extend(_sentences(spacy_doc, offset, rules))
+            if words >= 0:
+                yield ParsedDocument(doc_id, title, query_terms(title, nlp, rules), sentences, words)
+                sentences = []
 
 
 def _given_sentences(sentences: tuple[str, ...] | None) -> list[tuple[int, str]]:

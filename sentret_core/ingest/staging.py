@@ -1,0 +1,152 @@
+"""The hidden folder a build writes into: made with its owner recorded, swept when abandoned, disk-full named.
+
+A build writes ``.<name>.building-XXXX`` beside its target and records who owns it (host, pid and the
+process's start time, so a recycled pid is not mistaken for the owner) in a small file inside. A build
+removes such folders whose owner is no longer running; one without an owner file is removed only when
+it is empty and old (a build killed between making it and writing the file).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import shutil
+import socket
+import tempfile
+import time
+from pathlib import Path
+
+from sentret_core.errors import SentretError
+from sentret_core.ingest.interrupt import signals_deferred
+
+OWNER = ".sentret-build.json"
+_ORPHAN_AGE_S = 3600.0
+
+
+def make_staging(out: Path) -> tuple[Path, list[str]]:
+    """A new staging folder beside ``out`` with its owner recorded, and notes on the stale ones removed."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        notes = remove_stale(out.parent)
+        with signals_deferred():  # never a folder without its owner file
+            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+            try:
+                (tmp / OWNER).write_text(json.dumps(_me()), encoding="utf-8")
+            except OSError:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+    except OSError as exc:
+        raise write_error(exc, out, 0) from None
+    return tmp, notes
+
+
+def release(tmp: Path) -> None:
+    """Drop the owner file: the folder is about to become an index."""
+    (tmp / OWNER).unlink(missing_ok=True)
+
+
+def remove_stale(parent: Path) -> list[str]:
+    """Remove the staging folders in ``parent`` whose build is no longer running; say which."""
+    notes = []
+    for folder in sorted(parent.glob(".*.building-*")):
+        if folder.is_dir() and not folder.is_symlink() and _abandoned(folder):
+            shutil.rmtree(folder, ignore_errors=True)
+            notes.append(f"removed {folder}, left behind by a build that is no longer running")
+    return notes
+
+
+def disk_full(exc: OSError) -> bool:
+    """A full disk or quota (pyarrow's errors carry no errno, only the system's message)."""
+    return exc.errno in (errno.ENOSPC, errno.EDQUOT) or "No space left on device" in str(exc)
+
+
+def write_error(exc: OSError, out: Path, written: int) -> SentretError:
+    """One message for a failed write: a full disk names the folder and how much the build had written."""
+    if disk_full(exc):
+        kept = " (the existing index is unchanged)" if out.exists() else ""
+        had = f"the build had written {_size(written)} when it ran out, and needs more: " if written else ""
+        return SentretError(
+            f"{out}: the disk is full ({_size(_free(out.parent))} free in {out.parent}); {had}"
+            f"free some space or choose another --out. Nothing was left behind{kept}."
+        )
+    return SentretError(f"{out}: cannot write the index in {out.parent}: {exc.strerror or exc}")
+
+
+def folder_size(folder: Path) -> int:
+    """Bytes held by the files below ``folder`` (0 if it is gone)."""
+    total = 0
+    for here, _, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(here, name)).st_size
+    return total
+
+
+def _me() -> dict[str, object]:
+    return {"host": socket.gethostname(), "pid": os.getpid(), "started": _start_time(os.getpid())}
+
+
+def _abandoned(folder: Path) -> bool:
+    try:
+        owner = json.loads((folder / OWNER).read_text(encoding="utf-8"))
+        host, pid, started = owner["host"], int(owner["pid"]), owner.get("started")
+    except FileNotFoundError:
+        return _empty_and_old(folder)
+    except (OSError, ValueError, KeyError, TypeError):
+        return False  # not ours to judge
+    return host == socket.gethostname() and not _running(pid, started)
+
+
+def _running(pid: int, started: object) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # alive, another user's
+    state = _proc_stat(pid)
+    if state is None:
+        return True
+    return state[0] != "Z" and (started is None or state[1] == started)
+
+
+def _start_time(pid: int) -> int | None:
+    state = _proc_stat(pid)
+    return state[1] if state else None
+
+
+def _proc_stat(pid: int) -> tuple[str, int] | None:
+    """(state, start time in clock ticks since boot) from Linux's /proc; None elsewhere."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()  # the command name may hold spaces and parentheses
+    return fields[0], int(fields[19])
+
+
+def _empty_and_old(folder: Path) -> bool:
+    try:
+        return not any(folder.iterdir()) and time.time() - folder.stat().st_mtime > _ORPHAN_AGE_S
+    except OSError:
+        return False
+
+
+def _free(folder: Path) -> int:
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return 0
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n:,} bytes"
+    value, unit = n / 1024, "KB"
+    for bigger in ("MB", "GB", "TB"):
+        if value < 1024:
+            break
+        value, unit = value / 1024, bigger
+    return f"{value:,.1f} {unit}"
