@@ -69,10 +69,14 @@ def _healthy(url: str) -> bool:
 
 
 @contextmanager
-def streamlit_server(index: Path, root: Path, log: Path, timeout: float = 60.0) -> Iterator[Server]:
-    """``streamlit run app.py`` on a free port with the app pointed at ``index``; stopped on exit."""
+def streamlit_server(
+    index: Path, root: Path, log: Path, timeout: float = 60.0, extra_env: dict[str, str] | None = None
+) -> Iterator[Server]:
+    """``streamlit run app.py`` on a free port with the app pointed at ``index`` (and ``extra_env``
+    set); stopped on exit."""
     port = free_port()
     env = dict(os.environ, SENTRET_INDEX=str(index), SENTRET_INDEX_ROOT=str(root), PYTHONUNBUFFERED="1")
+    env.update(extra_env or {})
     # never the real data/judgments/: a caller's own database, else one beside the server log
     env.setdefault("SENTRET_JUDGMENTS_DB", str(log.parent / "judgments.sqlite"))
     command = [

@@ -29,6 +29,8 @@ from browser_util import (
 )
 from conftest import SMALL_DOCS, build_from_texts
 
+from sentret_core.annotation.records import ADMIN_TOKEN_ENV
+
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason=SKIP_REASON)]
 sync_api = pytest.importorskip("playwright.sync_api", reason="the Playwright package is not installed")
 
@@ -41,6 +43,7 @@ HOSTILE = {
 }
 DEMO_INDEX = ROOT / "data" / "indexes" / "demo"
 TIMEOUT = 30_000  # ms, for any one wait
+TOKEN = "browser-test-admin-token"  # building an index on the Corpus page needs it
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +56,7 @@ def hostile_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server(hostile_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     log = tmp_path_factory.mktemp("logs") / "streamlit.log"
-    with streamlit_server(hostile_index, hostile_index.parent, log) as running:
+    with streamlit_server(hostile_index, hostile_index.parent, log, extra_env={ADMIN_TOKEN_ENV: TOKEN}) as running:
         yield running
 
 
@@ -168,12 +171,15 @@ def test_corpus_browses_uploads_and_switches(server: Server, tab: Page) -> None:
     screenshot(page, "corpus.png")
     page.set_viewport_size({"width": 1400, "height": 1000})
 
+    assert page.locator("[data-testid='stFileUploader']").count() == 0  # not for an anonymous visitor
+    sign_in_as_admin(page)
     upload(page, "bad.jsonl", b'{"text": "fine"}\n{broken\n', "uploaded")
     page.get_by_text("line 2: not valid JSON").wait_for()
     assert metric(page, "Documents") == "4"  # the previous index is still loaded
 
     # the uploader keeps adding files; a fresh page (and session) starts with an empty one
     page = open_page(tab, server, "corpus", "Documents")
+    sign_in_as_admin(page)
     upload(page, "notes.md", b"# Otto Hahn\n\nOtto Hahn lived in Berlin.\n", "uploaded")
     page.get_by_text("It is now the loaded index").wait_for(timeout=60_000)
     wait_until_idle(page)
@@ -230,6 +236,13 @@ def test_demo_screenshots_and_rerank_latency(browser: Any, tmp_path: Path) -> No
 def metric(page: Any, label: str) -> str:
     box = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
     return str(box.locator('[data-testid="stMetricValue"]').inner_text()).strip()
+
+
+def sign_in_as_admin(page: Any) -> None:
+    page.get_by_label("Admin token", exact=True).fill(TOKEN)
+    page.get_by_role("button", name="Sign in as admin").click()
+    page.locator("[data-testid='stFileUploader']").wait_for()
+    wait_until_idle(page)
 
 
 def upload(page: Any, name: str, data: bytes, index_name: str) -> None:

@@ -1,15 +1,17 @@
 """Sentences as safe HTML: entities in displaCy's label colours, query terms marked.
 
-Every character of corpus text is HTML-escaped here, so a sentence holding ``<script>`` or
-``<img onerror=…>`` shows as text wherever the pages render this with ``unsafe_allow_html``.
+Every character of corpus text is escaped here (:func:`~sentret_core.ui.text.html_text`), so a
+sentence holding ``<script>``, ``<img onerror=…>`` or a Markdown image shows as text wherever the
+pages draw this with :func:`~sentret_core.ui.text.show_html`.
 """
 
 from __future__ import annotations
 
-import html
 import itertools
 from collections.abc import Iterable
 from typing import NamedTuple
+
+from sentret_core.ui.text import html_text
 
 # spaCy's displaCy palette (spacy/displacy/render.py), so labels look as they do in spaCy's own views.
 LABEL_COLORS = {
@@ -65,7 +67,7 @@ def highlight(text: str, spans: Iterable[Span], focus: Span | None = None) -> st
     cuts = sorted({0, len(text), *(s.start for s in spans), *(s.end for s in spans)})
     out: list[str] = []
     for lo, hi in itertools.pairwise(cuts):
-        piece = html.escape(text[lo:hi])
+        piece = html_text(text[lo:hi])
         covering = [s for s in spans if s.start <= lo and hi <= s.end]
         entity = next((s for s in covering if s.is_entity), None)
         if any(not s.is_entity for s in covering):
@@ -75,6 +77,6 @@ def highlight(text: str, spans: Iterable[Span], focus: Span | None = None) -> st
             style = f"background:{label_color(entity.label)};border-radius:0.3em;padding:0 0.15em;{outline}"
             piece = f'<span class="entity" style="{style}">{piece}</span>'
             if hi == entity.end:
-                piece += f'<sub class="label" style="{LABEL_STYLE}">{html.escape(entity.label)}</sub>'
+                piece += f'<sub class="label" style="{LABEL_STYLE}">{html_text(entity.label)}</sub>'
         out.append(piece)
     return "".join(out)

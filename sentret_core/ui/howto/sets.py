@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 import pandas as pd
@@ -25,6 +24,7 @@ from sentret_core.ui.howto.computations import (
 )
 from sentret_core.ui.render import shorten
 from sentret_core.ui.state import PERSIST, guarded
+from sentret_core.ui.text import html_text, md, show_html
 
 
 def fig1_sets(index: Index, path: str, query: str, spec: ModelSpec, params: ParamItems) -> None:
@@ -66,7 +66,7 @@ def fig1_sets(index: Index, path: str, query: str, spec: ModelSpec, params: Para
     _sizes(sizes)
     left, right = st.columns([2, 3])
     with left:
-        st.markdown(venn_svg(sizes, entity), unsafe_allow_html=True)
+        show_html(venn_svg(sizes, entity))
     with right:
         _growth_chart(growth, k, entity)
     _first_relevant(index, path, query, spec, params, entity)
@@ -105,7 +105,7 @@ def _growth_chart(growth: pd.DataFrame, k: int, entity: EntityChoice) -> None:
         ],
     }  # fmt: skip
     st.vega_lite_chart(long, chart, width="stretch")
-    st.caption(f"How |S_qe| and |Ŝ_qe| grow with k for {entity.text}; the dashed line is the chosen k.")
+    st.caption(f"How |S_qe| and |Ŝ_qe| grow with k for {md(entity.text)}; the dashed line is the chosen k.")
 
 
 def _first_relevant(
@@ -130,7 +130,7 @@ def _first_relevant(
 
 def venn_svg(sizes: SetSizes, entity: EntityChoice) -> str:
     """Seed 002 Fig. 1 as a small SVG: S ⊃ Ŝ_q ⊃ S_q, and the sentences mentioning e across them."""
-    name = html.escape(shorten(f"{entity.text} ({entity.label})", 28))
+    name = html_text(shorten(f"{entity.text} ({entity.label})", 28))
     return f"""
 <svg viewBox="0 0 420 250" width="100%" role="img"
      aria-label="Venn diagram of S, Ŝ_q, S_q and the entity's sentences"

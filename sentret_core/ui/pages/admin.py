@@ -8,7 +8,6 @@ app's script runs, i.e. when the first browser connects.
 from __future__ import annotations
 
 import functools
-import html
 import os
 import sys
 from collections.abc import Callable
@@ -24,7 +23,7 @@ from sentret_core.annotation.session_setup import create_session
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.annotation.topics import DEFAULT_DEPTH, DEFAULT_TOP_ENTITIES
 from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
-from sentret_core.errors import SentretError
+from sentret_core.ui.admin_sign_in import token_form
 from sentret_core.ui.judgments import page_store
 from sentret_core.ui.pages.explore import model_title, support_models
 from sentret_core.ui.state import (
@@ -37,8 +36,8 @@ from sentret_core.ui.state import (
     remember_explore_query,
     uploaded_text,
 )
+from sentret_core.ui.text import md
 
-TOKEN = "admin_verified_token"  # the verified token of this browser session
 CREATED = "admin_created"  # messages about the session just created, shown after the rerun
 
 
@@ -57,36 +56,6 @@ def announce_admin_token() -> bool:
 
 
 announce_admin_token()
-
-
-def admin_for(store: JudgmentStore) -> Admin | None:
-    """This browser session's :class:`Admin`, if it signed in with the admin token."""
-    token = st.session_state.get(TOKEN)
-    if token is None:
-        return None
-    try:
-        return store.admin(token)
-    except SentretError:  # the token changed (e.g. the server restarted with another one)
-        st.session_state.pop(TOKEN, None)
-        return None
-
-
-def token_form(store: JudgmentStore, key: str) -> Admin | None:
-    """Ask for the admin token; the Admin once it is right (remembered for this browser session)."""
-    admin = admin_for(store)
-    if admin is not None:
-        return admin
-    with st.form(f"{key}_token_form"):
-        token = st.text_input("Admin token", type="password", key=f"{key}_token",
-                              help=f"${ADMIN_TOKEN_ENV}, or the token printed in the server log")  # fmt: skip
-        submitted = st.form_submit_button("Sign in as admin")
-    if submitted:
-        admin = guarded("check the admin token", store.admin, token.strip())
-        if admin is not None:
-            st.session_state[TOKEN] = token.strip()
-        return admin
-    st.info("This page needs the admin token.")
-    return None
 
 
 def render() -> None:
@@ -176,7 +145,7 @@ def _create(store: JudgmentStore) -> None:
         seed = c3.number_input("Shuffle seed", 0, 2**31 - 1, 0, key="admin_seed")
         models = st.multiselect("Pooling models", support_models(), default=list(DEFAULT_SUPPORT_MODELS),
                                 key="admin_models", format_func=model_title)  # fmt: skip
-        st.caption(f"Index: `{current_index_path()}` (choose another on the Corpus page)")
+        st.caption(f"Index: {md(current_index_path())} (choose another on the Corpus page)")
         if not st.button("Create session", type="primary", key="admin_create"):
             return
         index = current_index()
@@ -190,10 +159,10 @@ def _create(store: JudgmentStore) -> None:
         if created is None:
             return
         info, plan = created
-        done = (f"Created session {info.name!r}: {info.n_items} items over {len(plan.topics)} (query, "
+        done = (f"Created session {md(repr(info.name))}: {info.n_items} items over {len(plan.topics)} (query, "
                 "entity) pairs. Annotators sign in on the Annotate page with its passphrase.")  # fmt: skip
         messages = [("success", done)]
-        messages += [("warning", f"Left out: {note}") for note in plan.notes]
+        messages += [("warning", f"Left out: {md(note)}") for note in plan.notes]
         st.session_state[CREATED] = messages
         st.rerun()  # list the new session
 
@@ -204,8 +173,8 @@ def _create(store: JudgmentStore) -> None:
 def _open_close(admin: Admin, info: SessionInfo) -> None:
     state = "open" if info.is_open else "closed"
     left, right = st.columns([3, 1])
-    left.markdown(f"Session **{html.escape(info.name)}** is **{state}** · {info.n_items} items · "
-                  f"index `{html.escape(info.index_path)}`")  # fmt: skip
+    left.markdown(f"Session **{md(info.name)}** is **{state}** · {info.n_items} items · "
+                  f"index {md(info.index_path)}")  # fmt: skip
     if info.is_open:
         if right.button("Close session", key="admin_close"):
             _act("close the session", admin.close_session, info.name)
@@ -260,7 +229,7 @@ def _progress_and_agreement(admin: Admin, info: SessionInfo) -> None:
             width="stretch",
         )
     for note in summary.notes:
-        st.caption(note)
+        st.caption(md(note))
 
 
 def _number(value: float | None) -> str:
@@ -310,4 +279,4 @@ def _import(admin: Admin, info: SessionInfo) -> None:
     with error_guard(f"import {upload.name}"):
         lines = uploaded_text(upload).splitlines()
         changed = admin.import_qrels(info.name, lines, who) if kind == "qrels" else admin.import_jsonl(info.name, lines)
-        st.success(f"Imported {upload.name}: {changed} judgment(s) added or changed.")
+        st.success(f"Imported {md(upload.name)}: {changed} judgment(s) added or changed.")

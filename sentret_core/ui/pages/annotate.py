@@ -11,7 +11,6 @@ and the keyboard shortcuts) live in :mod:`sentret_core.ui.annotate`.
 
 from __future__ import annotations
 
-import html
 from typing import NamedTuple
 
 import streamlit as st
@@ -26,6 +25,7 @@ from sentret_core.ui.annotate.shortcuts import shortcuts
 from sentret_core.ui.annotate.sign_in import sign_in, sign_out
 from sentret_core.ui.judgments import page_store
 from sentret_core.ui.state import guarded, page_setup
+from sentret_core.ui.text import md
 
 
 def render() -> None:
@@ -66,7 +66,7 @@ def _read(store: JudgmentStore, handle: AnnotatorHandle) -> _View:
 
 def _annotate(store: JudgmentStore, handle: AnnotatorHandle) -> None:
     top = st.columns([4, 1])
-    who, session = html.escape(handle.annotator), html.escape(handle.session)
+    who, session = md(handle.annotator), md(handle.session)
     top[0].markdown(f"Signed in as **{who}** · session **{session}**")
     top[1].button("Sign out", key="annotate_sign_out", on_click=sign_out)
     view = guarded("read your items", _read, store, handle)
@@ -74,7 +74,7 @@ def _annotate(store: JudgmentStore, handle: AnnotatorHandle) -> None:
         return
     show_flash()
     if not view.info.is_open:
-        st.error(f"Session {view.info.name!r} is closed: grades are not taken until the organiser reopens it.")
+        st.error(f"Session {md(repr(view.info.name))} is closed: grades are not taken until the organiser reopens it.")
     progress = view.progress
     done = progress.graded / progress.total if progress.total else 1.0
     st.progress(done, text=f"{progress.graded} of {progress.total} graded · {progress.skipped} skipped")

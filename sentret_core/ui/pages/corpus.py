@@ -9,6 +9,7 @@ from sentret_core.index.overview import document_sentences, entity_table, overvi
 from sentret_core.index.reader import Index
 from sentret_core.ui.render import sentence_html
 from sentret_core.ui.state import available_indexes, credit, current_index, current_index_path, page_setup
+from sentret_core.ui.text import md, show_html
 
 MAX_TITLES = 300
 
@@ -26,7 +27,7 @@ def render() -> None:
     for col, key in zip(cols, ("documents", "sentences", "words", "terms", "entities")):
         col.metric(key.capitalize(), f"{counts[key]:,}")
     st.caption(
-        f"Index `{info['path']}` · spaCy pipeline `{info['model']}` · built {info['created']} · "
+        f"Index {md(info['path'])} · spaCy pipeline {md(info['model'])} · built {md(info['created'])} · "
         f"mean sentence length {info['avsl']:.1f} terms"
     )
     credit(index)
@@ -74,7 +75,7 @@ def browse_documents(index: Index) -> None:
         [i for i, t in enumerate(titles) if query.lower() in t.lower()] if query else list(range(len(titles)))
     )
     if not matches:
-        st.warning(f"No document title contains {query!r}.")
+        st.warning(f"No document title contains {md(repr(query))}.")
         return
     shown = matches[:MAX_TITLES]
     doc = st.selectbox(
@@ -89,7 +90,7 @@ def browse_documents(index: Index) -> None:
         f'<p class="sentence"><small>[{position}]</small> {sentence_html(index, sentence)}</p>'
         for sentence, position in zip(sentences["sentence"], sentences["position"])
     ]
-    st.markdown("\n".join(html_rows), unsafe_allow_html=True)
+    show_html("".join(html_rows))
 
 
 def upload_section() -> None:

@@ -26,6 +26,7 @@ from sentret_core.ui.offered import offered_models
 from sentret_core.ui.pages.admin import token_form
 from sentret_core.ui.pages.explore import model_title, support_models
 from sentret_core.ui.state import current_index, error_guard, guarded, page_setup, uploaded_text
+from sentret_core.ui.text import md
 
 RESULT = "evaluate_result"
 SESSION, UPLOAD = "A session's grades", "Uploaded qrels"
@@ -96,7 +97,7 @@ def _from_session(options: dict[str, Any]) -> Evaluation | None:
     info = store.session(name)
     index = session_index(info.index_path)
     if index is None:
-        st.error(f"The index of session {name!r} ({info.index_path}) cannot be opened.")
+        st.error(f"The index of session {md(repr(name))} ({md(info.index_path)}) cannot be opened.")
         return None
     with st.spinner("Scoring every model on the judged topics…"):
         return guarded("evaluate the session", evaluate_session, admin, name, index, rule=rule, annotator=who,

@@ -6,7 +6,6 @@ link reproduces it.
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from sentret_core.ui.entity_graph import entity_graph_dot
 from sentret_core.ui.offered import offered_models
 from sentret_core.ui.render import support_html
 from sentret_core.ui.state import PERSIST, credit, current_index, current_index_path, guarded, page_setup
+from sentret_core.ui.text import html_text, md, show_html
 
 QUERY_FILE = Path(__file__).resolve().parents[2] / "data" / "queries" / "demo.txt"
 SCORE_NAMES = {"kld": "KLD", "frequency": "frequency", "rarity": "rarity", "combination": "combination"}
@@ -155,10 +155,10 @@ def render() -> None:
     state = {"q": query, "ranker": ranker, "k": int(k), "score": score, "labels": labels, "models": models}
     if result.reason:
         _to_url(state)
-        st.warning(f"No entities to show: {result.reason}.")
+        st.warning(f"No entities to show: {md(result.reason)}.")
         return
     st.caption(
-        f"Terms: **{' '.join(result.terms)}** · |S_q| = {result.n_top:,} (top {result.k:,} under "
+        f"Terms: **{md(' '.join(result.terms))}** · |S_q| = {result.n_top:,} (top {result.k:,} under "
         f"{model_title(result.ranker)}) · |Ŝ_q| = {result.n_context:,} with ±2 context sentences · "
         f"{sum(result.timings.values()) * 1000:.1f} ms"
     )
@@ -212,16 +212,14 @@ def _entity_table(result: SupportResult) -> Any:
 
 def _support_columns(index: Index, result: SupportResult, entity: Any) -> None:
     e = entity.entity
-    st.subheader(f"Why {e.text} ({e.label}) matters to “{result.query}”")
+    st.subheader(f"Why {md(e.text)} ({md(e.label)}) matters to “{md(result.query)}”")
     agreed = entity.agreement()
     columns = st.columns(len(result.models))
     for column, model in zip(columns, result.models):
         with column:
             count = entity.candidates[model]
-            st.markdown(
-                f"**{model_title(model)}**  \n<small>{count} candidate sentences</small>",
-                unsafe_allow_html=True,
-            )
+            title = html_text(model_title(model))
+            show_html(f"<p><b>{title}</b><br><small>{count} candidate sentences</small></p>")
             sentences = entity.sentences[model]
             if not sentences:
                 st.info("No candidate sentence: no sentence mentioning this entity is in this model's top k.")
@@ -232,17 +230,13 @@ def _support_columns(index: Index, result: SupportResult, entity: Any) -> None:
 def _sentence_card(index: Index, s: SupportSentence, entity: int, agreeing: list[str]) -> None:
     body = support_html(index, s, entity)
     mark = f" · ✅ top sentence of {len(agreeing)} models" if agreeing else ""
-    meta = f"#{s.rank} · score {s.score:.3f} · <i>{_escape(s.title)}</i>{mark}"
-    st.markdown(f'<div class="support"><small>{meta}</small><p>{body}</p></div>', unsafe_allow_html=True)
+    meta = f"#{s.rank} · score {s.score:.3f} · <i>{html_text(s.title)}</i>{mark}"
+    show_html(f'<div class="support"><small>{meta}</small><p>{body}</p></div>')
     if s.context:
         with st.expander("Context (±2 sentences)"):
             before = [c for c in s.context if c.offset < 0]
             after = [c for c in s.context if c.offset > 0]
-            html = [f"<p style='color:#6b7280'>{_escape(c.text)}</p>" for c in before]
-            html.append(f"<p><b>{_escape(s.text)}</b></p>")
-            html += [f"<p style='color:#6b7280'>{_escape(c.text)}</p>" for c in after]
-            st.markdown("".join(html), unsafe_allow_html=True)
-
-
-def _escape(text: str) -> str:
-    return html.escape(text)
+            html = [f"<p style='color:#6b7280'>{html_text(c.text)}</p>" for c in before]
+            html.append(f"<p><b>{html_text(s.text)}</b></p>")
+            html += [f"<p style='color:#6b7280'>{html_text(c.text)}</p>" for c in after]
+            show_html("".join(html))

@@ -24,6 +24,7 @@ from sentret_core.ui.howto.ranking import ranking_table
 from sentret_core.ui.howto.sets import fig1_sets
 from sentret_core.ui.offered import offered_models
 from sentret_core.ui.state import PERSIST, credit, current_index, current_index_path, guarded, page_setup
+from sentret_core.ui.text import md
 
 
 def render() -> None:
@@ -68,7 +69,7 @@ def render() -> None:
         if result is None:
             return
         if result.reason:
-            st.warning(f"No ranking: {result.reason}.")
+            st.warning(f"No ranking: {md(result.reason)}.")
             return
         ranking_table(index, path, query, spec, params, result)
     tabs = st.tabs(["Term contributions", "Seed 002 Fig. 1: S_q, Ŝ_q, S_qe, Ŝ_qe", "Compare two models"])
@@ -82,7 +83,7 @@ def render() -> None:
     page_ms = (time.perf_counter() - started) * 1000
     st.session_state["howto_timing"] = {"rank_ms": rank_ms, "page_ms": page_ms}
     timing.caption(
-        f"{result.candidates:,} candidate sentences · terms **{' '.join(result.terms)}**"
-        + (f" (not in the index: {', '.join(result.oov)})" if result.oov else "")
+        f"{result.candidates:,} candidate sentences · terms **{md(' '.join(result.terms))}**"
+        + (f" (not in the index: {md(', '.join(result.oov))})" if result.oov else "")
         + f" · ranked in {rank_ms:.1f} ms · page drawn in {page_ms:.0f} ms"
     )
