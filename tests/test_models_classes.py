@@ -13,7 +13,7 @@ from sentret_core import Index
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
 from sentret_core.index.reader import verify
-from sentret_core.models import distribution, explain, score
+from sentret_core.models import distribution, explain, get_model, score
 from sentret_core.models.training.classes import fit_classes, load_classes, train_classes
 from sentret_core.models.training.exchange import bigrams, exchange, sequence_bigrams
 
@@ -261,3 +261,46 @@ def test_training_again_under_a_name_replaces_it_for_a_loaded_index(week: Index)
     assert second.key != first.key and load_classes(week, "again").key == second.key
     assert explain(week, "saturday", 0, "lm-class.v1", classes="again").notes["K"] == 5
     assert not [p for p in (Path(week.path) / "artefacts").iterdir() if p.name.startswith(".again")]
+
+
+# --- lm-class.v2: the same formula, interpolated with the word model by default ----------------------
+
+
+def test_v2_interpolates_by_default_and_is_v1_at_the_same_parameters(week: Index) -> None:
+    v2 = get_model("lm-class.v2").defaults()
+    assert 0 < v2.lam < 1  # type: ignore[attr-defined]
+    assert get_model("lm-class.v1").defaults().lam == 0  # type: ignore[attr-defined]  # v1 is frozen
+    same = {**v2.to_dict(), **P}
+    for query in ("saturday", "berlin morning", "saturday saturday airport"):
+        a, b = score(week, query, "lm-class.v1", **same), score(week, query, "lm-class.v2", **P)
+        assert a.ids.tolist() == b.ids.tolist() and np.array_equal(a.scores, b.scores)
+
+
+def test_v2_defaults_by_hand(week: Index) -> None:
+    # the same sentence and class as test_the_formula_by_hand, at v2's default λ, μ, μ_w
+    p = get_model("lm-class.v2").defaults()
+    lam, mu, mu_w = p.lam, p.mu, p.mu_word  # type: ignore[attr-defined]
+    cmap = load_classes(week, "k6")
+    s = week.texts.index("We met on Tuesday morning.")
+    members = np.flatnonzero(cmap.classes == cls_of(week, cmap, "saturday"))
+    cf_C = float(week.cf[members].sum())
+    cf_t = float(week.cf[week.term_index["saturday"]])
+    p_class = cf_t / cf_C * (1 + mu * cf_C / week.total_terms) / (3 + mu)
+    p_word = (0 + mu_w * cf_t / week.total_terms) / (3 + mu_w)
+    got = score(week, "saturday", "lm-class.v2", **P).score_of(s)
+    assert got is not None and math.isclose(got, math.log(lam * p_word + (1 - lam) * p_class), rel_tol=1e-12)
+    e = explain(week, "saturday", s, "lm-class.v2", **P)
+    assert math.isclose(e.total, got, rel_tol=1e-12)
+    assert math.isclose(e.rows[0]["λ·p_w(t|s)"] + e.rows[0]["(1-λ)·p(t|C)·p(C|s)"], e.rows[0]["p(t|θ)"])
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_v2_explain_totals_equal_scores_and_sum_to_one(week: Index, params: dict[str, object]) -> None:
+    for sentence in range(week.N):
+        p = distribution(week, sentence, "lm-class.v2", **{**P, **params})
+        assert (p >= 0).all() and math.isclose(float(p.sum()), 1.0, abs_tol=1e-12)
+    for query in ("saturday", "berlin morning"):
+        found = score(week, query, "lm-class.v2", **{**P, **params})
+        for sentence, value in zip(found.ids.tolist(), found.scores.tolist()):
+            e = explain(week, query, sentence, "lm-class.v2", **{**P, **params})
+            assert e.candidate and math.isclose(e.total, value, rel_tol=1e-9, abs_tol=1e-9)

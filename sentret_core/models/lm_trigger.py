@@ -47,37 +47,62 @@ Readings where the paper is silent:
   p_t(q|s) = p(q) for every sentence: a constant, which changes no ranking;
 * |s| in eq. 10 is the number of terms (after stop-word removal), repeats included;
 * question words are normalised like every query (SPEC "Notation"): spaCy's stop words are
-  removed, which includes the wh-words ("when", "who", "where", "how", "many"), so the paper's
-  "when → DATE" cannot be learned; content words ("born → DATE", "high → QUANTITY") can;
+  removed, which includes the wh-words ("when", "who", "where", "how", "many"). ``normalise()``
+  keeps them as markers (``?when`` …) that ``prepare()`` sets apart as ``Query.asks``; v1 ignores
+  them (so it learns "born → DATE", "high → QUANTITY" but not the paper's "when → DATE"), v2 scores
+  them (below);
 * the NE table counts answer *terms* inside entities (a four-term DATE counts four), matching how
   a candidate sentence's labels are counted per term in eq. 10.
 
 **Candidates**: the sentences with a query term or with a target of an active table (λ_t > 0)
 that a query term triggers; at most ``max_candidates`` are returned: all sentences with a query
 term, then the best-scoring others (ties by sentence id).
+
+**lm-trigger.v2** (issue 12): the question words, which the paper's NE triggering needs ("when →
+DATE", §6.5), take part. Training counts each question's markers as triggers of its answer's terms
+and NER labels (:mod:`~sentret_core.models.training.qa_triggers`); a query's markers ``Q.asks``
+add one factor each (a marker is a question word: c(a,Q) = 1)::
+
+    score_v2(s) = score_v1(s) + Σ_{a∈asks(Q)} log p(a|θ_s)
+    p(a|θ_s)    = λ_qa·p_qa(a|s) + λ_ne·p_ne(a|s) + (1 − λ_qa − λ_ne)·p(a)
+    p_t(a|s)    = (1/|s|)·Σ_j f_t(a, s_j) / Σ_{a'} f_t(a', s_j)         (eqs. 10, 9 over markers)
+    p(a)        = n(a) / Σ_{a'} n(a'),  n(a) = training questions asking a
+
+Readings: the markers are their own event space (the four of ``query.ANSWER_TYPES``): eq. 9
+normalises a target's question-word triggers over the markers, so p_t(·|s) and p(·|θ_s) are
+distributions over them, and the term rows — hence every query term's p(q|θ_s) — are exactly v1's.
+A marker never occurs in a sentence, so the components with no question-word rows (self, inside,
+across, the word unigram) carry no evidence for it and give its prior p(a), as a massless target
+does. A marker no training question asked (n(a) = 0, e.g. tables without QA pairs), and every
+marker when λ_qa = λ_ne = 0, is skipped (a constant: no ranking changes), as an unseen query term
+is. Markers re-weight candidates, they never add one (a question word matches no sentence).
+v2's defaults differ from v1's: grids include 0 for every λ, and the defaults are the values
+tuned on WikiQA train (see :class:`TriggerParamsV2`).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from sentret_core.errors import SentretError
-from sentret_core.models.layout import collection_model, layout, sentence_row
+from sentret_core.models.layout import collection_model, layout
 from sentret_core.models.lm_class import PAPER_001, _cap
 from sentret_core.models.lm_params import MU_GRID, MU_MIN
-from sentret_core.models.lm_trigger_data import trigger_data
+from sentret_core.models.lm_trigger_data import ask_data, trigger_data
+from sentret_core.models.lm_trigger_explain import (
+    active_asks,
+    distribution_trigger,
+    explain_trigger,
+    explain_trigger_v2,
+)
 from sentret_core.models.params import Params, grid_range, param
 from sentret_core.models.postings import postings
 from sentret_core.models.query import Query
 from sentret_core.models.registry import register
-from sentret_core.models.spec import Explained
-from sentret_core.models.training.triggers import COMPONENTS, DEFAULT_NAME, KIND, TABLES
+from sentret_core.models.training.triggers import ASK_TABLES, COMPONENTS, DEFAULT_NAME, KIND, TABLES
 from sentret_core.models.vectors import EMPTY_IDS, EMPTY_SCORES, union
 
 if TYPE_CHECKING:
@@ -125,123 +150,6 @@ class TriggerParams(Params):
         return max(1.0 - sum(self.weights().values()), 0.0)
 
 
-def _sentence_label_counts(index: Index, sentence: int, labels: Sequence[str]) -> np.ndarray:
-    """Terms of ``sentence`` inside an entity of each label, from its mentions and term tokens."""
-    out = np.zeros(len(labels))
-    where = {name: i for i, name in enumerate(labels)}
-    lo, hi = int(index.seq_indptr[sentence]), int(index.seq_indptr[sentence + 1])
-    tokens = np.asarray(index.seq_tokens[lo:hi], dtype=np.int64)
-    m_lo, m_hi = int(index.mention_indptr[sentence]), int(index.mention_indptr[sentence + 1])
-    cols = index.mention_columns
-    ent_labels = index.entity_labels
-    for m in range(m_lo, m_hi):
-        i = where.get(ent_labels[int(cols["entity"][m])], -1)
-        if i >= 0:
-            out[i] += int(((tokens >= cols["token_start"][m]) & (tokens < cols["token_end"][m])).sum())
-    return out
-
-
-def _row_of(norm: sp.csr_matrix, term: int) -> dict[int, float]:
-    lo, hi = int(norm.indptr[term]), int(norm.indptr[term + 1])
-    return dict(zip(norm.indices[lo:hi].tolist(), norm.data[lo:hi].tolist()))
-
-
-def distribution_trigger(index: Index, sentence: int, p: TriggerParams) -> np.ndarray:
-    """p(q|θ_s) over the whole vocabulary (sums to 1)."""
-    p_c = collection_model(index)
-    cols, counts = sentence_row(index, sentence)
-    n_s = float(counts.sum())
-    c_s = np.zeros(index.V)
-    np.add.at(c_s, cols, counts)
-    weights = p.weights()
-    out = weights["self"] * (c_s / n_s if n_s > 0 else p_c)
-    active = [name for name in TABLES if weights[name] > 0]
-    if active:
-        data = trigger_data(index, p.tables)
-        y_s = _sentence_label_counts(index, sentence, data.tables.labels)
-        for name in active:
-            targets = y_s if name == "ne" else c_s
-            if n_s > 0:
-                part = np.asarray(data.norm[name] @ targets).ravel() / n_s
-                unmatched = float(targets[~data.massless[name]].sum())
-                part = part + (n_s - unmatched) / n_s * p_c
-            else:
-                part = p_c
-            out = out + weights[name] * part
-    den = n_s + p.mu
-    out = out + p.rest() * ((c_s + p.mu * p_c) / den if den > 0 else p_c)
-    return np.asarray(out, dtype=np.float64)
-
-
-_SHORT = {"inside": "inside", "across": "across", "qa": "QA", "ne": "NE"}
-
-
-def explain_trigger(index: Index, q: Query, sentence: int, p: TriggerParams) -> Explained:
-    p_c = collection_model(index)
-    cols, counts = sentence_row(index, sentence)
-    n_s = float(counts.sum())
-    weights = p.weights()
-    active = [name for name in TABLES if weights[name] > 0]
-    data = trigger_data(index, p.tables) if active else None
-    y_s = _sentence_label_counts(index, sentence, data.tables.labels) if data is not None else np.zeros(0)
-    vocab = index.vocab
-    rows = []
-    for term, t, qf in zip(q.unique, q.ids, q.qtf):
-        t = int(t)
-        pt = float(p_c[t])
-        if pt <= 0:
-            continue  # unseen in the collection: skipped
-        c_t = float(counts[cols == t].sum())
-        parts: dict[str, float] = {"self": c_t / n_s if n_s > 0 else pt}
-        why: list[tuple[float, str]] = []
-        for name in active:
-            assert data is not None
-            row = _row_of(data.norm[name], t)
-            if name == "ne":
-                targets = [(j, float(y)) for j, y in enumerate(y_s) if y > 0]
-                labels = data.tables.labels
-                named = [(labels[j], y, row.get(j, 0.0), bool(data.massless[name][j])) for j, y in targets]
-            else:
-                named = [(vocab[int(u)], float(c), row.get(int(u), 0.0), bool(data.massless[name][int(u)]))
-                         for u, c in zip(cols, counts)]  # fmt: skip
-            if n_s > 0:
-                matched = sum(c * w for _, c, w, _ in named)
-                unmatched = n_s - sum(c for _, c, _, massless in named if not massless)
-                parts[name] = matched / n_s + unmatched / n_s * pt
-            else:
-                parts[name] = pt
-            for target, c, w, _ in named:
-                if w > 0:
-                    value = weights[name] * w * c / n_s
-                    why.append((value, f"{term}→{target}{'×' + str(int(c)) if c > 1 else ''} "
-                                       f"({_SHORT[name]}, {value:.3g})"))  # fmt: skip
-        den = n_s + p.mu
-        word = (c_t + p.mu * pt) / den if den > 0 else pt
-        why.sort(key=lambda x: -x[0])
-        record: dict[str, Any] = {
-            "term": term,
-            "c(t,q)": float(qf),
-            "c(t,s)": c_t,
-            "|s|": n_s,
-            "p(t)": pt,
-            "top trigger pairs": "; ".join(text for _, text in why[:3]) or "—",
-        }
-        for name in COMPONENTS:
-            record[f"λ_{name}·p_{name}(t|s)"] = weights[name] * parts.get(name, pt)
-        record["(1-Σλ)·p_dir(t|s)"] = p.rest() * word
-        prob = math.fsum([*(record[f"λ_{n}·p_{n}(t|s)"] for n in COMPONENTS), record["(1-Σλ)·p_dir(t|s)"]])
-        record["p(t|θ)"] = prob
-        record["log p(t|θ)"] = math.log(prob) if prob > 0 else -math.inf
-        record["contribution"] = float(qf) * record["log p(t|θ)"]
-        rows.append(record)
-    notes: dict[str, float] = {"|s|": n_s}
-    if data is not None:
-        for name in TABLES:
-            notes[f"{name} pairs"] = float(data.tables.pairs(name))
-    columns = tuple(rows[0]) if rows else ("term", "contribution")
-    return Explained(columns, rows, {}, notes)
-
-
 _FORMULA = (
     r"\sum_{q\in Q}c(q,Q)\log\Big[\sum_t\lambda_t\frac{1}{|s|}\sum_{j=1}^{|s|}"
     r"\frac{f_t(q,s_j)}{\sum_w f_t(w,s_j)}+\Big(1-\sum_t\lambda_t\Big)\frac{c(q,s)+\mu p(q)}{|s|+\mu}\Big]"
@@ -262,10 +170,17 @@ _FORMULA = (
     distribution=distribution_trigger,
 )
 def score_trigger(index: Index, q: Query, p: TriggerParams) -> tuple[np.ndarray, np.ndarray]:
+    cand, total, word_hit = _score_terms(index, q, p)
+    return _cap(cand, total, word_hit, p.max_candidates)
+
+
+def _score_terms(index: Index, q: Query, p: TriggerParams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every candidate, its v1 score Σ_q c(q,Q)·log p(q|θ_s), and whether it holds a query term."""
+    none = (EMPTY_IDS, EMPTY_SCORES, np.zeros(0, dtype=bool))
     p_c = collection_model(index)
     use = [(int(t), float(qf)) for t, qf in zip(q.ids, q.qtf) if p_c[t] > 0]
     if not use:
-        return EMPTY_IDS, EMPTY_SCORES
+        return none
     weights = p.weights()
     active = [name for name in TABLES if weights[name] > 0]
     data = trigger_data(index, p.tables) if active else None
@@ -280,7 +195,7 @@ def score_trigger(index: Index, q: Query, p: TriggerParams) -> tuple[np.ndarray,
         hits.append(found)
     cand = union([r for r, _ in words] + [r for h in hits for r, _ in h.values()])
     if len(cand) == 0:
-        return EMPTY_IDS, EMPTY_SCORES
+        return none
     lay = layout(index)
     n_s = lay.sent_len.take(cand)
     inv_s = np.zeros(len(cand))
@@ -308,7 +223,72 @@ def score_trigger(index: Index, q: Query, p: TriggerParams) -> tuple[np.ndarray,
             if rest > 0:
                 prob += rest * np.where(den > 0, (c_t + p.mu * pt) * inv_d, pt)
             total += qf * np.log(prob)
+    return cand, total, word_hit
+
+
+# --- lm-trigger.v2: question words kept, tuned defaults --------------------------------------------------
+
+_LAM0 = dict(min=0.0, max=1.0, step=0.05, grid=(0.0, *grid_range(0.1, 0.9, 0.1)))
+
+
+@dataclass(frozen=True)
+class TriggerParamsV2(TriggerParams):
+    """v1's parameters with 0 on every λ grid, and defaults tuned on WikiQA train: MAP, coordinate
+    ascent over the grids from the defaults, on half B of the train questions with tables whose
+    QA/NE rows were counted on the other half A (so the weights are not tuned on the questions the
+    tables memorised; ``benchmarks/seed001_rows.py``). They suit tables trained with QA pairs;
+    with corpus-only tables the QA and NE weights act as extra collection smoothing."""
+
+    lam_self: float = param(0.0, _HELP["self"], symbol=r"\lambda_{self}", **_LAM0)  # type: ignore[arg-type]
+    lam_inside: float = param(0.1, _HELP["inside"], symbol=r"\lambda_{in}", **_LAM0)  # type: ignore[arg-type]
+    lam_across: float = param(0.0, _HELP["across"], symbol=r"\lambda_{ac}", **_LAM0)  # type: ignore[arg-type]
+    lam_qa: float = param(0.1, _HELP["qa"] + "; also question words → answer terms", symbol=r"\lambda_{qa}",
+                          **_LAM0)  # type: ignore[arg-type]  # fmt: skip
+    lam_ne: float = param(0.4, _HELP["ne"] + "; also question words (?when → DATE)", symbol=r"\lambda_{ne}",
+                          **_LAM0)  # type: ignore[arg-type]  # fmt: skip
+    mu: float = param(50.0, _HELP["mu"], symbol=r"\mu", min=0.0, max=1e6, step=1.0, grid=MU_GRID, min_positive=MU_MIN)
+
+
+def ask_scores(index: Index, q: Query, cand: np.ndarray, p: TriggerParams) -> np.ndarray | None:
+    """Σ_{a∈asks} log p(a|θ_s) for every candidate (None when no marker is scored)."""
+    asks = active_asks(index, q, p)
+    if not asks or len(cand) == 0:
+        return None
+    data = ask_data(index, p.tables)
+    weights = p.weights()
+    active = [name for name in ASK_TABLES if weights[name] > 0]
+    keep = [k for _, k in asks]
+    inv_s = trigger_data(index, p.tables).inv_s.take(cand)
+    prob = (1.0 - sum(weights[name] for name in active)) * np.tile(data.prior[keep], (len(cand), 1))
+    for name in active:
+        prob += weights[name] * data.probabilities(name, cand, inv_s)[:, keep]
+    with np.errstate(divide="ignore"):
+        return np.asarray(np.log(prob).sum(axis=1), dtype=np.float64)
+
+
+_FORMULA_V2 = _FORMULA + (
+    r"+\sum_{a\in asks(Q)}\log\Big[\sum_{t\in\{qa,ne\}}\lambda_t\frac{1}{|s|}\sum_j"
+    r"\frac{f_t(a,s_j)}{\sum_{a'}f_t(a',s_j)}+\Big(1-\lambda_{qa}-\lambda_{ne}\Big)p(a)\Big]"
+)
+
+
+@register(
+    "lm-trigger.v2",
+    display_name="LM, trained triggers (question words)",
+    family="lm",
+    params=TriggerParamsV2,
+    explainer=explain_trigger_v2,
+    formula=_FORMULA_V2,
+    paper=f"{PAPER_001} §5-6 eq. 9-12 (NE triggering from question words, §6.5)",
+    description=(
+        "the trigger LM where the question's wh-word (who, when, where, how many) also triggers the "
+        "answer's entity labels and terms (?when → DATE), learned from QA pairs; tuned defaults"
+    ),
+    distribution=distribution_trigger,
+)
+def score_trigger_v2(index: Index, q: Query, p: TriggerParams) -> tuple[np.ndarray, np.ndarray]:
+    cand, total, word_hit = _score_terms(index, q, p)
+    asks = ask_scores(index, q, cand, p)
+    if asks is not None:
+        total = total + asks
     return _cap(cand, total, word_hit, p.max_candidates)
-
-
-# --- explain and the distribution (from the sentence's own row) -------------------------------------

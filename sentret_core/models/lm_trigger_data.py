@@ -1,4 +1,5 @@
-"""What the trigger LM derives from the tables once per index: normalised tables, per-term hits."""
+"""What the trigger LM derives from the tables once per index: normalised tables, per-term hits,
+and (``lm-trigger.v2``) the question-word rows normalised over the markers (:class:`AskData`)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,14 @@ from sentret_core.index.neighbours import expand_ranges
 from sentret_core.models.cache import cached
 from sentret_core.models.layout import layout
 from sentret_core.models.postings import Postings
-from sentret_core.models.training.triggers import TABLES, TriggerTables, load_triggers, sentence_labels
+from sentret_core.models.training.triggers import (
+    ASK_TABLES,
+    ASKS,
+    TABLES,
+    TriggerTables,
+    load_triggers,
+    sentence_labels,
+)
 from sentret_core.models.vectors import EMPTY_IDS, EMPTY_SCORES, run_starts
 
 if TYPE_CHECKING:
@@ -116,3 +124,50 @@ def _hits(norm: sp.csr_matrix, term: int, post: Postings) -> tuple[np.ndarray, n
     rows = rows.take(order)
     starts = run_starts(rows)
     return rows.take(starts), np.add.reduceat(vals.take(order), starts) if len(rows) else EMPTY_SCORES
+
+
+# --- question-word markers (lm-trigger.v2) ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AskData:
+    """The question-word rows of the QA and NE tables, ready for p_t(a|s) (``lm-trigger.v2``).
+
+    For a table t ∈ {qa, ne} and a target x (a term for qa, an NER label for ne),
+    ``norm[t][x, a]`` = f_t(a → x) / Σ_{a'} f_t(a' → x): eq. 9 normalised over the *markers* that
+    trigger x, so p_t(·|x) is a distribution over :data:`ASKS`. A target no marker triggers has
+    no mass (``massless``) and backs off to the prior p(a) = n(a)/Σ n(a'), the share of the
+    training questions asking a (:attr:`prior`; all 0 when the tables had no QA pairs).
+    """
+
+    prior: np.ndarray  # (A,) p(a)
+    norm: dict[str, sp.csr_matrix]  # qa: V × A, ne: labels × A
+    massless: dict[str, np.ndarray]  # per target
+    background: dict[str, np.ndarray]  # (N,) share of s's targets without mass (1 for the empty s)
+    counts: dict[str, sp.csr_matrix]  # the targets of every sentence: X (qa), Y (ne)
+
+    def probabilities(self, name: str, cand: np.ndarray, inv_s: np.ndarray) -> np.ndarray:
+        """p_t(a|s) for every candidate and marker (len(cand) × A), eq. 10."""
+        matched = np.asarray((self.counts[name][cand] @ self.norm[name]).todense())
+        return matched * inv_s[:, None] + self.background[name].take(cand)[:, None] * self.prior[None, :]
+
+
+def ask_data(index: Index, name: str) -> AskData:
+    """The question-word data of trigger artefact ``name``."""
+    tables = load_triggers(index, name)
+
+    def build() -> AskData:
+        data = trigger_data(index, name)
+        n_s = layout(index).sent_len
+        total = float(tables.asked.sum())
+        prior = tables.asked / total if total > 0 else np.zeros(len(ASKS))
+        counts = {"qa": sp.csr_matrix(index.X, dtype=np.float64), "ne": sentence_labels(index, tables.labels)}
+        norm, massless, background = {}, {}, {}
+        for table, rows in ASK_TABLES.items():
+            transposed, massless[table] = _normalise_columns(sp.csr_matrix(tables.tables[rows]))
+            norm[table] = sp.csr_matrix(transposed.T)
+            unmatched = n_s - np.asarray(counts[table] @ (~massless[table]).astype(np.float64)).ravel()
+            background[table] = unmatched * data.inv_s + data.empty_s
+        return AskData(prior, norm, massless, background, counts)
+
+    return cached(index, f"models.trigger.asks/{tables.key}", build)

@@ -1,9 +1,13 @@
 """Trigger tables of seed 001 §5-6, counted on the corpus.
 
 Inside- and across-sentence co-occurrence, and, from question/answer pairs, the QA-pair and
-named-entity tables (question word → answer NE label). :func:`train_triggers` (or ``sentret train
-triggers INDEX``) writes them as a named artefact of the index, which ``lm-trigger.v1`` reads by
-name (parameter ``tables``, default ``"triggers"``); :func:`fit_triggers` counts without writing.
+named-entity tables (question word → answer NE label) with their question-word rows
+(:mod:`.qa_triggers`: ``?when → DATE``). :func:`train_triggers` (or ``sentret train triggers
+INDEX``) writes them as a named artefact of the index, which ``lm-trigger.v1``/``v2`` read by name
+(parameter ``tables``, default ``"triggers"``); :func:`fit_triggers` counts without writing.
+
+Artefacts of algorithm ``triggers.v1`` (before question-word markers) load with empty
+question-word rows: ``lm-trigger.v2`` then skips the markers, as for an untrained marker.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,18 +25,19 @@ import scipy.sparse as sp
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
 from sentret_core.index.format import sha256_of
-from sentret_core.ingest.qa_files import WIKIQA_HEADER, read_lines, read_wikiqa
 from sentret_core.models.cache import cached
+from sentret_core.models.training.qa_triggers import ASKS, label_counts, qa_tables, read_qa_pairs
 from sentret_core.models.training.sources import describe_sources, source_list
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
 
-ALGORITHM = "triggers.v1"
+ALGORITHM = "triggers.v2"  # v2: the question-word rows (qa_ask, ne_ask, asked)
 KIND = "triggers"
 DEFAULT_NAME = "triggers"
 TABLES = ("inside", "across", "qa", "ne")
 COMPONENTS = ("self", *TABLES)
+ASK_TABLES = {"qa": "qa_ask", "ne": "ne_ask"}  # a QA table → its question-word rows
 
 
 # --- the tables ----------------------------------------------------------------------------------
@@ -43,9 +48,10 @@ class TriggerTables:
     """Raw trigger counts f(w → target) of one index: rows are triggers, columns targets."""
 
     key: str
-    tables: dict[str, sp.csr_matrix]  # inside, across, qa: V×V; ne: V×len(labels)
+    tables: dict[str, sp.csr_matrix]  # inside, across, qa: V×V; ne: V×len(labels); qa_ask, ne_ask: ASKS×…
     labels: tuple[str, ...]
     meta: dict[str, Any]
+    asked: np.ndarray = field(default_factory=lambda: np.zeros(len(ASKS)))  # (ASKS,) questions asking each
 
     def pairs(self, name: str) -> int:
         return int(self.tables[name].nnz)
@@ -91,57 +97,10 @@ def corpus_tables(index: Index, sources: Sequence[Index] = ()) -> tuple[sp.csr_m
     return sp.csr_matrix(inside), sp.csr_matrix(across)
 
 
-def read_qa_pairs(path: str | os.PathLike[str]) -> list[tuple[str, str]]:
-    """(question, answer sentence) pairs of a WikiQA TSV (rows with Label 1) or a two-column TSV."""
-    path = Path(path)
-    lines = read_lines(path, "question/answer pairs")
-    if lines and tuple(lines[0].split("\t")) == WIKIQA_HEADER:
-        data = read_wikiqa(path)
-        pairs = [(q.text, data.documents[q.document][1][position])
-                 for q in data.questions for position, label in zip(q.positions, q.labels) if label == 1]  # fmt: skip
-    else:
-        pairs = []
-        for lineno, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            fields = line.split("\t")
-            if len(fields) < 2:
-                raise SentretError(f"{path}:{lineno}: expected question<TAB>answer (or a WikiQA TSV)")
-            pairs.append((fields[0], fields[1]))
-    if not pairs:
-        raise SentretError(f"{path}: no question/answer pairs (a WikiQA file needs rows with Label 1)")
-    return pairs
-
-
 def index_labels(index: Index) -> list[str]:
     if index.E == 0:
         return []
     return sorted({str(x) for x in index.entities["label"]})
-
-
-def label_counts(
-    sent: np.ndarray,
-    token_start: np.ndarray,
-    token_end: np.ndarray,
-    label: np.ndarray,
-    seq_owner: np.ndarray,
-    seq_tokens: np.ndarray,
-    shape: tuple[int, int],
-) -> sp.csr_matrix:
-    """(sentences × labels): how many terms of each sentence lie in an entity of each label.
-
-    ``seq_owner``/``seq_tokens`` are the sentence and token index of every term occurrence, in
-    order (sentences ascending, tokens ascending inside each)."""
-    if len(sent) == 0:
-        return sp.csr_matrix(shape)
-    big = int(max(int(seq_tokens.max(initial=0)), int(token_end.max(initial=0)))) + 1
-    keys = seq_owner.astype(np.int64) * big + seq_tokens.astype(np.int64)
-    lo = np.searchsorted(keys, sent.astype(np.int64) * big + token_start, side="left")
-    hi = np.searchsorted(keys, sent.astype(np.int64) * big + token_end, side="left")
-    out = sp.csr_matrix(((hi - lo).astype(np.float64), (sent, label)), shape=shape)
-    out.sum_duplicates()
-    out.eliminate_zeros()
-    return out
 
 
 def sentence_labels(index: Index, labels: Sequence[str]) -> sp.csr_matrix:
@@ -162,57 +121,6 @@ def sentence_labels(index: Index, labels: Sequence[str]) -> sp.csr_matrix:
                             owner, np.asarray(index.seq_tokens, dtype=np.int64), shape)  # fmt: skip
 
     return cached(index, "models.trigger.labels/" + "|".join(labels), build)
-
-
-def qa_tables(
-    index: Index, pairs: Sequence[tuple[str, str]], labels: list[str], n_process: int = 1
-) -> tuple[sp.csr_matrix, sp.csr_matrix, list[str], dict[str, Any]]:
-    """Raw QA-pair (V×V) and NE (V×labels) counts; answers go through the index's spaCy pass."""
-    from sentret_core.ingest.corpus import Document
-    from sentret_core.ingest.nlp import DEFAULT_MODEL, parse_documents
-    from sentret_core.models.query import normalise, pipeline
-
-    nlp, _ = pipeline(str(index.manifest.get("model", DEFAULT_MODEL)))
-    lookup = index.term_index
-    docs = (Document(str(i), "", answer, (answer,)) for i, (_, answer) in enumerate(pairs))
-    parsed = list(parse_documents(docs, nlp, n_process=n_process))
-    q_rows, q_cols, a_rows, a_cols = [], [], [], []
-    m_sent, m_start, m_end, m_label, owners, tokens = [], [], [], [], [], []
-    seen_labels = set(labels)
-    for doc in parsed:
-        for sentence in doc.sentences:
-            for m in sentence.mentions:
-                seen_labels.add(m.label)
-    all_labels = sorted(seen_labels)
-    where = {name: i for i, name in enumerate(all_labels)}
-    for i, ((question, _), doc) in enumerate(zip(pairs, parsed)):
-        for term in normalise(index, question):
-            tid = lookup.get(term)
-            if tid is not None:
-                q_rows.append(i)
-                q_cols.append(tid)
-        for sentence in doc.sentences:  # one sentence each (presegmented)
-            for term in sentence.terms:
-                tid = lookup.get(term)
-                if tid is not None:
-                    a_rows.append(i)
-                    a_cols.append(tid)
-            owners += [i] * len(sentence.term_tokens)
-            tokens += sentence.term_tokens
-            for m in sentence.mentions:
-                m_sent.append(i)
-                m_start.append(m.token_start)
-                m_end.append(m.token_end)
-                m_label.append(where[m.label])
-    P, V = len(pairs), index.V
-    Q = sp.csr_matrix((np.ones(len(q_rows)), (q_rows, q_cols)), shape=(P, V))
-    A = sp.csr_matrix((np.ones(len(a_rows)), (a_rows, a_cols)), shape=(P, V))
-    Y = label_counts(np.array(m_sent, np.int64), np.array(m_start, np.int64), np.array(m_end, np.int64),
-                     np.array(m_label, np.int64), np.array(owners, np.int64), np.array(tokens, np.int64),
-                     (P, len(all_labels)))  # fmt: skip
-    stats = {"qa_pairs_read": P, "questions_with_terms": int((np.diff(Q.tocsr().indptr) > 0).sum()),
-             "answer_mentions": len(m_sent)}  # fmt: skip
-    return (Q.T @ A).tocsr(), (Q.T @ Y).tocsr(), all_labels, stats
 
 
 def fit_triggers(
@@ -243,12 +151,17 @@ def fit_triggers(
     corpus_seconds = time.perf_counter() - clock
     labels = index_labels(index)
     qa_stats: dict[str, Any] = {}
+    asked = np.zeros(len(ASKS))
     if qa_path is not None:
-        qa, ne, labels, qa_stats = qa_tables(index, read_qa_pairs(qa_path), labels, n_process)
-        qa, ne = _prune(qa, params["qa_min_count"]), _prune(ne, params["qa_min_count"])
+        found = qa_tables(index, read_qa_pairs(qa_path), labels, n_process)
+        labels, qa_stats, asked = found.labels, found.stats, found.asked
+        qa, ne, qa_ask, ne_ask = (_prune(m, params["qa_min_count"])
+                                  for m in (found.qa, found.ne, found.qa_ask, found.ne_ask))  # fmt: skip
     else:
         qa, ne = sp.csr_matrix((index.V, index.V)), sp.csr_matrix((index.V, len(labels)))
-    tables = {"inside": inside, "across": across, "qa": sp.csr_matrix(qa), "ne": sp.csr_matrix(ne)}
+        qa_ask, ne_ask = sp.csr_matrix((len(ASKS), index.V)), sp.csr_matrix((len(ASKS), len(labels)))
+    tables = {"inside": inside, "across": across, "qa": sp.csr_matrix(qa), "ne": sp.csr_matrix(ne),
+              "qa_ask": sp.csr_matrix(qa_ask), "ne_ask": sp.csr_matrix(ne_ask)}  # fmt: skip
     meta = {
         "algorithm": ALGORITHM,
         "params": params,
@@ -256,12 +169,13 @@ def fit_triggers(
         "qa_pairs": str(qa_path) if qa_path is not None else None,
         "qa_pairs_sha256": sha256_of(qa_path) if qa_path is not None else None,
         "labels": list(labels),
+        "asks": list(ASKS),
         "shapes": {name: list(m.shape) for name, m in tables.items()},
         "stats": {"seconds": round(time.perf_counter() - clock, 3),
                   "corpus_seconds": round(corpus_seconds, 3),
                   "pairs": {name: int(m.nnz) for name, m in tables.items()}, **qa_stats},
     }  # fmt: skip
-    return TriggerTables(artefacts.content_hash(_arrays(tables)), tables, tuple(labels), meta)
+    return TriggerTables(artefacts.content_hash(_arrays(tables, asked)), tables, tuple(labels), meta, asked)
 
 
 def train_triggers(
@@ -278,7 +192,7 @@ def train_triggers(
     artefacts.check_name(name)
     found = fit_triggers(index, qa_pairs, sources=sources, min_count=min_count, qa_min_count=qa_min_count,
                          n_process=n_process)  # fmt: skip
-    return _as_tables(artefacts.write(index, KIND, name, _arrays(found.tables), found.meta))
+    return _as_tables(artefacts.write(index, KIND, name, _arrays(found.tables, found.asked), found.meta))
 
 
 def load_triggers(index: Index, name: str = DEFAULT_NAME) -> TriggerTables:
@@ -287,8 +201,8 @@ def load_triggers(index: Index, name: str = DEFAULT_NAME) -> TriggerTables:
     return cached(index, f"models.triggers/{found.sha256}", lambda: _as_tables(found))
 
 
-def _arrays(tables: dict[str, sp.csr_matrix]) -> dict[str, np.ndarray]:
-    arrays: dict[str, np.ndarray] = {}
+def _arrays(tables: dict[str, sp.csr_matrix], asked: np.ndarray) -> dict[str, np.ndarray]:
+    arrays: dict[str, np.ndarray] = {"asked": np.asarray(asked, dtype=np.float64)}
     for name, m in tables.items():
         arrays[f"{name}.indptr"] = m.indptr
         arrays[f"{name}.indices"] = m.indices
@@ -301,6 +215,11 @@ def _as_tables(found: artefacts.Artefact) -> TriggerTables:
     tables = {
         name: sp.csr_matrix((arrays[f"{name}.data"], arrays[f"{name}.indices"], arrays[f"{name}.indptr"]),
                             shape=tuple(meta["shapes"][name]))
-        for name in TABLES
+        for name in (*TABLES, *ASK_TABLES.values())
+        if f"{name}.data" in arrays
     }
-    return TriggerTables(found.sha256, tables, tuple(meta["labels"]), meta)
+    if "asked" not in arrays or list(meta.get("asks", [])) != list(ASKS):  # triggers.v1: no question-word rows
+        tables["qa_ask"] = sp.csr_matrix((len(ASKS), tables["qa"].shape[1]))
+        tables["ne_ask"] = sp.csr_matrix((len(ASKS), tables["ne"].shape[1]))
+        return TriggerTables(found.sha256, tables, tuple(meta["labels"]), meta)
+    return TriggerTables(found.sha256, tables, tuple(meta["labels"]), meta, np.asarray(arrays["asked"]))
