@@ -211,6 +211,7 @@ def test_corpus_shows_planted_titles_and_searches_as_text(
     page.get_by_text("Documents", exact=True).first.wait_for()
     settle(page)
     select_option(page, "Document", "Planted")
+    page.get_by_text("conference").first.wait_for()  # the chosen document is drawn (a rerun away)
     settle(page)
     assert f"peace![s]({planted.url}/sentence.png)conference" in shown(page)
     box = page.get_by_label("Find a document by title", exact=True)
