@@ -14,7 +14,7 @@ from sentret_core.cli.common import command
 def register(sub: Any) -> None:
     train = command(sub, "train", "Train a named artefact of an index (word classes, trigger tables).", _no_kind)
     kinds = train.add_subparsers(title="artefact kinds", metavar="KIND")
-    classes = command(kinds, "classes", "Word classes by the exchange algorithm (lm-class.v1).", _run_classes)
+    classes = command(kinds, "classes", "Word classes by the exchange algorithm (lm-class.v1, .v2).", _run_classes)
     _common(classes, "classes")
     classes.add_argument("--classes", type=int, default=100, help="number of classes K (default 100)")
     classes.add_argument("--min-count", type=int, default=3, help="words seen fewer times are not clustered (3)")
@@ -22,7 +22,7 @@ def register(sub: Any) -> None:
     classes.add_argument("--seed", type=int, default=0, help="seed of the order of the passes (default 0)")
     classes.add_argument("--rare", choices=("assign", "shared"), default="assign",
                          help="rare words: each to its best class, or one shared class")  # fmt: skip
-    triggers = command(kinds, "triggers", "Trigger tables of seed 001 §5-6 (lm-trigger.v1).", _run_triggers)
+    triggers = command(kinds, "triggers", "Trigger tables of seed 001 §5-6 (lm-trigger.v1, .v2).", _run_triggers)
     _common(triggers, "triggers")
     triggers.add_argument("--qa-pairs", metavar="FILE", help="question/answer pairs for the QA and NE tables "
                           "(a WikiQA TSV, or question<TAB>answer lines)")  # fmt: skip
