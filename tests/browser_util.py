@@ -118,6 +118,19 @@ def launch(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
 
 
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """Debian's Chromium under Playwright, closed on leaving."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 BUSY = '[data-testid="stApp"]:not([data-test-script-state="notRunning"])'
 

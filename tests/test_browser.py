@@ -21,7 +21,7 @@ from browser_util import (
     ROOT,
     SKIP_REASON,
     Server,
-    launch,
+    chromium,
     screenshot,
     select_option,
     streamlit_server,
@@ -62,12 +62,8 @@ def server(hostile_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = launch(playwright)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with chromium() as opened:
+        yield opened
 
 
 class Page:

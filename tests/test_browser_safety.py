@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from browser_util import CHROMIUM, SKIP_REASON, Server, launch, select_option, streamlit_server, wait_until_idle
+from browser_util import CHROMIUM, SKIP_REASON, Server, chromium, select_option, streamlit_server, wait_until_idle
 from conftest import SMALL_DOCS
 
 from sentret_core import Index, build_index
@@ -133,12 +133,8 @@ def server(planted_index: Index, planted: Planted, tmp_path_factory: pytest.Temp
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = launch(playwright)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    with chromium() as opened:
+        yield opened
 
 
 @pytest.fixture

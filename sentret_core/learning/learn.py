@@ -102,10 +102,9 @@ def learn(
     tell = progress or (lambda _text, _share: None)
 
     def examples(data: Data, what: str) -> Examples:
-        tell(f"computing the features of {len(data.topics):,} {what} topics", 0.0)
-        return build_examples(data.index, data.topics, scorers, first_stage, depth,
-                              lambda share: tell(f"computing the features of {len(data.topics):,} {what} topics",
-                                                 share))  # fmt: skip
+        stage = f"computing the features of {len(data.topics):,} {what} topics"
+        tell(stage, 0.0)
+        return build_examples(data.index, data.topics, scorers, first_stage, depth, lambda share: tell(stage, share))
 
     train_ex = examples(train, "training")
     metrics: dict[str, dict[str, float]] = {}
@@ -144,11 +143,10 @@ def _cross_validated(
 
     def train_on(topics: list[str]) -> dict[str, Any]:
         tell(f"fold {len(fitted) + 1} of {folds}: fitting on {len(topics):,} topics", len(fitted) / (folds + 1))
-        inner = _inner_split(topics, seed)
+        inner = _inner_split(topics, seed) if learner == "lambdamart" else set()  # held out for early stopping
         fit_on = examples.select([t for t in topics if t not in inner])
-        stop_on = examples.select(sorted(inner)) if learner == "lambdamart" and inner else None
-        ranker, chosen = fit(learner, examples.features, _as_set(fit_on if stop_on else examples.select(topics)),
-                             _as_set(stop_on) if stop_on else None, seed=seed)  # fmt: skip
+        stop_on = _as_set(examples.select(sorted(inner))) if inner else None
+        ranker, chosen = fit(learner, examples.features, _as_set(fit_on), stop_on, seed=seed)
         fitted[len(fitted)] = ranker
         return chosen
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from sentret_core.index.artefacts import content_hash
 from sentret_core.index.reader import Index
-from sentret_core.models.ltr.features import feature_matrix, feature_names, scored
+from sentret_core.models.ltr.features import feature_matrix, feature_names, scored, top_set
 from sentret_core.models.query import prepare
 
 
@@ -73,8 +73,7 @@ def build_examples(
     for n, topic in enumerate(topics):
         q = prepare(index, list(topic.terms))
         first = scored(index, q, first_stage)
-        ids, values = first
-        chosen = np.sort(ids[np.lexsort((ids, -values))[:depth]])
+        chosen = top_set(first, depth)
         rows = np.flatnonzero(np.isin(chosen, topic.candidates)) if topic.candidates is not None else None
         X = feature_matrix(index, q, chosen, scorers, {first_stage: first})
         kept = chosen if rows is None else chosen[rows]

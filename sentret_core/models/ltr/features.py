@@ -56,6 +56,12 @@ def scored(index: Index, q: Query, model: str) -> Scored:
     return np.asarray(ids, dtype=np.int64), np.asarray(values, dtype=np.float64)
 
 
+def top_set(first: Scored, depth: int) -> np.ndarray:
+    """C: the ``depth`` best of the first stage's sentences (ties by id, as ``top_k``), ids ascending."""
+    ids, values = first
+    return np.sort(ids[np.lexsort((ids, -values))[:depth]])
+
+
 def feature_matrix(
     index: Index, q: Query, ids: np.ndarray, scorers: Sequence[str], known: Mapping[str, Scored] | None = None
 ) -> np.ndarray:
@@ -79,10 +85,11 @@ def feature_matrix(
 def _lookup(found: Scored, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The scores of ``ids`` in a scorer's result, and which of them it matched at all."""
     all_ids, all_values = found
-    where = np.minimum(np.searchsorted(all_ids, ids), max(len(all_ids) - 1, 0))
-    hit = (all_ids[where] == ids) if len(all_ids) else np.zeros(len(ids), dtype=bool)
-    values = np.where(hit, all_values[where] if len(all_ids) else 0.0, 0.0)
-    return values, hit
+    if len(all_ids) == 0:
+        return np.zeros(len(ids)), np.zeros(len(ids), dtype=bool)
+    where = np.minimum(np.searchsorted(all_ids, ids), len(all_ids) - 1)
+    hit = all_ids[where] == ids
+    return np.where(hit, all_values[where], 0.0), hit
 
 
 def _min_max(values: np.ndarray, hit: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sentret_core.models.ltr.features import Scored, feature_matrix, scored
+from sentret_core.models.ltr.features import Scored, feature_matrix, scored, top_set
 from sentret_core.models.ltr.store import MAX_DEPTH, Learned, load
 from sentret_core.models.papers import VOSKARIDES
 from sentret_core.models.params import Params, param
@@ -40,14 +40,7 @@ def candidates(index: Index, q: Query, p: LtrParams) -> tuple[Learned, np.ndarra
     """The ranker, the set C it re-ranks (ids ascending) and the first stage's scores."""
     learned = load(index, p.model)
     first = scored(index, q, learned.first_stage)
-    ids, values = first
-    depth = p.depth or learned.depth
-    if len(ids) > depth:
-        pool = np.lexsort((ids, -values))[:depth]  # the best by score, ties by id (as top_k)
-        chosen = np.sort(ids[pool])
-    else:
-        chosen = ids
-    return learned, chosen, first
+    return learned, top_set(first, p.depth or learned.depth), first
 
 
 def _explain(index: Index, q: Query, sentence: int, p: LtrParams) -> Explained:
