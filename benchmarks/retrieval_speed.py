@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from sentret_core import Index, build_index
+from sentret_core.index import artefacts
 from sentret_core.index.format import is_index
 from sentret_core.ingest.corpus import read_demo
 from sentret_core.models import list_models, score, top_k
@@ -149,6 +150,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rank-bm25-queries", type=int, default=20)
     parser.add_argument("--build-only", action="store_true")
     parser.add_argument("--ours-only", action="store_true", help="skip rank-bm25 and bm25s")
+    parser.add_argument("--ranker", default="ltr", help="the stored ranker ltr.v1 reads (`sentret rankers`)")
     args = parser.parse_args(argv)
 
     index = ensure_index(args.index)
@@ -162,10 +164,14 @@ def main(argv: list[str] | None = None) -> None:
     setup: dict[str, float] = {}
     runs: dict[str, Callable[[list[str]], object]] = {}
     for spec in list_models():
+        params = {"model": args.ranker} if spec.family == "ltr" else {}
+        if params and not any(r["name"] == args.ranker for r in artefacts.available(None, "ranker")):
+            rows.append((spec.name, float("nan"), f"no ranker {args.ranker!r} stored: `sentret learn` one first"))
+            continue
         start = time.perf_counter()
-        score(index, queries[0], spec.name)  # builds the model's cached data
+        score(index, queries[0], spec.name, **params)  # builds the model's cached data
         setup[spec.name] = time.perf_counter() - start
-        runs[spec.name] = lambda q, name=spec.name: top_k(score(index, q, name), K)
+        runs[spec.name] = lambda q, name=spec.name, p=params: top_k(score(index, q, name, **p), K)
     ours = interleaved_ms(runs, queries)
     for name, ms in ours.items():
         rows.append((name, ms, f"first-use setup {setup[name]:.2f} s"))
