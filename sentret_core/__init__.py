@@ -5,7 +5,15 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from sentret_core.errors import CorpusError, IndexFormatError, QueryError, SentretError
+from sentret_core.errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    ArgumentValueError,
+    CorpusError,
+    IndexFormatError,
+    QueryError,
+    SentretError,
+)
 from sentret_core.index.reader import Index, verify
 from sentret_core.ingest.build import BuildSummary, build_index
 from sentret_core.ingest.corpus import Document, read_corpus
@@ -14,6 +22,9 @@ from sentret_core.support.engine import support
 from sentret_core.support.records import SupportResult
 
 __all__ = [
+    "ArgumentError",
+    "ArgumentTypeError",
+    "ArgumentValueError",
     "BuildSummary",
     "CorpusError",
     "Document",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +26,14 @@ def _private_judgments_db(tmp_path_factory: pytest.TempPathFactory, monkeypatch:
     monkeypatch.setenv("SENTRET_JUDGMENTS_DB", str(tmp_path_factory.mktemp("judgments") / "sentret.sqlite"))
     monkeypatch.setenv("SENTRET_RANKERS", str(tmp_path_factory.mktemp("rankers")))  # nor data/rankers/
     store_default_ranker()
+
+
+@pytest.fixture(autouse=True)
+def _keep_main_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Streamlit's AppTest runs its script as ``__main__`` and leaves it in sys.modules; a later
+    ``spawn`` child would re-run that script (from_function's takes arguments it never gets)."""
+    monkeypatch.setitem(sys.modules, "__main__", sys.modules["__main__"])
+
 
 # A tiny corpus about the papers' own examples; every sentence is written here.
 SMALL_DOCS = [

@@ -231,3 +231,18 @@ def test_arrays_are_memory_mapped(small_index: Index) -> None:
     # scipy wraps the mapped arrays in views: read-only, because they are the file itself
     X = small_index.X
     assert not X.indices.flags.writeable and not X.indptr.flags.writeable and not X.data.flags.writeable
+
+
+def test_the_manifest_records_sizes_headers_and_its_own_checksum(small_index: Index) -> None:
+    from sentret_core.index.validate import canonical_checksum
+
+    manifest = json.loads((small_index.path / "manifest.json").read_text())
+    assert manifest["checksum"] == canonical_checksum(manifest)
+    files = sorted(p.name for p in small_index.path.iterdir() if p.is_file() and p.name != "manifest.json")
+    assert sorted(manifest["files"]) == sorted(manifest["sizes"]) == files
+    assert all(manifest["sizes"][name] == (small_index.path / name).stat().st_size for name in files)
+    for name in (f for f in files if f.endswith(".npy")):
+        array = np.load(small_index.path / name)
+        assert manifest["arrays"][name] == {"dtype": array.dtype.str, "shape": list(array.shape)}
+    assert manifest["counts"]["title_term_occurrences"] == int(small_index.title_X.sum())
+    assert small_index.notes == ()

@@ -6,7 +6,8 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import Any
 
-EXIT_USAGE = 2
+EXIT_USAGE = 2  # a user error: one message on stderr
+EXIT_BUG = 1  # an internal error (a bug): one message asking for a report
 
 
 def command(

@@ -131,9 +131,10 @@ def _split(text: str | None) -> list[str] | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from sentret_core.checks import check_int
     from sentret_core.errors import SentretError
     from sentret_core.evaluation.benchmarks import load_benchmark
-    from sentret_core.evaluation.driver import evaluate_benchmark
+    from sentret_core.evaluation.driver import check_settings, evaluate_benchmark
     from sentret_core.evaluation.plan import plan
 
     def log(message: str) -> None:
@@ -143,6 +144,11 @@ def run(args: argparse.Namespace) -> int:
         raise SentretError(f"--folds must be at least 2 (got {args.folds})")
     if args.max_rounds < 1:
         raise SentretError(f"--max-rounds must be at least 1 (got {args.max_rounds})")
+    # every number checked before a benchmark is loaded (and perhaps indexed)
+    check_settings(k=args.k, window=args.window, folds=args.folds, seed=args.seed, max_rounds=args.max_rounds,
+                   option=True)  # fmt: skip
+    check_int("--min-candidates", args.min_candidates, 1)
+    check_int("--n-process", args.n_process, 1)
     models = _split(args.models)
     if models is not None and not models:
         raise SentretError("--models is empty; name at least one model")

@@ -102,17 +102,32 @@ def _run_info(args: argparse.Namespace) -> int:
 
 
 def _add_verify(sub: Any) -> None:
-    p = command(sub, "verify", "Check every file of an index against its manifest's sha256.", _run_verify)
+    p = command(
+        sub, "verify",
+        "Check an index: its manifest's own checksum, every file (artefacts included) against its sha256, "
+        "array headers, matrix structure and counts.",
+        _run_verify,
+    )  # fmt: skip
     p.add_argument("index", help="an index folder")
+    p.add_argument("--fix", action="store_true",
+                   help="an index of an older sentret: once it verifies, add the checks its manifest lacks "
+                        "(file sizes, array headers, the manifest's own checksum)")  # fmt: skip
 
 
 def _run_verify(args: argparse.Namespace) -> int:
+    from sentret_core.index.format import read_manifest
     from sentret_core.index.reader import verify
+    from sentret_core.index.upgrade import upgrade_manifest
+    from sentret_core.index.validate import OLD_INDEX_NOTE, is_current
 
+    if args.fix and upgrade_manifest(args.index):
+        print(f"{args.index}: its manifest now records file sizes, array headers and its own checksum")
     problems = verify(args.index)
     for problem in problems:
         print(f"{args.index}: {problem}", file=sys.stderr)
     if problems:
         return 1
+    if not is_current(read_manifest(args.index, strict=False)):
+        print(f"sentret: note: {OLD_INDEX_NOTE.format(path=args.index)}", file=sys.stderr)
     print(f"{args.index}: ok")
     return 0

@@ -27,12 +27,14 @@ def _add_search(sub: Any) -> None:
 
 
 def _run_search(args: argparse.Namespace) -> int:
+    from sentret_core.checks import clean_text
     from sentret_core.index.reader import Index
     from sentret_core.models import score, top_k
 
-    index = Index.load(args.index)
     if args.k < 1:
         raise SentretError(f"--k must be at least 1 (got {args.k})")
+    query = clean_text(args.query).text  # what score() searches for, and what we print
+    index = Index.load(args.index)
     found = top_k(score(index, args.query, args.model, **param_pairs(args.param, qualified=False)), args.k)
     hits = [
         {
@@ -46,7 +48,7 @@ def _run_search(args: argparse.Namespace) -> int:
     ]
     if args.json:
         result = {
-            "query": args.query,
+            "query": query,
             "terms": list(found.terms),
             "model": found.model,
             "params": found.params.to_dict(),

@@ -16,7 +16,17 @@ from typing import Any
 
 import pandas as pd
 
-from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_WINDOW
+from sentret_core.checks import (
+    check_callable,
+    check_instance,
+    check_int,
+    check_model_name,
+    check_optional_int,
+    check_params,
+    check_str,
+    check_strings,
+)
+from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_WINDOW, MAX_K, MAX_WINDOW
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.benchmarks.base import Benchmark
 from sentret_core.evaluation.crossval import CrossValidationResult, cross_validate, train_test
@@ -55,7 +65,27 @@ def evaluate_benchmark(
     with declared grids are tuned on training topics and reported on test topics; parameters
     given in ``params`` stay fixed while the others are tuned.
     ``baseline`` defaults to ``doc-order`` (``random`` on TrecQA, where doc-order ties everything).
+
+    Every argument is checked before any scoring (:func:`check_settings`, :mod:`sentret_core.checks`):
+    :class:`~sentret_core.errors.ArgumentTypeError` (a ``TypeError``) for a wrong type — ``bench``
+    and ``tune_on`` must be Benchmarks, ``models`` and ``metrics`` lists of strings, ``params`` a
+    mapping of mappings, integers ``int`` or numpy integers — and
+    :class:`~sentret_core.errors.SentretError` (a ``ValueError``) for a value out of range or an
+    unknown name. Each message names the argument.
     """
+    check_instance("bench", bench, Benchmark, "a Benchmark (from load_benchmark)")
+    if tune_on is not None:
+        check_instance("tune_on", tune_on, Benchmark, "a Benchmark (from load_benchmark) or None")
+    k, window, folds, seed, max_rounds = check_settings(
+        k=k, window=window, folds=folds, seed=seed, max_rounds=max_rounds, topics=len(bench.topics)
+    )
+    models = None if models is None else check_strings("models", models)
+    params = check_params(params)
+    baseline = None if baseline is None else check_model_name(baseline, "baseline")
+    metrics = check_strings("metrics", metrics)
+    ranker = check_model_name(ranker, "ranker")
+    tune_metric = check_str("tune_metric", tune_metric)
+    check_callable("progress", progress)
     if folds is not None and tune_on is not None:
         raise SentretError("choose either folds (cross-validation) or tune_on (another file), not both")
     if tune_on is not None and tune_on.name != bench.name:
@@ -110,6 +140,33 @@ def evaluate_benchmark(
     if bench.kind == "support":  # candidate sets exist only for entity support
         settings.update(k=k, ranker=ranker_name, window=window, ranker_params=evaluator.ranker_params)
     return Report(bench, evaluator.metrics, base, results, comparison, settings, tuning)
+
+
+def check_settings(
+    *,
+    k: Any = DEFAULT_K,
+    window: Any = DEFAULT_WINDOW,
+    folds: Any = None,
+    seed: Any = 0,
+    max_rounds: Any = 100,
+    topics: int | None = None,
+    option: bool = False,
+) -> tuple[int, int, int | None, int, int]:
+    """The integer settings of an evaluation, checked: ``1 ≤ k ≤ 1,000,000``, ``0 ≤ window ≤ 10``,
+    ``folds`` None or ``2 ≤ folds ≤ topics``, ``seed ≥ 0`` (numpy's generators refuse negative
+    seeds), ``max_rounds ≥ 1``. ``option`` names them as command-line options (``--max-rounds``),
+    for ``sentret eval`` to check them before it loads (and indexes) a benchmark."""
+
+    def name(text: str) -> str:
+        return "--" + text.replace("_", "-") if option else text
+
+    return (
+        check_int(name("k"), k, 1, MAX_K),
+        check_int(name("window"), window, 0, MAX_WINDOW),
+        check_optional_int(name("folds"), folds, 2, topics if topics is None else max(topics, 2)),
+        check_int(name("seed"), seed, 0),
+        check_int(name("max_rounds"), max_rounds, 1),
+    )
 
 
 def _tuned(

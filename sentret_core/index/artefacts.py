@@ -5,7 +5,8 @@ An artefact lives beside the index files, in its own folder ``INDEX/artefacts/<n
 * ``arrays.npz`` — its numpy arrays;
 * ``artefact.json`` — its kind, name, content hash (``sha256`` over the arrays' names, dtypes,
   shapes and bytes, so it does not depend on zip timestamps), the fingerprint of the index it was
-  trained on, and whatever its trainer records (parameters, sources, statistics).
+  trained on, whatever its trainer records (parameters, sources, statistics), and a ``checksum``
+  over the record itself (records written before it have none and are read as they are).
 
 The folder is written under a temporary name and renamed into place, so a reader sees the old
 artefact or the new one, never half of one. Scorers only read artefacts (by name, a model
@@ -85,6 +86,12 @@ def content_hash(arrays: dict[str, np.ndarray]) -> str:
     return digest.hexdigest()
 
 
+def record_checksum(record: dict[str, Any]) -> str:
+    """sha256 over an artefact's record without its ``checksum`` field, in one canonical JSON form."""
+    body = {key: value for key, value in record.items() if key != "checksum"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
 def check_name(name: str) -> str:
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise SentretError(
@@ -120,6 +127,7 @@ def write(
     trained_on = fingerprint(index) if index is not None and kind not in SHARED_KINDS else None
     record = dict(meta, format=ARTEFACT_FORMAT, kind=kind, name=name, sha256=content_hash(arrays),
                   index=trained_on, created=time.time())  # fmt: skip
+    record["checksum"] = record_checksum(json.loads(json.dumps(record, default=str)))  # as it reads back
     parent = target.parent
     try:
         parent.mkdir(parents=kind in SHARED_KINDS, exist_ok=True)
@@ -199,6 +207,8 @@ def _load(root: Path, name: str, index: Index | None) -> Artefact:
     record = _record(root, name)
     if record is None or not isinstance(record.get("kind"), str):
         raise SentretError(f"{damaged}: {META} is missing or not a JSON record; train it again")
+    if "checksum" in record and record["checksum"] != record_checksum(record):
+        raise SentretError(f"{damaged}: {META} does not match its own checksum (it was edited); train it again")
     try:
         with np.load(folder / ARRAYS, allow_pickle=False) as data:
             arrays = {key: np.asarray(data[key]) for key in data.files}

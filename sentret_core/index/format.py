@@ -1,12 +1,12 @@
 """The index's on-disk format: file names, the manifest, checksums, and the writers the build uses.
 
 An index is a folder, immutable once built: ``manifest.json`` (format version, model, counts, the
-sha256 of every file), ``*.npy`` arrays and ``*.parquet`` tables (see :mod:`sentret_core.index.reader`).
+sha256 and size of every file, the dtype and shape of every array, and a checksum of its own
+content), ``*.npy`` arrays and ``*.parquet`` tables (see :mod:`sentret_core.index.reader`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 import scipy.sparse as sp
 
 from sentret_core.errors import IndexFormatError
+from sentret_core.index.validate import canonical_checksum, describe_files, manifest_problems, sha256_of
 
 FORMAT = "sentret-index"
 FORMAT_VERSION = 1
@@ -33,34 +34,41 @@ def is_index(path: str | Path) -> bool:
     if not manifest.is_file():
         return False
     try:
-        return bool(json.loads(manifest.read_text()).get("format") == FORMAT)
+        found = json.loads(manifest.read_bytes())
+        return isinstance(found, dict) and found.get("format") == FORMAT
     except (OSError, ValueError):
         return False
 
 
-def read_manifest(path: str | Path) -> dict[str, Any]:
+def read_manifest(path: str | Path, *, strict: bool = True) -> dict[str, Any]:
+    """The parsed manifest of the index at ``path``; with ``strict``, also checked against its own
+    checksum, with counts that are counts (``sentret verify`` reports those problems instead)."""
     path = Path(path)
     if not path.is_dir():
         raise IndexFormatError(f"{path}: no such index folder")
-    if not is_index(path):
+    file = path / MANIFEST
+    if not file.is_file():
+        raise IndexFormatError(f"{path}: not a sentret index (no {MANIFEST}); build one with `sentret index`")
+    try:
+        manifest = json.loads(file.read_bytes())
+    except (OSError, ValueError) as err:
+        raise IndexFormatError(
+            f"{path}: {MANIFEST} cannot be read ({type(err).__name__}: it is damaged); rebuild the index "
+            "with `sentret index`"
+        ) from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise IndexFormatError(
             f"{path}: not a sentret index (no valid {MANIFEST}); build one with `sentret index`"
         )
-    manifest: dict[str, Any] = json.loads((path / MANIFEST).read_text())
     if manifest.get("format_version") != FORMAT_VERSION:
         raise IndexFormatError(
             f"{path}: index format version {manifest.get('format_version')} is not supported "
             f"(this sentret reads version {FORMAT_VERSION}); rebuild it with `sentret index`"
         )
+    problems = manifest_problems(manifest) if strict else []
+    if problems:
+        raise IndexFormatError(f"{path}: {problems[0]}; run `sentret verify {path}`")
     return manifest
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 # --- writing -----------------------------------------------------------------------------
@@ -88,12 +96,14 @@ def save_table(folder: Path, name: str, frame: pd.DataFrame) -> None:
 def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
     """Checksum every file in ``folder`` and write the manifest last (its presence marks a whole index).
 
+    The manifest records each file's sha256 and size, each array's dtype and shape (checked at
+    every load), and a checksum over its own canonical content (:mod:`sentret_core.index.validate`).
     Hidden files are not part of an index (a build's staging folder keeps its owner record in one).
     """
     manifest = dict(manifest, format=FORMAT, format_version=FORMAT_VERSION)
-    manifest["files"] = {
-        file.name: sha256_of(file)
-        for file in sorted(folder.iterdir())
-        if file.name != MANIFEST and not file.name.startswith(".")
-    }
+    names = [file.name for file in sorted(folder.iterdir()) if file.name != MANIFEST and not file.name.startswith(".")]
+    manifest["files"] = {name: sha256_of(folder / name) for name in names}
+    manifest["sizes"], manifest["arrays"] = describe_files(folder, names)
+    manifest.pop("checksum", None)
+    manifest["checksum"] = canonical_checksum(manifest)
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True))

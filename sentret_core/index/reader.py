@@ -26,30 +26,38 @@ import scipy.sparse as sp
 
 from sentret_core.defaults import DEFAULT_WINDOW
 from sentret_core.errors import IndexFormatError
-from sentret_core.index import artefacts
-from sentret_core.index.format import MANIFEST, read_manifest, sha256_of
+from sentret_core.index import artefacts, validate
+from sentret_core.index.format import MANIFEST, read_manifest
 from sentret_core.index.neighbours import neighbourhood
 
 
 def verify(path: str | Path) -> list[str]:
-    """Every problem with the index at ``path`` (missing, altered or unexpected files, damaged
-    artefacts); empty if sound."""
+    """Every problem with the index at ``path``, empty if sound: the manifest against its own
+    checksum, missing, resized, altered or unexpected files, array headers and structure, tables,
+    and the artefacts (every file of ``artefacts/``)."""
     path = Path(path)
-    manifest = read_manifest(path)
-    problems = []
-    expected: dict[str, str] = manifest.get("files", {})
+    manifest = read_manifest(path, strict=False)
+    problems = validate.manifest_problems(manifest)
+    expected: dict[str, str] = manifest.get("files", {}) if isinstance(manifest.get("files"), dict) else {}
     for name, digest in sorted(expected.items()):
-        file = path / name
-        if not file.is_file():
-            problems.append(f"{name}: missing")
-        elif sha256_of(file) != digest:
-            problems.append(f"{name}: checksum mismatch (the file was altered or corrupted)")
+        problem = validate.sha256_problem(path, name, str(digest))
+        if problem is not None:
+            problems.append(problem)
     for file in sorted(path.iterdir()):
         if file.name not in expected and file.name not in (MANIFEST, artefacts.FOLDER):
             older = file.name.startswith("cache-")  # sentret before named artefacts trained on first use
             problems.append(f"{file.name}: " + ("a cache of an older sentret (safe to delete)" if older
                                                 else "not part of the index"))  # fmt: skip
-    return problems + artefacts.problems(Index(path, manifest))
+    if problems:
+        return problems
+    try:  # the files are as built: now whether the manifest's counts and records fit them
+        index = Index.load(path)
+        index._sound.update(expected)
+        for table in validate.TABLES:
+            index._table(table)
+    except IndexFormatError as err:
+        return [str(err).removeprefix(f"{path}: ").removesuffix(f"; {validate.hint(path)}")]
+    return artefacts.problems(index)
 
 
 # --- reading -----------------------------------------------------------------------------
@@ -60,12 +68,19 @@ class Index:
 
     Query-independent data that scorers derive (context counts, p(d|s), length factors)
     belongs in ``cache``, keyed by a name, so it is computed once per loaded index.
+
+    :meth:`load` checks what is cheap to check at every load, and every file is checked against
+    its sha256 the first time it is read (:mod:`sentret_core.index.validate`); ``notes`` says what
+    could not be checked (an index of an older sentret).
     """
 
     def __init__(self, path: Path, manifest: dict[str, Any]) -> None:
         self.path = path
         self.manifest = manifest
         self.cache: dict[str, Any] = {}
+        self.notes: tuple[str, ...] = ()
+        self._mapped: dict[str, np.ndarray] = {}
+        self._sound: set[str] = set()  # files found to match their sha256 in this process
         counts = manifest["counts"]
         self.N: int = counts["sentences"]
         self.D: int = counts["documents"]
@@ -73,9 +88,39 @@ class Index:
         self.E: int = counts["entities"]
 
     @classmethod
-    def load(cls, path: str | Path) -> Index:
+    def load(cls, path: str | Path, *, verify: bool = False) -> Index:
+        """Load the index at ``path`` after the cheap checks; with ``verify``, after all of
+        :func:`verify` (every file hashed, artefacts included). A damaged index raises
+        :class:`IndexFormatError` naming the file and what is wrong."""
         path = Path(path)
-        return cls(path, read_manifest(path))
+        manifest = read_manifest(path)
+        index = cls(path, manifest)
+        index._mapped = validate.check_load(path, manifest)
+        if not validate.is_current(manifest):
+            index.notes = (validate.OLD_INDEX_NOTE.format(path=path),)
+        if verify:
+            index.verify()
+        return index
+
+    def verify(self) -> None:
+        """Check every file against its sha256 now (and the rest of :func:`verify`); raises
+        :class:`IndexFormatError` listing the problems."""
+        problems = verify(self.path)
+        if problems:
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise IndexFormatError(f"{self.path}: {problems[0]}{more}; {validate.hint(self.path)}")
+        self._sound.update(self.manifest.get("files", {}))
+
+    def _checked(self, file: str) -> None:
+        """``file`` matches its sha256 in the manifest, checked once per process (at its first read)."""
+        if file in self._sound:
+            return
+        digest = self.manifest.get("files", {}).get(file)
+        if digest is not None:
+            problem = validate.sha256_problem(self.path, file, digest)
+            if problem is not None:
+                raise IndexFormatError(f"{self.path}: {problem}; {validate.hint(self.path)}")
+        self._sound.add(file)
 
     def __repr__(self) -> str:
         counts = f"{self.D} documents, {self.N} sentences, {self.V} terms, {self.E} entities"
@@ -83,28 +128,27 @@ class Index:
 
     # files
     def _array(self, name: str) -> np.ndarray:
-        try:
-            # a plain ndarray view of the map: slicing an np.memmap costs far more per call
-            return np.asarray(np.load(self.path / f"{name}.npy", mmap_mode="r", allow_pickle=False))
-        except (OSError, ValueError) as err:
-            raise IndexFormatError(
-                f"{self.path}: cannot read {name}.npy ({err}); run `sentret verify`"
-            ) from None
+        """A checked array, memory-mapped (a plain ndarray view: slicing an np.memmap costs far more)."""
+        if name not in self._mapped:  # an Index made without load(): check it now
+            self._mapped = validate.check_load(self.path, self.manifest)
+        self._checked(f"{name}.npy")
+        return self._mapped[name]
 
     def _matrix(self, name: str, kind: str, shape: tuple[int, int], dtype: type = np.int32) -> Any:
         indptr, indices = self._array(f"{name}.indptr"), self._array(f"{name}.indices")
-        data_file = self.path / f"{name}.data.npy"
-        data = self._array(f"{name}.data") if data_file.exists() else np.ones(len(indices), dtype=dtype)
+        data = self._array(f"{name}.data") if f"{name}.data" in self._mapped else np.ones(len(indices), dtype=dtype)
         cls = sp.csr_matrix if kind == "csr" else sp.csc_matrix
         return cls((data, indices, indptr), shape=shape, copy=False)
 
     def _table(self, name: str) -> pd.DataFrame:
+        file = f"{name}.parquet"
+        self._checked(file)
         try:
-            return pq.read_table(self.path / f"{name}.parquet").to_pandas()
+            frame = pq.read_table(self.path / file).to_pandas()
         except (OSError, pa.ArrowException) as err:
-            raise IndexFormatError(
-                f"{self.path}: cannot read {name}.parquet ({err}); run `sentret verify`"
-            ) from None
+            raise IndexFormatError(f"{self.path}: cannot read {file} ({err}); {validate.hint(self.path)}") from None
+        validate.check_table(self.path, name, frame, self.manifest["counts"])
+        return frame
 
     # term statistics
     @cached_property
@@ -196,9 +240,13 @@ class Index:
 
     @cached_property
     def texts(self) -> list[str]:
-        return list(
-            pq.read_table(self.path / "sentences.parquet", columns=["text"]).column("text").to_pylist()
-        )
+        self._checked("sentences.parquet")
+        try:
+            return list(pq.read_table(self.path / "sentences.parquet", columns=["text"]).column("text").to_pylist())
+        except (OSError, pa.ArrowException) as err:
+            raise IndexFormatError(
+                f"{self.path}: cannot read sentences.parquet ({err}); {validate.hint(self.path)}"
+            ) from None
 
     @cached_property
     def prev(self) -> np.ndarray:

@@ -342,6 +342,7 @@ class IndexWriter:
             "sentences": N,
             "terms": V,
             "term_occurrences": int(sent_len.sum()),
+            "title_term_occurrences": int(title.data.sum()),
             "entities": len(entities),
             "mentions": len(mentions),
         }

@@ -8,7 +8,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sentret_core.checks import (
+    ONLY_CONTROL,
+    check_instance,
+    check_int,
+    check_model_name,
+    check_query,
+    check_sentence,
+    query_emptied,
+)
 from sentret_core.errors import SentretError
+from sentret_core.index.loaded import check_index
 from sentret_core.models.query import no_match, prepare
 from sentret_core.models.records import Explanation, Scores
 from sentret_core.models.registry import DEFAULT_MODEL, get_model
@@ -27,14 +37,24 @@ def score(index: Index, query: str | Sequence[str], model: str = DEFAULT_MODEL, 
     named ``model`` (``ltr.v1``). ``query`` is a string (normalised with the index's own rules)
     or a list of terms already normalised. Candidates are the sentences matching a query term in a field the model uses;
     ``ids`` come back sorted ascending. A query with no terms, or none the index knows, gives
-    empty Scores with a ``reason`` — never an exception. A bad model name or parameter value
-    raises :class:`~sentret_core.errors.SentretError`.
+    empty Scores with a ``reason`` — never an exception. Query text is cleaned first
+    (:func:`sentret_core.checks.clean_text`: lone surrogates and control characters become spaces);
+    a query of nothing else gets :data:`~sentret_core.checks.ONLY_CONTROL` as its reason.
+
+    Raises :class:`~sentret_core.errors.ArgumentTypeError` (a ``TypeError``) when ``index`` is not
+    an :class:`Index`, ``query`` not a string or list of strings, or ``model`` not a string; and
+    :class:`~sentret_core.errors.SentretError` (a ``ValueError``) for an unknown model, parameter or
+    a value outside the parameter's declared range. Each message names the argument.
     """
-    spec = get_model(model)
+    index = check_index(index)
+    text = check_query(query)
+    spec = get_model(check_model_name(model))
     resolved = spec.resolve(params)
-    q = prepare(index, query)
+    q = prepare(index, text)
     reason = q.reason
     if reason is not None:
+        if query_emptied(query):
+            reason = ONLY_CONTROL
         return Scores(_EMPTY_IDS, EMPTY_SCORES, q.terms, spec.name, resolved, reason, q.oov)
     ids, values = spec.scorer(index, q, resolved)
     if len(ids) == 0:
@@ -46,10 +66,15 @@ def top_k(scores: Scores, k: int) -> Scores:
     """The ``k`` best of ``scores``: by score descending, ties by sentence id ascending.
 
     Selects among the candidates only (a partition of their scores for the k-th largest, then
-    a sort of those at or above it), never over all N sentences.
+    a sort of those at or above it), never over all N sentences. ``k`` may exceed the number of
+    candidates (all of them come back, ranked); ``k = 0`` gives none.
+
+    Raises :class:`~sentret_core.errors.ArgumentTypeError` when ``scores`` is not a
+    :class:`Scores` or ``k`` is not an integer (``bool``, floats and strings are refused; numpy
+    integers are fine), :class:`~sentret_core.errors.ArgumentValueError` when ``k < 0``.
     """
-    if k < 0:
-        raise SentretError(f"k must be at least 0 (got {k})")
+    check_instance("scores", scores, Scores, "Scores (from score())")
+    k = check_int("k", k, 0)
     ids, values = scores.ids, scores.scores
     n = len(ids)
     if scores.ranked:
@@ -84,15 +109,18 @@ def explain(
     The rows are computed from the sentence's own index rows (not the scoring path); their
     ``contribution`` column plus ``extra`` sums to ``total``, which equals ``score(...)`` for
     that sentence when it is a candidate.
+
+    Raises what :func:`score` raises, and for ``sentence_id``
+    :class:`~sentret_core.errors.ArgumentTypeError` when it is not an integer (Python or numpy;
+    not a float, string, bool or None) and :class:`~sentret_core.errors.ArgumentValueError` when
+    it is outside ``0 ≤ sentence_id < index.N``.
     """
-    spec = get_model(model)
+    index = check_index(index)
+    text = check_query(query)
+    sentence = check_sentence(index, sentence_id)
+    spec = get_model(check_model_name(model))
     resolved = spec.resolve(params)
-    sentence = int(sentence_id)
-    if not 0 <= sentence < index.N:
-        raise SentretError(
-            f"sentence id {sentence_id} is out of range; the index has {index.N} sentences (0-{index.N - 1})"
-        )
-    q = prepare(index, query)
+    q = prepare(index, text)
     parts = spec.explainer(index, q, sentence, resolved)
     total = math.fsum([float(r["contribution"]) for r in parts.rows] + list(parts.extra.values()))
     candidate = False
@@ -116,8 +144,16 @@ def explain(
 
 
 def distribution(index: Index, sentence_id: int, model: str, /, **params: Any) -> np.ndarray:
-    """p(t|θ_s) over the whole vocabulary for a language model (sums to 1)."""
-    spec = get_model(model)
+    """p(t|θ_s) over the whole vocabulary for a language model (sums to 1).
+
+    Raises :class:`~sentret_core.errors.ArgumentTypeError` / :class:`~sentret_core.errors.ArgumentValueError`
+    for a ``sentence_id`` that is not an integer in ``0 ≤ sentence_id < index.N`` (as :func:`explain`),
+    and :class:`~sentret_core.errors.SentretError` for a model that is not a language model, an
+    unknown one or a bad parameter.
+    """
+    index = check_index(index)
+    sentence = check_sentence(index, sentence_id)
+    spec = get_model(check_model_name(model))
     if spec.distribution is None:
-        raise SentretError(f"{spec.name} is not a language model; it has no term distribution")
-    return spec.distribution(index, int(sentence_id), spec.resolve(params))
+        raise SentretError(f"model {spec.name} is not a language model; it has no term distribution")
+    return spec.distribution(index, sentence, spec.resolve(params))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -80,11 +81,57 @@ def uploaded_text(upload: UploadedFile) -> str:
 
 
 def page_setup(title: str, caption: str | None = None) -> None:
-    """What every page does first: keep the Explore page's query, then draw the title and caption."""
+    """What every page does first: keep the Explore page's query, take the index a link names, then
+    draw the title and caption (and a warning when the link's index cannot be used)."""
     remember_explore_query()  # for the Admin page's "Add the Explore page's query"
+    warning = index_from_url()
     st.title(title)
     if caption:
         st.caption(caption)
+    if warning:
+        st.warning(md(warning))
+    index_to_url()
+
+
+# --- the index in the URL: a link names it by its folder under the index root -----------------------
+
+INDEX_PARAM = "index"
+_INDEX_SEEN = "index_url_seen"  # the last index name read from or written to the URL
+
+
+def index_name(path: Path) -> str | None:
+    """``path``'s name for a link: its folder name when it lies directly under the index root."""
+    try:
+        return path.name if path.resolve().parent == index_root().resolve() else None
+    except OSError:
+        return None
+
+
+def index_from_url() -> str | None:
+    """Open the index the URL names (``?index=NAME``, a folder under the index root) when the link is
+    new to this session; the warning to show when it names no index there."""
+    name = st.query_params.get(INDEX_PARAM)
+    if name is None or name == st.session_state.get(_INDEX_SEEN):
+        return None
+    st.session_state[_INDEX_SEEN] = name
+    candidate = index_root() / name
+    if name and "/" not in name and "\\" not in name and name not in (".", "..") and is_index(candidate):
+        st.session_state["index_path"] = str(candidate)
+        return None
+    using = index_name(current_index_path()) or str(current_index_path())
+    return f"The link's index={name!r} is not an index under {index_root()}; using {using!r} instead."
+
+
+def index_to_url() -> None:
+    """Name the current index in the URL, so a link copied from any page opens the same index."""
+    name = index_name(current_index_path())
+    if name is None:
+        if INDEX_PARAM in st.query_params:
+            del st.query_params[INDEX_PARAM]
+        return
+    if st.query_params.get(INDEX_PARAM) != name:
+        st.query_params[INDEX_PARAM] = name
+    st.session_state[_INDEX_SEEN] = name
 
 
 @st.cache_resource(show_spinner="Loading the index…")
@@ -116,8 +163,13 @@ def current_index_path() -> Path:
 
 
 def current_index() -> Index | None:
-    """The index the user chose (default: the demo); ``None`` after showing why it cannot be loaded."""
-    index = guarded("load the index", load_index, str(current_index_path()))
+    """The index the user chose (default: the demo); ``None`` after showing why it cannot be loaded.
+
+    The first time an index is opened every file is checked in the background; a damaged one is
+    refused and the last sound one kept (sentret_core.ui.index_check)."""
+    from sentret_core.ui.index_check import open_checked
+
+    index = open_checked(current_index_path(), load_index, guarded)
     if index is None:
         st.info(INDEX_HINT)
     else:
@@ -153,3 +205,62 @@ def remember_explore_query() -> None:
     query = st.session_state.get("explore_query")
     if isinstance(query, str) and query.strip():
         st.session_state[EXPLORE_QUERY] = query.strip()
+
+
+# --- the cold start: what every first request needs, loaded once per process ------------------------
+
+
+@st.cache_resource(show_spinner=False)
+def _warm_up_thread(path: str) -> threading.Thread:
+    thread = threading.Thread(target=_warm, args=(path,), name="sentret-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def _warm(path: str) -> None:
+    """Load the index, the spaCy tokenizer the queries need and the default models' statistics
+    (postings, lengths) with one throw-away support request; any failure is the page's to report."""
+    from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
+    from sentret_core.support.engine import support
+
+    try:
+        index = load_index(path)
+        support(index, "warm up the index", models=DEFAULT_SUPPORT_MODELS, top_entities=1, per_entity=1)
+    except Exception as err:  # the first page that needs the index says what is wrong
+        log.info("warm-up of %s stopped: %s", path, err)
+
+
+def warm_up() -> None:
+    """Start warming the default index once per process, in the background (the first page does not wait)."""
+    if is_index(default_index()):
+        _warm_up_thread(str(default_index()))
+
+
+# --- per-stage timing of a run (SENTRET_STAGE_LOG=1: one log line per run; benchmarks/app_latency.py) --
+
+STAGE_LOG = "SENTRET_STAGE_LOG"
+stage_log = logging.getLogger("sentret.stages")
+
+
+class Stages:
+    """Wall-clock time of a run's stages: ``stages.mark("support")`` ends the stage named so; ``done()``
+    logs ``<page>: stage=ms …`` when ``SENTRET_STAGE_LOG`` is set (and costs two clock reads otherwise)."""
+
+    def __init__(self, page: str) -> None:
+        import time
+
+        self._clock = time.perf_counter
+        self.page = page
+        self.started = self.last = self._clock()
+        self.times: dict[str, float] = {}
+
+    def mark(self, stage: str) -> None:
+        now = self._clock()
+        self.times[stage] = self.times.get(stage, 0.0) + (now - self.last) * 1000
+        self.last = now
+
+    def done(self) -> None:
+        if os.environ.get(STAGE_LOG):
+            total = (self._clock() - self.started) * 1000
+            parts = " ".join(f"{k.replace(' ', '_')}={v:.1f}" for k, v in self.times.items())
+            stage_log.warning("stages %s: %s total=%.1f", self.page, parts, total)

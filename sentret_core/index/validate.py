@@ -1,0 +1,348 @@
+"""Checking an index before anything reads it (issue 16): cheap checks at every load, the rest on demand.
+
+A damaged file must never crash the process (scipy's sparse routines trust ``indptr`` and
+``indices`` and read out of bounds on bad ones) nor give silently different results. Three layers:
+
+* **at every load** (:func:`check_load`, milliseconds on the demo index, see
+  ``benchmarks/validation_cost.py``): the manifest's own checksum and the types of its counts;
+  every file it lists present with its recorded size; every ``.npy`` header (dtype, shape, and the
+  file size they imply) against the manifest and the counts; the CSR/CSC invariants of every
+  matrix and of the term sequences (``indptr`` starts at 0, never decreases, ends at nnz; indices
+  within bounds), vectorised; the counts against the arrays; every table's row count;
+* **at the first read of each file** (:meth:`Index._checked <sentret_core.index.reader.Index>`):
+  its sha256 against the manifest, so a changed value inside an array or a table is an error, not a
+  different ranking — the file is being paged in anyway, and files a process never reads are
+  never hashed; then, for a table, its columns against the arrays (:func:`check_table`);
+* **on demand** (``sentret verify``, ``Index.load(path, verify=True)``, the app in the
+  background): every file's sha256, files the manifest does not list, and the artefacts.
+
+Any failure is an :class:`IndexFormatError` naming the file and what is wrong.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sentret_core.errors import IndexFormatError
+
+MANIFEST = "manifest.json"
+COUNTS = ("documents", "sentences", "terms", "entities", "term_occurrences", "mentions")
+# matrix name → (rows of indptr − 1 are counted by, the bound of its indices, has a data file)
+MATRICES: dict[str, tuple[str, str, bool]] = {
+    "X": ("sentences", "terms", True),
+    "XT": ("terms", "sentences", True),
+    "title": ("documents", "terms", True),
+    "G": ("sentences", "entities", False),
+    "GT": ("entities", "sentences", False),
+}
+PER_SENTENCE = ("sent_doc", "sent_pos", "sent_start", "sent_end", "sent_len")
+PER_OCCURRENCE = ("seq_terms", "seq_tokens", "seq_char_start", "seq_char_end")
+TABLES = {  # table → (the count its rows must equal, the columns it must have)
+    "terms": ("terms", ("term", "sf", "df", "cf")),
+    "documents": ("documents", ("id", "title", "first_sentence", "n_sentences", "mean_sentence_length")),
+    "sentences": ("sentences", ("text",)),
+    "entities": ("entities", ("text", "label")),
+    "mentions": ("mentions", ("sentence", "entity", "token_start", "token_end", "char_start", "char_end")),
+}
+OLD_INDEX_NOTE = (
+    "{path}: its manifest.json has no checksum of its own and no record of file sizes and array "
+    "headers (an index of an older sentret); run `sentret verify --fix {path}` to add them, or rebuild it"
+)
+
+
+def hint(path: Path) -> str:
+    return f"run `sentret verify {path}`"
+
+
+def fail(path: Path, what: str) -> IndexFormatError:
+    return IndexFormatError(f"{path}: {what}; {hint(path)}")
+
+
+# --- the manifest ----------------------------------------------------------------------------------
+
+
+def canonical_checksum(manifest: Mapping[str, Any]) -> str:
+    """sha256 over the manifest's content without its ``checksum`` field, in one canonical JSON form."""
+    body = {key: value for key, value in manifest.items() if key != "checksum"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def manifest_problems(manifest: Mapping[str, Any]) -> list[str]:
+    """What is wrong with a parsed manifest itself (its checksum, its counts, its file list)."""
+    problems = []
+    recorded = manifest.get("checksum")
+    if recorded is not None and recorded != canonical_checksum(manifest):
+        problems.append(f"{MANIFEST}: its checksum does not match its content (it was edited or damaged)")
+    counts = manifest.get("counts")
+    if not isinstance(counts, dict):
+        return [*problems, f"{MANIFEST}: has no counts"]
+    for key in COUNTS:
+        value = counts.get(key)
+        if type(value) is not int or value < 0:
+            problems.append(f"{MANIFEST}: counts.{key} is {value!r}, not a count")
+    files = manifest.get("files")
+    if not isinstance(files, dict) or not all(
+        isinstance(digest, str) and len(digest) == 64 for digest in files.values()
+    ):
+        problems.append(f"{MANIFEST}: its list of files and checksums is missing or damaged")
+    for key in ("sizes", "arrays"):
+        if key in manifest and not isinstance(manifest[key], dict):
+            problems.append(f"{MANIFEST}: {key} is not a record")
+    return problems
+
+
+def is_current(manifest: Mapping[str, Any]) -> bool:
+    """Whether the manifest protects itself and records sizes and headers (written by this sentret)."""
+    return all(key in manifest for key in ("checksum", "sizes", "arrays"))
+
+
+def describe_files(folder: Path, names: list[str]) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
+    """The size of every file and the header (dtype, shape) of every array, for the manifest."""
+    sizes = {name: (folder / name).stat().st_size for name in names}
+    arrays = {}
+    for name in names:
+        if name.endswith(".npy"):
+            dtype, shape, _ = npy_header(folder, name)
+            arrays[name] = {"dtype": dtype.str, "shape": list(shape)}
+    return sizes, arrays
+
+
+# --- .npy headers ----------------------------------------------------------------------------------
+
+
+def npy_header(folder: Path, name: str) -> tuple[np.dtype, tuple[int, ...], int]:
+    """dtype, shape and data offset of a .npy file; an IndexFormatError if the header is unreadable,
+    not a plain C-order array, or does not fit the file's size."""
+    file = folder / name
+    try:
+        with file.open("rb") as handle:
+            version = np.lib.format.read_magic(handle)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(handle)
+            elif version == (2, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(handle)
+            else:
+                raise ValueError(f"npy format version {version}")
+            offset = handle.tell()
+        size = file.stat().st_size
+    except FileNotFoundError:
+        raise fail(folder, f"{name} is missing") from None
+    except Exception as err:  # numpy raises ValueError, EOFError, SyntaxError… on a damaged header
+        raise fail(folder, f"{name}: its header cannot be read ({type(err).__name__}: {err})") from None
+    if fortran or dtype.hasobject or len(shape) != 1:
+        raise fail(folder, f"{name}: its header says {dtype.str} {shape}, not a plain one-dimensional array")
+    if size != offset + shape[0] * dtype.itemsize:
+        raise fail(
+            folder, f"{name} is {size:,} bytes, but its header ({dtype.str}, {shape[0]:,} values) needs "
+            f"{offset + shape[0] * dtype.itemsize:,} (truncated, or a changed header)",
+        )  # fmt: skip
+    return dtype, shape, offset
+
+
+def map_array(folder: Path, name: str, dtype: np.dtype, length: int) -> np.ndarray:
+    """The read-only memory map of a checked .npy (a plain ndarray view: slicing a memmap costs more)."""
+    if length == 0:
+        empty = np.zeros(0, dtype=dtype)
+        empty.flags.writeable = False
+        return empty
+    try:
+        return np.asarray(np.load(folder / name, mmap_mode="r", allow_pickle=False))
+    except (OSError, ValueError) as err:
+        raise fail(folder, f"cannot read {name} ({err})") from None
+
+
+# --- at every load ---------------------------------------------------------------------------------
+
+
+def check_load(folder: Path, manifest: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """The cheap checks every load makes (see the module's docstring); returns the mapped arrays by
+    name (without ``.npy``). Raises :class:`IndexFormatError` on the first problem."""
+    counts: dict[str, int] = dict(manifest["counts"])
+    files: dict[str, str] = manifest.get("files", {})
+    sizes: dict[str, int] = manifest.get("sizes", {})
+    recorded: dict[str, dict[str, Any]] = manifest.get("arrays", {})
+    for name in sorted(files):
+        try:
+            size = (folder / name).stat().st_size
+        except FileNotFoundError:
+            raise fail(folder, f"{name} is missing") from None
+        except OSError as err:
+            raise fail(folder, f"cannot read {name} ({err.strerror})") from None
+        if name in sizes and sizes[name] != size:
+            raise fail(folder, f"{name} is {size:,} bytes, not the {sizes[name]:,} the manifest records "
+                               "(truncated or altered)")  # fmt: skip
+    expected = _expected_arrays(counts)
+    required = [f"{name}.npy" for name in expected if not name.endswith(".data") or MATRICES[name.split(".")[0]][2]]
+    unlisted = [name for name in [*required, *(f"{table}.parquet" for table in TABLES)] if name not in files]
+    if unlisted:  # a file without a recorded sha256 could never be checked
+        raise fail(folder, f"{MANIFEST} does not list {', '.join(unlisted[:3])}{' …' if len(unlisted) > 3 else ''} "
+                           "among the index's files (it was edited or damaged)")  # fmt: skip
+    arrays: dict[str, np.ndarray] = {}
+    for name in sorted(expected):
+        file = f"{name}.npy"
+        if file not in files and not (folder / file).exists():
+            if name.endswith(".data") and not MATRICES[name.split(".")[0]][2]:
+                continue  # G and GT are matrices of ones: no data file
+            raise fail(folder, f"{file} is missing")
+        dtype, shape, _ = npy_header(folder, file)
+        if file in recorded:
+            want = recorded[file]
+            if dtype.str != want.get("dtype") or list(shape) != list(want.get("shape", [])):
+                raise fail(folder, f"{file}: its header says {dtype.str} {shape}, but the manifest records "
+                                   f"{want.get('dtype')} {tuple(want.get('shape', []))}")  # fmt: skip
+        kinds, length = expected[name]
+        if dtype.str not in kinds:
+            raise fail(folder, f"{file}: its header says {dtype.str}; an index stores {' or '.join(kinds)} there")
+        if length is not None and shape[0] != length:
+            raise fail(folder, f"{file} holds {shape[0]:,} values; the counts in the manifest need {length:,}")
+        arrays[name] = map_array(folder, file, dtype, shape[0])
+    _check_structure(folder, counts, arrays)
+    _check_table_sizes(folder, counts)
+    return arrays
+
+
+_INT = ("<i4", "<i8")
+
+
+def _expected_arrays(counts: Mapping[str, int]) -> dict[str, tuple[tuple[str, ...], int | None]]:
+    """Array name → (the dtypes allowed, the length the counts fix, or None when only nnz fixes it)."""
+    N, T = counts["sentences"], counts["term_occurrences"]
+    expected: dict[str, tuple[tuple[str, ...], int | None]] = {name: (_INT, N) for name in PER_SENTENCE}
+    expected["seq_indptr"] = (_INT, N + 1)
+    expected.update({name: (_INT, T) for name in PER_OCCURRENCE})
+    for matrix, (rows, _, _) in MATRICES.items():
+        expected[f"{matrix}.indptr"] = (_INT, counts[rows] + 1)
+        expected[f"{matrix}.indices"] = (_INT, None)
+        expected[f"{matrix}.data"] = (("<i4", "<i8", "|i1"), None)
+    return expected
+
+
+def _check_structure(folder: Path, counts: Mapping[str, int], arrays: Mapping[str, np.ndarray]) -> None:
+    """CSR/CSC invariants and the counts against the arrays, vectorised: nothing out of bounds reaches
+    scipy or numpy."""
+    T = counts["term_occurrences"]
+    for matrix, (_, bound, _) in MATRICES.items():
+        indptr, indices = arrays[f"{matrix}.indptr"], arrays[f"{matrix}.indices"]
+        data = arrays.get(f"{matrix}.data")
+        if indptr.dtype != indices.dtype:
+            raise fail(folder, f"{matrix}.indptr.npy and {matrix}.indices.npy have different dtypes")
+        _check_indptr(folder, f"{matrix}.indptr.npy", indptr, len(indices), f"{matrix}.indices.npy")
+        _check_bounds(folder, f"{matrix}.indices.npy", indices, counts[bound], f"counts.{bound}")
+        if data is not None and len(data) != len(indices):
+            raise fail(folder, f"{matrix}.data.npy holds {len(data):,} values, {matrix}.indices.npy {len(indices):,}")
+    # the values in data arrays are checked by their sha256 at the first read (they index nothing)
+    if "title_term_occurrences" in counts:
+        total = int(arrays["title.data"].sum(dtype=np.int64))
+        if total != counts["title_term_occurrences"]:
+            raise fail(folder, f"title.data.npy counts {total:,} title terms, the manifest "
+                               f"{counts['title_term_occurrences']:,}")  # fmt: skip
+    seq_indptr = arrays["seq_indptr"]
+    _check_indptr(folder, "seq_indptr.npy", seq_indptr, T, "counts.term_occurrences")
+    if not np.array_equal(np.diff(seq_indptr), arrays["sent_len"]):
+        raise fail(folder, "sent_len.npy does not match the sentence bounds in seq_indptr.npy")
+    _check_bounds(folder, "seq_terms.npy", arrays["seq_terms"], counts["terms"], "counts.terms")
+    sent_doc = arrays["sent_doc"]
+    _check_bounds(folder, "sent_doc.npy", sent_doc, counts["documents"], "counts.documents")
+    if len(sent_doc) > 1 and bool(np.any(sent_doc[1:] < sent_doc[:-1])):
+        raise fail(folder, "sent_doc.npy is not in document order")
+    if len(arrays["sent_pos"]) and int(arrays["sent_pos"].min()) < 0:
+        raise fail(folder, "sent_pos.npy holds a negative position")
+
+
+def _check_indptr(folder: Path, name: str, indptr: np.ndarray, end: int, of: str) -> None:
+    if len(indptr) == 0 or int(indptr[0]) != 0:
+        raise fail(folder, f"{name} does not start at 0")
+    if int(indptr[-1]) != end:
+        raise fail(folder, f"{name} ends at {int(indptr[-1]):,}, not at the {end:,} values of {of}")
+    if len(indptr) > 1 and bool(np.any(indptr[1:] < indptr[:-1])):
+        raise fail(folder, f"{name} decreases somewhere (a row would have a negative length)")
+
+
+def _check_bounds(folder: Path, name: str, values: np.ndarray, bound: int, of: str) -> None:
+    """0 <= values < bound, in one pass: read as unsigned, a negative value is a huge one."""
+    if len(values) and int(values.view(values.dtype.str.replace("i", "u")).max()) >= bound:
+        raise fail(folder, f"{name} holds values outside 0…{bound - 1:,} ({of} is {bound:,})")
+
+
+def _check_table_sizes(folder: Path, counts: Mapping[str, int]) -> None:
+    """Every table's footer readable, its row count and columns as the manifest says (metadata only)."""
+    for table, (count, columns) in TABLES.items():
+        file = f"{table}.parquet"
+        try:
+            meta = pq.ParquetFile(folder / file).metadata
+            rows, names = meta.num_rows, set(meta.schema.names)
+        except FileNotFoundError:
+            raise fail(folder, f"{file} is missing") from None
+        except (OSError, pa.ArrowException) as err:
+            raise fail(folder, f"cannot read {file} ({err})") from None
+        if rows != counts[count]:
+            raise fail(folder, f"{file} has {rows:,} rows; counts.{count} in the manifest is {counts[count]:,}")
+        missing = [c for c in columns if c not in names]
+        if missing:
+            raise fail(folder, f"{file} lacks the column(s) {', '.join(missing)}")
+
+
+# --- at the first read of a file -------------------------------------------------------------------
+
+
+def check_table(folder: Path, name: str, frame: pd.DataFrame, counts: Mapping[str, int]) -> None:
+    """A table's columns against the counts and the arrays they index (after its checksum)."""
+    try:
+        _check_table(folder, name, frame, counts)
+    except (KeyError, TypeError, ValueError) as err:
+        if isinstance(err, IndexFormatError):
+            raise
+        what = f"{name}.parquet: its columns are not what an index stores ({type(err).__name__}: {err})"
+        raise fail(folder, what) from None
+
+
+def _check_table(folder: Path, name: str, frame: pd.DataFrame, counts: Mapping[str, int]) -> None:
+    if name == "documents":
+        n = frame["n_sentences"].to_numpy(np.int64)
+        first = frame["first_sentence"].to_numpy(np.int64)
+        starts = np.concatenate([[0], np.cumsum(n)[:-1]]) if len(n) else n
+        if len(n) and (int(n.min()) < 1 or not np.array_equal(first, starts) or int(n.sum()) != counts["sentences"]):
+            raise fail(folder, "documents.parquet: first_sentence and n_sentences do not tile the sentences")
+    elif name == "mentions":
+        sentence, entity = frame["sentence"].to_numpy(np.int64), frame["entity"].to_numpy(np.int64)
+        _check_bounds(folder, "mentions.parquet (sentence)", sentence, counts["sentences"], "counts.sentences")
+        _check_bounds(folder, "mentions.parquet (entity)", entity, counts["entities"], "counts.entities")
+        if len(sentence) > 1 and bool(np.any(sentence[1:] < sentence[:-1])):
+            raise fail(folder, "mentions.parquet is not sorted by sentence")
+    elif name == "terms":
+        cf = frame["cf"].to_numpy(np.int64)
+        if int(cf.sum()) != counts["term_occurrences"] or any(
+            int(frame[c].to_numpy(np.int64).min(initial=0)) < 0 for c in ("sf", "df")
+        ):
+            raise fail(folder, "terms.parquet: its frequencies do not add up to the manifest's counts")
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def sha256_problem(folder: Path, name: str, digest: str) -> str | None:
+    """Why ``name`` does not match its recorded sha256, or None when it does."""
+    try:
+        actual = sha256_of(folder / name)
+    except FileNotFoundError:
+        return f"{name}: missing"
+    except OSError as err:
+        return f"{name}: cannot be read ({err.strerror})"
+    if actual != digest:
+        return f"{name}: checksum mismatch (the file was altered or corrupted)"
+    return None
