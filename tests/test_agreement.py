@@ -273,3 +273,114 @@ def test_bad_inputs_raise_clear_errors() -> None:
         krippendorff_alpha([(0, "a", 1), (0, "b", 1)], "circular")  # type: ignore[arg-type]
     with pytest.raises(SentretError, match="no ratings"):
         krippendorff_alpha([])
+
+
+# --------------------------------------------------------------------------- bootstrap intervals (issue 13, 6)
+
+
+def _kappa_by_hand(pairs: Sequence[tuple[int, int]]) -> float:
+    """Cohen's κ = (p_o − p_e) / (1 − p_e) from its definition; nan when p_e = 1."""
+    n = len(pairs)
+    observed = sum(a == b for a, b in pairs) / n
+    chance = sum(
+        (sum(a == c for a, _ in pairs) / n) * (sum(b == c for _, b in pairs) / n) for c in {1, 2, 3, 4}
+    )
+    return math.nan if chance == 1.0 else (observed - chance) / (1.0 - chance)
+
+
+def _exact_percentiles(values: list[float]) -> tuple[float, float]:
+    finite = [v for v in values if not math.isnan(v)]
+    low, high = np.percentile(finite, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def test_bootstrap_of_two_items_by_hand() -> None:
+    from sentret_core.annotation import agreement_bootstrap as boot
+
+    # items (1, 1) and (2, 2): of the 2² = 4 resamples, {1st, 1st} and {2nd, 2nd} show one grade
+    # only (κ undefined) and the two mixed ones agree perfectly (κ = 1): the interval is [1, 1].
+    codes = np.array([[0, 0], [1, 1]])
+    weights = np.concatenate(list(boot.resample_weights(2)))
+    assert weights.tolist() == [[2, 0], [1, 1], [1, 1], [0, 2]]
+    stat = boot.cohen_statistic(2, 1.0 - np.eye(2))
+    assert boot.interval(boot.cohen_features(codes, 2), stat) == (1.0, 1.0)
+
+
+def test_cohen_bootstrap_is_the_exact_bootstrap_by_brute_force() -> None:
+    from sentret_core.annotation import agreement_bootstrap as boot
+
+    pairs = [(1, 1), (2, 2), (3, 3), (3, 2)]  # κ = (3/4 − 5/16) / (1 − 5/16) = 7/11
+    assert _kappa_by_hand(pairs) == pytest.approx(7 / 11)
+    every = [_kappa_by_hand([pairs[i] for i in draw]) for draw in itertools.product(range(4), repeat=4)]
+    assert len(every) == 256 and sum(math.isnan(v) for v in every) == 3  # all (1,1), all (2,2), all (3,3)
+    codes = np.array([[a - 1, b - 1] for a, b in pairs])
+    found = boot.interval(boot.cohen_features(codes, 3), boot.cohen_statistic(3, 1.0 - np.eye(3)))
+    assert found == pytest.approx(_exact_percentiles(every), abs=1e-12)
+    sums = np.ones(4) @ boot.cohen_features(codes, 3)
+    assert boot.cohen_statistic(3, 1.0 - np.eye(3))(sums[None, :])[0] == pytest.approx(7 / 11)
+
+
+def test_fleiss_and_alpha_bootstraps_are_exact_by_brute_force() -> None:
+    from sentret_core.annotation import agreement_bootstrap as boot
+
+    units = [(1, 1, 2), (2, 2, 2), (3, 1, 3), (4, 4, 3)]  # three raters, four items
+    counts = np.array([[row.count(g) for g in (1, 2, 3, 4)] for row in units])
+    fleiss_all, alpha_all = [], []
+    for draw in itertools.product(range(4), repeat=4):
+        fleiss_all.append(fleiss_kappa_counts(counts[list(draw)]))
+        resampled = [units[i] for i in draw]
+        try:
+            alpha_all.append(krippendorff_alpha(long(resampled, "ABC"), "ordinal"))
+        except SentretError:
+            alpha_all.append(math.nan)
+    fleiss = boot.interval(boot.fleiss_features(counts), boot.fleiss_statistic(3))
+    assert fleiss == pytest.approx(_exact_percentiles(fleiss_all), abs=1e-12)
+    alpha = boot.interval(boot.alpha_features(counts), boot.alpha_ordinal_statistic(4))
+    assert alpha == pytest.approx(_exact_percentiles(alpha_all), abs=1e-12)
+
+
+def test_the_sums_give_the_point_estimates_of_the_published_examples() -> None:
+    from sentret_core.annotation import agreement_bootstrap as boot
+
+    table = np.array(FLEISS_TABLE)
+    fleiss = boot.fleiss_statistic(14)(boot.fleiss_features(table).sum(axis=0)[None, :])[0]
+    assert round(float(fleiss), 3) == 0.210
+    per_unit = np.array([[sum(v == c for v in unit if v is not None) for c in range(1, 6)]
+                         for unit in KRIPPENDORFF_UNITS])  # fmt: skip
+    per_unit = per_unit[per_unit.sum(axis=1) >= 2]
+    alpha = boot.alpha_ordinal_statistic(5)(boot.alpha_features(per_unit).sum(axis=0)[None, :])[0]
+    assert round(float(alpha), 3) == 0.815
+
+
+def test_monte_carlo_bootstrap_agrees_with_scipy() -> None:
+    from scipy.stats import bootstrap
+
+    from sentret_core.annotation import agreement_bootstrap as boot
+
+    rng = np.random.default_rng(7)
+    a = rng.integers(1, 5, size=40)
+    b = np.where(rng.random(40) < 0.6, a, rng.integers(1, 5, size=40))  # 60 % copied: κ about 0.5
+    codes = np.column_stack([a - 1, b - 1])
+    ours = boot.interval(boot.cohen_features(codes, 4), boot.cohen_statistic(4, 1.0 - np.eye(4)), resamples=20_000)
+    reference = bootstrap(
+        (a, b), lambda x, y: _kappa_by_hand(list(zip(x.tolist(), y.tolist()))), paired=True, vectorized=False,
+        n_resamples=20_000, method="percentile", random_state=np.random.default_rng(1),
+    ).confidence_interval  # fmt: skip
+    assert ours is not None
+    assert ours[0] == pytest.approx(reference.low, abs=0.02) and ours[1] == pytest.approx(reference.high, abs=0.02)
+    again = boot.interval(boot.cohen_features(codes, 4), boot.cohen_statistic(4, 1.0 - np.eye(4)), resamples=20_000)
+    assert again == ours  # the seed is fixed: the same interval every time
+
+
+def test_a_kappa_from_one_shared_item_is_not_given() -> None:
+    from sentret_core.annotation.agreement_summary import agreement_summary
+
+    # issue 13: four annotators split 2-2 on one shared item give Fleiss' κ = −1/3:
+    # P̄ = (2·1 + 2·1) / (4·3) = 1/3, P̄_e = ½² + ½² = ½, κ = (1/3 − ½) / (1 − ½) = −1/3.
+    ratings = [(0, "A", 1), (0, "B", 1), (0, "C", 2), (0, "D", 2)]
+    assert fleiss_kappa(ratings) == pytest.approx(-1 / 3)
+    judgments = [Judgment("s", "q:e", "q", "e", 0, 0, "", "", who, "person", g, None, "", "") for _, who, g in ratings]
+    summary = agreement_summary(judgments)
+    assert summary.fleiss.value is None and summary.fleiss.n == 1
+    assert summary.fleiss.text() == "— (too few shared items (n = 1 < 10): items graded by all 4 annotators)"
+    assert all(k.value is None and k.n == 1 for _, _, k in summary.pairs)

@@ -5,11 +5,13 @@ Each ``AppTest`` is one browser session; a fresh one after grading is a reload o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import judgments_env
+from sign_in_util import enrol, sign_in_app
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.element_tree import Button
 
@@ -17,7 +19,6 @@ from sentret_core import Index
 from sentret_core.annotation.session_setup import create_session
 from sentret_core.annotation.store import JudgmentStore
 
-SCRIPT = "from sentret_core.ui.pages import annotate as annotate_page\nannotate_page.render()\n"
 TOKEN = "annotate-test-token"
 
 
@@ -26,24 +27,28 @@ def store(small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     db = judgments_env(monkeypatch, tmp_path, small_index, TOKEN)
     with JudgmentStore(db) as opened:
         # another session first, so that the item ids of session "s" do not start at 1
-        create_session(opened, "other", small_index, "lennon religion", "pw2", top_entities=2, depth=2)
+        create_session(opened, "other", small_index, "lennon religion", top_entities=2, depth=2)
         # the five top entities of the query, one candidate sentence each on this corpus
-        info, _ = create_session(opened, "s", small_index, "picasso peace", "pw", top_entities=5, depth=2)
+        info, _ = create_session(opened, "s", small_index, "picasso peace", top_entities=5, depth=2)
         assert info.n_items == 5
+        enrol(opened, TOKEN, "s", "ann", "bob")
         yield opened
 
 
-def sign_in(session: str = "s", name: str = "ann", passphrase: str = "pw") -> AppTest:
-    app = AppTest.from_string(SCRIPT, default_timeout=60).run()
-    app.text_input(key="annotate_session").input(session)
-    app.text_input(key="annotate_name").input(name)
-    app.text_input(key="annotate_passphrase").input(passphrase)
-    return app.button[0].click().run()
+def sign_in(session: str = "s", name: str = "ann", secret: str | None = None) -> AppTest:
+    return sign_in_app(session, name, secret)
 
 
 def position(app: AppTest) -> str:
     """The caption naming the item shown, e.g. 'Item 2'."""
     return next(c.value for c in app.caption if c.value.startswith("Item"))
+
+
+def run_number(app: AppTest) -> int:
+    """The run number the keyboard shortcuts component carries."""
+    found = re.search(r"sentret-run=(\d+)", app.get("iframe")[0].proto.srcdoc)
+    assert found is not None
+    return int(found[1])
 
 
 def grade_button(app: AppTest, grade: int) -> Button:
@@ -57,22 +62,20 @@ def grades(store: JudgmentStore, name: str = "ann") -> dict[int, int]:
 
 @pytest.mark.parametrize(
     ("session", "passphrase", "message"),
-    [("nope", "pw", "no session named 'nope'"), ("s", "wrong", "wrong passphrase for session 's'")],
+    [("nope", None, "no session named 'nope'"), ("s", "wrong-passphrase", "wrong name or passphrase for session 's'")],
 )
-def test_sign_in_errors_write_nothing(
-    store: JudgmentStore, session: str, passphrase: str, message: str
-) -> None:
+def test_sign_in_errors_write_nothing(store: JudgmentStore, session: str, passphrase: str | None, message: str) -> None:
     app = sign_in(session, "ann", passphrase)
     assert not app.exception
     assert [e.value for e in app.error] == [message]
-    assert store.admin(TOKEN).progress_by_annotator("s") == {}  # the name was not even registered
+    assert grades(store) == {}
 
 
 def test_closed_session_refuses_sign_in(store: JudgmentStore) -> None:
     store.admin(TOKEN).close_session("s")
     app = sign_in()
     assert any("is closed" in e.value for e in app.error)
-    assert store.admin(TOKEN).progress_by_annotator("s") == {}
+    assert not app.get("progress")
 
 
 def test_grading_advances_and_persists(store: JudgmentStore) -> None:
@@ -87,9 +90,13 @@ def test_grading_advances_and_persists(store: JudgmentStore) -> None:
     assert position(app) == "Item 3"
     assert grades(store) == {0: 3, 1: 1}
     assert app.get("progress")[0].proto.text.startswith("2 of 5 graded")
-    # the keyboard shortcuts component is on the page and maps 1-4 to the grade buttons
+    # the keyboard shortcuts component is on the page and maps 1-4 to the grade buttons; each run
+    # draws it with a new run number, which tells the key handler that a press has been answered
     script = app.get("iframe")[0].proto.srcdoc
     assert "keydown" in script and '"3": "grade3_"' in script
+    run = run_number(app)
+    app.run()
+    assert run_number(app) == run + 1
 
 
 def test_undo_reverts_the_last_grade(store: JudgmentStore) -> None:

@@ -1,12 +1,18 @@
-"""The Evaluate page in Streamlit's AppTest: a session's grades (admin token) or uploaded qrels."""
+"""The Evaluate page in Streamlit's AppTest: a session's grades (admin token) or uploaded qrels.
+
+Issue 13, failure 6: the page kept a result after its inputs changed, and said "no judgments yet"
+for a whole session when one annotator simply had none. Issue 14: models by their display names.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import judgments_env
+from sign_in_util import enrol, sign_in_handle
 from streamlit.testing.v1 import AppTest
 
 from sentret_core import Index
@@ -16,6 +22,7 @@ from sentret_core.annotation.store import JudgmentStore
 
 SCRIPT = "from sentret_core.ui.pages import evaluate as evaluate_page\nevaluate_page.render()\n"
 TOKEN = "evaluate-page-test-token"
+BM25F, LM_2SI, TFISF = "BM25F (sentence, context, title)", "LM, two-stage inverted (2S-I)", "TF-ISF"
 
 
 @pytest.fixture
@@ -23,8 +30,8 @@ def store(small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     db = judgments_env(monkeypatch, tmp_path, small_index, TOKEN)
     with JudgmentStore(db) as opened:
         topics = "picasso peace\nlennon religion"
-        create_session(opened, "s", small_index, topics, "pw", top_entities=3, depth=2)
-        handle = opened.sign_in("s", "ann", "pw")
+        create_session(opened, "s", small_index, topics, top_entities=3, depth=2)
+        handle = sign_in_handle(opened, TOKEN, "s", "ann")
         grade = 4
         while (item := handle.next_item()) is not None:
             handle.grade(item.item_id, grade)
@@ -42,19 +49,24 @@ def test_a_session_needs_the_admin_token(store: JudgmentStore) -> None:
     assert not app.dataframe
 
 
-def test_evaluate_a_session(store: JudgmentStore, small_index: Index) -> None:
+def signed_in() -> AppTest:
     app = AppTest.from_string(SCRIPT, default_timeout=60).run()
     app.text_input(key="evaluate_token").input(TOKEN)
-    app.button[0].click().run()
+    return app.button[0].click().run()
+
+
+def test_evaluate_a_session(store: JudgmentStore, small_index: Index) -> None:
+    app = signed_in()
     app.button(key="evaluate_run").click().run()
     assert not app.exception and not app.error, [e.value for e in app.error]
     table = app.dataframe[0].value
-    assert list(table.index) == ["bm25f.v1", "lm-2si.v1", "tfisf.v1"]
+    # the registry's display names (bm25f.v1, lm-2si.v1, tfisf.v1)
+    assert list(table.index) == [BM25F, LM_2SI, TFISF]
     assert list(table.columns) == ["map", "mrr", "p@1", "p@10", "r-prec", "ndcg@10", "ndcg"]
     # the page shows what sessions.evaluate_judgments computes on the majority qrels
     expected = evaluate_judgments(small_index, session_qrels(store.admin(TOKEN), "s")).means()
     mrr = expected["mrr"].to_dict()["tfisf.v1"]
-    assert str(table.loc["tfisf.v1", "mrr"]).rstrip("*") == f"{mrr:.4f}"
+    assert str(table.loc[TFISF, "mrr"]).rstrip("*") == f"{mrr:.4f}"
     assert app.get("arrow_vega_lite_chart") or app.get("vega_lite_chart")  # bar and line charts
     assert any("Coverage" in h.value for h in app.subheader)
     # the chart metric can change without evaluating again
@@ -66,18 +78,79 @@ def test_evaluate_uploaded_qrels_and_bad_uploads(store: JudgmentStore) -> None:
     qrels = store.admin(TOKEN).export_qrels("s")
     app = AppTest.from_string(SCRIPT, default_timeout=60).run()
     app.radio(key="evaluate_source").set_value("Uploaded qrels").run()
-    app.multiselect(key="evaluate_models").set_value(["bm25f.v1", "tfisf.v1"]).run()
+    app.pills(key="evaluate_models").set_value(["bm25f.v1", "tfisf.v1"]).run()
     app.selectbox(key="evaluate_baseline").set_value("tfisf.v1").run()
     app.file_uploader(key="evaluate_qrels").set_value(("s.qrels", qrels.encode(), "text/plain"))
     app.run()
     app.button(key="evaluate_run").click().run()
     assert not app.exception and not app.error, [e.value for e in app.error]
-    assert list(app.dataframe[0].value.index) == ["bm25f.v1", "tfisf.v1"]
+    assert list(app.dataframe[0].value.index) == [BM25F, TFISF]
     assert any("baseline" in c.value and "TF-ISF" in c.value for c in app.caption)
     app.file_uploader(key="evaluate_qrels").set_value(("bad.qrels", b"only three fields\n", "text/plain"))
     app.run()
     app.button(key="evaluate_run").click().run()
-    assert [e.value for e in app.error] == [
-        "bad.qrels:1: a qrels line has 4 fields 'topic 0 docid grade', found 3"
-    ]
+    assert [e.value for e in app.error] == ["bad.qrels:1: a qrels line has 4 fields 'topic 0 docid grade', found 3"]
     assert not app.dataframe  # the earlier result is not shown under the error
+
+
+def test_the_result_follows_its_inputs(store: JudgmentStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sentret_core.ui.pages import evaluate as evaluate_page
+
+    runs: list[tuple[str, ...]] = []
+    real = evaluate_page.evaluate_session
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        runs.append(tuple(kwargs["models"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(evaluate_page, "evaluate_session", counted)
+    app = signed_in()
+    app.button(key="evaluate_run").click().run()
+    assert list(app.dataframe[0].value.index) == [BM25F, LM_2SI, TFISF] and len(runs) == 1
+    # another model choice: evaluated again at once, no stale table
+    app.pills(key="evaluate_models").set_value(["tfisf.v1", "bm25.v1"]).run()
+    assert not app.error, [e.value for e in app.error]
+    assert list(app.dataframe[0].value.index) == [TFISF, "BM25"] and runs[-1] == ("tfisf.v1", "bm25.v1")
+    app.multiselect(key="evaluate_metrics").set_value(["map"]).run()
+    assert list(app.dataframe[0].value.columns) == ["map"] and len(runs) == 3
+    # the chart's metric is not an input: nothing is evaluated again
+    app.selectbox(key="evaluate_chart_metric").set_value("map").run()
+    app.run()
+    assert len(runs) == 3
+    # new grades are an input too: the second item's grade goes from 1 to 4, so that its topic (one
+    # candidate sentence, graded 1 so far) now has a relevant sentence and is evaluated
+    assert any(c.value.startswith("3 topics with a relevant sentence") for c in app.caption)
+    handle = sign_in_handle(store, TOKEN, "s", "ann")
+    second = handle.item(2)  # session 's' is the database's first: its items' ids start at 1
+    assert second.position == 1 and handle.my_judgments()[1].grade == 1
+    handle.grade(second.item_id, 4)
+    app.run()
+    assert len(runs) == 4
+    assert any(c.value.startswith("4 topics with a relevant sentence") for c in app.caption)
+    # no model: an error and no table left from before
+    app.pills(key="evaluate_models").set_value([]).run()
+    assert [e.value for e in app.error] == ["Choose at least one model."] and not app.dataframe
+
+
+def test_an_annotator_without_grades_is_named(store: JudgmentStore, small_index: Index) -> None:
+    enrol(store, TOKEN, "s", "bob")  # added, has graded nothing
+    create_session(store, "empty", small_index, "lennon religion", top_entities=1, depth=1)
+    app = signed_in()
+    app.selectbox(key="evaluate_session").set_value("s").run()
+    app.selectbox(key="evaluate_rule").set_value("annotator").run()
+    app.selectbox(key="evaluate_annotator").set_value("ann").run()
+    app.button(key="evaluate_run").click().run()
+    assert not app.error and app.dataframe, [e.value for e in app.error]
+    n = len(store.admin(TOKEN).all_judgments("s"))
+    app.selectbox(key="evaluate_annotator").set_value("bob").run()
+    assert [i.value for i in app.info] == [
+        f"bob has not graded any item of session 's' yet (the others have {n} grades): "
+        "choose another annotator or rule."
+    ]
+    assert not app.error and not app.dataframe  # ann's result is not shown as bob's
+    assert app.button(key="evaluate_run").disabled
+    # a session nobody has graded
+    app.selectbox(key="evaluate_session").set_value("empty").run()
+    app.selectbox(key="evaluate_rule").set_value("majority").run()
+    assert [i.value for i in app.info] == ["Session 'empty' has no grades yet: nothing to evaluate."]
+    assert not app.error and not app.dataframe

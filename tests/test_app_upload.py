@@ -178,7 +178,7 @@ def test_building_needs_the_admin_token(tmp_path: Path, store: JudgmentStore) ->
 
 def test_an_index_an_open_session_uses_is_never_replaced(tmp_path: Path, store: JudgmentStore) -> None:
     existing = shared_index(tmp_path)
-    create_session(store, "pilot", Index.load(existing), "Nobel Prize", "pw", top_entities=2, depth=1)
+    create_session(store, "pilot", Index.load(existing), "Nobel Prize", top_entities=2, depth=1)
     with pytest.raises(SentretError, match="open annotation session 'pilot'"):
         build([Upload(*NOTES[:2])], "shared", tmp_path, store, overwrite=True)
     with pytest.raises(SentretError, match="open annotation session 'pilot'"):
@@ -253,7 +253,7 @@ def test_an_admin_cannot_replace_an_index_an_open_session_uses(
     page: AppTest, tmp_path: Path, store: JudgmentStore
 ) -> None:
     existing = shared_index(tmp_path)
-    create_session(store, "pilot", Index.load(existing), "Nobel Prize", "pw", top_entities=2, depth=1)
+    create_session(store, "pilot", Index.load(existing), "Nobel Prize", top_entities=2, depth=1)
     page.file_uploader(key="upload_files").set_value(NOTES)
     page.text_input(key="upload_name").input("shared").run()
     page.checkbox(key="upload_overwrite").check().run()

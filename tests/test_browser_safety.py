@@ -24,6 +24,7 @@ from browser_util import CHROMIUM, SKIP_REASON, Server, chromium, select_option,
 from conftest import SMALL_DOCS
 
 from sentret_core import Index, build_index
+from sentret_core.annotation.auth import admin_token
 from sentret_core.annotation.records import ADMIN_TOKEN_ENV
 from sentret_core.annotation.session_setup import create_session
 from sentret_core.annotation.store import JudgmentStore
@@ -32,6 +33,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), rea
 sync_api = pytest.importorskip("playwright.sync_api", reason="the Playwright package is not installed")
 
 TOKEN = "browser-safety-token"
+PASSPHRASE = "planted-annotator-passphrase"  # the planted annotator's own (added by the admin)
 TIMEOUT = 30_000  # ms, for any one wait
 
 
@@ -125,7 +127,8 @@ def server(planted_index: Index, planted: Planted, tmp_path_factory: pytest.Temp
     db = logs / "judgments.sqlite"
     with JudgmentStore(db) as store:
         topics = f"{planted.query}\t{planted.entity}|ORG"
-        create_session(store, planted.session, planted_index, topics, "pw", depth=2)
+        create_session(store, planted.session, planted_index, topics, depth=2)
+        store.admin(admin_token()).add_annotator(planted.session, planted.annotator, PASSPHRASE)
     env = {"SENTRET_JUDGMENTS_DB": str(db), ADMIN_TOKEN_ENV: TOKEN}
     with streamlit_server(planted_index.path, planted_index.path.parent, logs / "streamlit.log", extra_env=env) as up:
         yield up
@@ -188,7 +191,9 @@ def test_explore_and_how_it_works_show_planted_urls_as_text(
     settle(page)
     assert_nothing_left(page, logger, "Explore")
     text = shown(page)
-    assert planted.query in text and planted.entity in text  # shown as typed, in the heading
+    # shown as typed in the heading: cut short, the whole query on hover
+    assert planted.query[:40] in text and planted.entity in text
+    assert page.locator("h3 span[title]").first.get_attribute("title") == planted.query
     assert f"peace![s]({planted.url}/sentence.png)conference" in text
 
     page.locator('[data-testid="stSidebarNav"] a').filter(has_text="How it works").first.click()
@@ -225,7 +230,7 @@ def test_annotate_and_admin_show_planted_names_as_text(
     page.goto(f"{server.url}/annotate", wait_until="domcontentloaded")
     page.get_by_label("Session", exact=True).fill(planted.session)
     page.get_by_label("Your name").fill(planted.annotator)
-    page.get_by_label("Session passphrase").fill("pw")
+    page.get_by_label("Your passphrase").fill(PASSPHRASE)
     page.get_by_role("button", name="Sign in").click()
     page.get_by_text("Signed in as").wait_for()
     settle(page)

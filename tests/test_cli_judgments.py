@@ -6,6 +6,7 @@ import argparse
 import csv
 import io
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from sentret_core.annotation.records import ADMIN_TOKEN_ENV
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.cli import main as cli
 from sentret_core.cli.judgments import register
+from sentret_core.errors import SentretError
 
 TOKEN = "cli-test-token"
 
@@ -43,17 +45,25 @@ def test_create_import_export_agreement(
 ) -> None:  # fmt: skip
     db, topics = setup
     create = ["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path),
-              "--topics", str(topics), "--pool-depth", "3", "--top-entities", "2", "--seed", "5"]  # fmt: skip
+              "--topics", str(topics), "--pool-depth", "3", "--top-entities", "2", "--seed", "5",
+              "--annotators", "ann,bea"]  # fmt: skip
     code = run(create, monkeypatch)
     out = capsys.readouterr()
     assert code == 0, out.err
     assert "created session 's'" in out.out and "seed 5" in out.out
-    passphrase = out.out.split("passphrase: ")[1].strip()
+    printed = re.findall(r"annotator '(\w+)': link (\S+)  passphrase (\S+)", out.out)
+    found = {name: passphrase for name, _, passphrase in printed}
+    links = {name: link for name, link, _ in printed}
+    assert sorted(found) == ["ann", "bea"] and links["ann"].startswith("http://localhost:8501/annotate?session=s&token=")
+    token = links["ann"].split("token=")[1]
     with JudgmentStore(db) as store:
         info = store.session("s")
         assert info.settings.depth == 3 and info.settings.seed == 5
         assert info.entities[0][1] == "Picasso|PERSON" and len(info.entities) == 3
-        handle = store.sign_in("s", "ann", passphrase)
+        assert store.sign_in_with_token("s", token).annotator == "ann"
+        with pytest.raises(SentretError, match="wrong name or passphrase"):
+            store.sign_in("s", "ann", found["bea"])  # bea's passphrase is not ann's
+        handle = store.sign_in("s", "ann", found["ann"])
         while (item := handle.next_item()) is not None:
             handle.grade(item.item_id, 4 if item.position % 2 == 0 else 2)
         ann_qrels = store.admin(TOKEN).export_qrels("s", rule="annotator", annotator="ann")
@@ -87,10 +97,16 @@ def test_create_import_export_agreement(
     assert summary["session"] == "s" and summary["annotators"] == ["ann", "gold"]
     assert summary["shared_items"] == len(lines) == summary["complete_items"]
     (pair,) = summary["cohen_kappa"]
-    assert pair["a"] == "ann" and pair["b"] == "gold" and pair["shared_items"] == len(lines)
-    assert pair["kappa"] is None or pair["kappa"] < 1.0
+    assert pair["a"] == "ann" and pair["b"] == "gold" and pair["n"] == len(lines) < 10
+    assert pair["value"] is None and pair["note"] == f"too few shared items (n = {len(lines)} < 10)"
     assert run(["judgments", "agreement", str(db), "--session", "s"], monkeypatch) == 0
-    assert "Cohen's κ  ann × gold" in capsys.readouterr().out
+    assert f"Cohen's κ  ann × gold: — (too few shared items (n = {len(lines)} < 10))" in capsys.readouterr().out
+
+    # the 1-4 scale on request: every grade one more than on the default trec scale
+    assert run(["judgments", "export", str(db), "--session", "s", "--format", "qrels", "--adjudicate", "gold",
+                "--scale", "1-4"], monkeypatch) == 0  # fmt: skip
+    shifted = [line.rsplit(" ", 1) for line in capsys.readouterr().out.splitlines()]
+    assert [f"{head} {int(grade) - 1}" for head, grade in shifted] == lines
 
 
 def _one_error(code: int, capsys: pytest.CaptureFixture[str]) -> str:
@@ -113,14 +129,14 @@ def test_bad_input_exits_2_with_one_message(
     assert "unknown model" in _one_error(
         run([*base, "--topics", str(topics), "--models", "nope"], monkeypatch), capsys)  # fmt: skip
     assert not db.exists() or JudgmentStore(db).sessions() == []
-    assert run([*base, "--topics", str(topics), "--passphrase", "pw"], monkeypatch) == 0
+    assert run([*base, "--topics", str(topics)], monkeypatch) == 0
     capsys.readouterr()
     assert "already exists" in _one_error(run([*base, "--topics", str(topics)], monkeypatch), capsys)
 
     assert run(["judgments"], monkeypatch) == 2 and "create" in capsys.readouterr().err  # usage
     export = ["judgments", "export", str(db), "--session", "s", "--format", "qrels"]
     csv_export = ["judgments", "export", str(db), "--session", "s", "--format", "csv"]
-    assert "--adjudicate applies to --format qrels only" in _one_error(
+    assert "--adjudicate and --scale apply to --format qrels only" in _one_error(
         run([*csv_export, "--adjudicate", "mean"], monkeypatch), capsys)  # fmt: skip
     assert "no judgments database" in _one_error(
         run(["judgments", "export", str(tmp_path / "none.sqlite"), "--session", "s", "--format", "csv"],
@@ -143,3 +159,25 @@ def test_bad_input_exits_2_with_one_message(
     assert "not in the pool" in _one_error(run([*imp, "--annotator", "gold"], monkeypatch), capsys)
     with JudgmentStore(db) as store:
         assert store.admin(TOKEN).all_judgments("s") == []  # nothing written
+
+
+def test_annotators_command_adds_renames_disables_and_removes(
+    setup: tuple[Path, Path], small_index: Index, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    db, topics = setup
+    base = ["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path), "--topics", str(topics)]
+    assert run(base, monkeypatch) == 0
+    capsys.readouterr()
+    people = ["judgments", "annotators", str(db), "--session", "s"]
+    assert run([*people, "--add", "Alice", "--add", "bob", "--url", "https://team.example/app/"], monkeypatch) == 0
+    out = capsys.readouterr().out
+    assert "annotator 'Alice': link https://team.example/app/annotate?session=s&token=" in out
+    assert "  Alice  active  0 graded" in out and "  bob  active  0 graded" in out
+    assert "already has an annotator named 'ALICE'" in _one_error(run([*people, "--add", " ALICE "], monkeypatch),
+                                                                  capsys)  # fmt: skip
+    assert run([*people, "--rename", "bob", "Bob B", "--disable", "alice"], monkeypatch) == 0
+    out = capsys.readouterr().out
+    assert "  Alice  disabled  0 graded" in out and "  Bob B  active  0 graded" in out
+    assert run([*people, "--remove", "bob b"], monkeypatch) == 0
+    assert "1 annotator(s)" in capsys.readouterr().out
+    assert "wrong admin token" in _one_error(run([*people, "--token", "nope"], monkeypatch), capsys)

@@ -92,7 +92,9 @@ def test_concurrent_writers_survive_sigkill(
     db = tmp_path / "judgments.db"
     items = [PoolItem("q", "e", sid, f"sentence {sid}") for sid in range(GRADES)]
     with JudgmentStore(db) as store:
-        store.create_session(SESSION, "/idx", items, PASSPHRASE, PoolSettings(("m",), 10, 0))
+        store.create_session(SESSION, "/idx", items, PoolSettings(("m",), 10, 0))
+        for n in range(PROCESSES):
+            store.admin(TOKEN).add_annotator(SESSION, f"annotator{n}", PASSPHRASE)
 
     context = multiprocessing.get_context("spawn")
     logs = [tmp_path / f"worker{n}.log" for n in range(PROCESSES)]
@@ -162,8 +164,10 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> JudgmentStore:
     monkeypatch.setenv(ADMIN_TOKEN_ENV, TOKEN)
     opened = JudgmentStore(tmp_path / "iso.db")
     items = [PoolItem("q", "e", sid, f"sentence {sid}") for sid in range(4)]
-    opened.create_session("s", "/idx", items, PASSPHRASE, PoolSettings())
-    opened.create_session("t", "/idx", items[:1], "another passphrase", PoolSettings())
+    opened.create_session("s", "/idx", items, PoolSettings())
+    opened.create_session("t", "/idx", items[:1], PoolSettings())
+    for name in ("alice", "bob"):
+        opened.admin(TOKEN).add_annotator("s", name, PASSPHRASE)
     return opened
 
 
@@ -199,7 +203,7 @@ def test_an_annotator_never_sees_or_changes_another_annotators_grades(
 
     # a handle offers nothing that takes another annotator or another session
     public = {name for name in dir(AnnotatorHandle) if not name.startswith("_")}
-    assert public == {"grade", "undo", "skip", "next_item", "item", "my_judgments", "progress"}
+    assert public == {"grade", "undo", "skip", "next_item", "item", "my_judgments", "progress", "check_access"}
     with pytest.raises(SentretError, match="not in session 's'"):
         alice.grade(5, 3)  # item 5 is session t's
     with pytest.raises(SentretError, match="not in session 's'"):
@@ -224,22 +228,24 @@ def test_admin_actions_refuse_without_the_token(store: JudgmentStore) -> None:
 
 
 @pytest.mark.parametrize(
-    ("session", "passphrase", "message"),
+    ("session", "name", "passphrase", "message"),
     [
-        ("s", "wrong", "^wrong passphrase for session 's'$"),
-        ("s", "another passphrase", "^wrong passphrase for session 's'$"),
-        ("nope", PASSPHRASE, "^no session named 'nope'$"),
-        ("closed", PASSPHRASE, "^session 'closed' is closed; ask the organiser$"),
+        ("s", "alice", "wrong", "^wrong name or passphrase for session 's'$"),
+        ("s", "mallory", PASSPHRASE, "^wrong name or passphrase for session 's'$"),  # not an annotator
+        ("t", "alice", PASSPHRASE, "^wrong name or passphrase for session 't'$"),  # alice is s's only
+        ("nope", "alice", PASSPHRASE, "^no session named 'nope'$"),
+        ("closed", "alice", PASSPHRASE, "^session 'closed' is closed; ask the organiser$"),
     ],
 )
 def test_sign_in_refusals_are_clear_and_write_nothing(
-    store: JudgmentStore, session: str, passphrase: str, message: str
+    store: JudgmentStore, session: str, name: str, passphrase: str, message: str
 ) -> None:
-    store.create_session("closed", "/idx", [PoolItem("q", "e", 1)], PASSPHRASE, PoolSettings())
+    store.create_session("closed", "/idx", [PoolItem("q", "e", 1)], PoolSettings())
+    store.admin(TOKEN).add_annotator("closed", "alice", PASSPHRASE)
     store.admin(TOKEN).close_session("closed")
     before = table_counts(store)
     with pytest.raises(SentretError, match=message):
-        store.sign_in(session, "mallory", passphrase)
+        store.sign_in(session, name, passphrase)
     assert table_counts(store) == before
 
 
@@ -248,10 +254,10 @@ def test_malformed_qrels_give_the_line_and_write_nothing(store: JudgmentStore) -
     qrels = f"{topic} 0 0 4\n{topic} 0 1 3\n\n{topic} 0 2\n{topic} 0 3 1\n"
     before = table_counts(store)
     with pytest.raises(SentretError, match=r"^qrels line 4: expected 4 fields"):
-        store.admin(TOKEN).import_qrels("s", qrels.splitlines(), "trec")
+        store.admin(TOKEN).import_qrels("s", qrels.splitlines(), "trec", scale="1-4")
     assert table_counts(store) == before
     with pytest.raises(SentretError, match=r"^no session named 'x'$"):
-        store.admin(TOKEN).import_qrels("x", [f"{topic} 0 0 4"], "trec")
+        store.admin(TOKEN).import_qrels("x", [f"{topic} 0 0 3"], "trec")
     assert table_counts(store) == before
 
 

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sentret_core.annotation.annotator import AnnotatorHandle
 from sentret_core.annotation.auth import _hash_passphrase, admin_token
 from sentret_core.annotation.pooling import adjudicate, pool
 from sentret_core.annotation.records import ADMIN_TOKEN_ENV, JUDGMENT_FIELDS, PoolItem, PoolSettings, Progress
@@ -45,8 +46,22 @@ def token(monkeypatch: pytest.MonkeyPatch) -> str:
 @pytest.fixture
 def store(tmp_path: Path, token: str) -> Iterator[JudgmentStore]:
     with JudgmentStore(tmp_path / "judgments.db") as opened:
-        opened.create_session("s", "/indexes/demo", make_items(), "pw", SETTINGS)
+        opened.create_session("s", "/indexes/demo", make_items(), SETTINGS)
         yield opened
+
+
+def secret_for(name: str) -> str:
+    return f"{name}-passphrase-1"
+
+
+def join(store: JudgmentStore, name: str = "ann", session: str = "s") -> AnnotatorHandle:
+    """The admin adds ``name`` to ``session`` (once, with :func:`secret_for`); ``name`` signs in."""
+    try:
+        store.admin(TOKEN).add_annotator(session, name, secret_for(name))
+    except SentretError as err:
+        if "already has an annotator" not in str(err):
+            raise
+    return store.sign_in(session, name, secret_for(name))
 
 
 def count(store: JudgmentStore, table: str) -> int:
@@ -70,7 +85,7 @@ def test_connection_settings_and_schema_version(store: JudgmentStore) -> None:
     assert pragma["synchronous"] == 2  # FULL
     assert pragma["foreign_keys"] == 1
     assert pragma["busy_timeout"] >= 10_000
-    assert pragma["user_version"] == SCHEMA_VERSION == len(MIGRATIONS) == 2
+    assert pragma["user_version"] == SCHEMA_VERSION == len(MIGRATIONS) == 3
 
 
 def test_a_v1_database_is_migrated_without_losing_rows(tmp_path: Path, token: str) -> None:
@@ -102,7 +117,11 @@ def test_a_v1_database_is_migrated_without_losing_rows(tmp_path: Path, token: st
             "sessions": 1, "pool_items": 2, "annotators": 1, "judgments": 1, "history": 1,
             "skips": 0,
         }
-        handle = store.sign_in("old", "ann", "pw")
+        with pytest.raises(SentretError, match="wrong name or passphrase"):
+            store.sign_in("old", "ann", "pw")  # the shared passphrase signs nobody in any more
+        secret = store.admin(TOKEN).new_secret("old", "ann")  # the admin gives "ann" a secret
+        handle = store.sign_in_with_token("old", secret.token)
+        assert handle.annotator == "ann"
         [kept] = handle.my_judgments()
         assert (kept.sentence_id, kept.grade, kept.note) == (100, 4, None)
         handle.grade(2, 3, note="added after the migration")
@@ -111,6 +130,7 @@ def test_a_v1_database_is_migrated_without_losing_rows(tmp_path: Path, token: st
         assert store.check() == []
     with JudgmentStore(path) as again:  # opening a current database migrates nothing
         assert count(again, "history") == 4
+        assert again.sign_in("old", "ann", secret.passphrase).annotator == "ann"
 
 
 def test_refuses_newer_foreign_and_non_database_files(tmp_path: Path) -> None:
@@ -131,7 +151,7 @@ def test_refuses_newer_foreign_and_non_database_files(tmp_path: Path) -> None:
 
 
 def test_history_is_append_only_and_grades_are_checked(store: JudgmentStore) -> None:
-    store.sign_in("s", "ann", "pw").grade(1, 3)
+    join(store).grade(1, 3)
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
         store._conn.execute("UPDATE history SET new_grade = 4")
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
@@ -157,27 +177,26 @@ def test_create_session_records_the_settings(store: JudgmentStore) -> None:
     assert (info.index_path, info.is_open, info.n_items) == ("/indexes/demo", True, 6)
     assert [s.name for s in store.sessions()] == ["s"]
     stored = store._conn.execute("SELECT passphrase_hash FROM sessions").fetchone()[0]
-    assert stored.startswith("scrypt$") and "pw" not in stored
+    assert stored == ""  # no shared passphrase: each annotator has their own secret
 
 
 @pytest.mark.parametrize(
-    ("name", "items", "passphrase", "message"),
+    ("name", "items", "message"),
     [
-        ("s", make_items(), "pw", "already exists"),
-        ("  ", make_items(), "pw", "session name"),
-        ("t", [], "pw", "at least one item"),
-        ("t", make_items() + make_items()[:1], "pw", "item 7 repeats"),
-        ("t", [PoolItem(QUERY, "", 1)], "pw", "entity of item 1"),
-        ("t", [PoolItem(QUERY, "E", 1.5)], "pw", "sentence id"),  # type: ignore[arg-type]
-        ("t", make_items(), "", "passphrase"),
+        ("s", make_items(), "already exists"),
+        ("  ", make_items(), "session name"),
+        ("t", [], "at least one item"),
+        ("t", make_items() + make_items()[:1], "item 7 repeats"),
+        ("t", [PoolItem(QUERY, "", 1)], "entity of item 1"),
+        ("t", [PoolItem(QUERY, "E", 1.5)], "sentence id"),  # type: ignore[arg-type]
     ],
 )
 def test_create_session_rejects_bad_input_and_writes_nothing(
-    store: JudgmentStore, name: str, items: list[PoolItem], passphrase: str, message: str
+    store: JudgmentStore, name: str, items: list[PoolItem], message: str
 ) -> None:
     before = counts(store)
     with pytest.raises(SentretError, match=message):
-        store.create_session(name, "/idx", items, passphrase, SETTINGS)
+        store.create_session(name, "/idx", items, SETTINGS)
     assert counts(store) == before
 
 
@@ -191,7 +210,7 @@ def test_pool_settings_declare_their_range() -> None:
 
 
 def test_grade_set_change_and_no_op(store: JudgmentStore, token: str) -> None:
-    handle = store.sign_in("s", "ann", "pw")
+    handle = join(store)
     handle.grade(1, 2)
     handle.grade(1, 4, note="  names the founders  ")
     handle.grade(1, 4, note="names the founders")  # unchanged: no history row
@@ -206,7 +225,7 @@ def test_grade_set_change_and_no_op(store: JudgmentStore, token: str) -> None:
 
 @pytest.mark.parametrize("bad", [0, 5, "3", 3.0, True, None])
 def test_bad_grades_are_refused(store: JudgmentStore, bad: object) -> None:
-    handle = store.sign_in("s", "ann", "pw")
+    handle = join(store)
     before = counts(store)
     with pytest.raises(SentretError, match="1 \\(non-relevant\\)"):
         handle.grade(1, bad)  # type: ignore[arg-type]
@@ -214,8 +233,8 @@ def test_bad_grades_are_refused(store: JudgmentStore, bad: object) -> None:
 
 
 def test_unknown_item_is_refused(store: JudgmentStore, token: str) -> None:
-    store.create_session("other", "/idx", [PoolItem("q", "e", 1)], "pw2", SETTINGS)
-    handle = store.sign_in("s", "ann", "pw")
+    store.create_session("other", "/idx", [PoolItem("q", "e", 1)], SETTINGS)
+    handle = join(store)
     with pytest.raises(SentretError, match="item 7 is not in session 's'"):
         handle.grade(7, 3)  # item 7 belongs to session "other"
     with pytest.raises(SentretError, match="item 99"):
@@ -223,7 +242,7 @@ def test_unknown_item_is_refused(store: JudgmentStore, token: str) -> None:
 
 
 def test_undo_walks_back_through_this_annotators_actions(store: JudgmentStore, token: str) -> None:
-    handle = store.sign_in("s", "ann", "pw")
+    handle = join(store)
     assert handle.undo() is None
     handle.grade(1, 2, note="first")
     handle.grade(2, 3)
@@ -243,15 +262,15 @@ def test_undo_walks_back_through_this_annotators_actions(store: JudgmentStore, t
 def test_next_item_resumes_where_the_annotator_stopped(tmp_path: Path, token: str) -> None:
     path = tmp_path / "resume.db"
     with JudgmentStore(path) as store:
-        store.create_session("s", "/idx", make_items(), "pw", SETTINGS)
-        handle = store.sign_in("s", "ann", "pw")
+        store.create_session("s", "/idx", make_items(), SETTINGS)
+        handle = join(store)
         first = handle.next_item()
         assert first is not None and (first.item_id, first.position) == (1, 0)
         handle.grade(1, 3)
         handle.skip(2)
         handle.grade(3, 1)
     with JudgmentStore(path) as store:  # a new process signs in again
-        handle = store.sign_in("s", "ann", "pw")
+        handle = join(store)
         assert handle.progress() == Progress(total=6, graded=2, skipped=1)
         order: list[int] = []
         while (item := handle.next_item()) is not None and len(order) < 10:
@@ -262,7 +281,7 @@ def test_next_item_resumes_where_the_annotator_stopped(tmp_path: Path, token: st
 
 
 def test_skipped_items_cycle_in_the_order_they_were_skipped(store: JudgmentStore) -> None:
-    handle = store.sign_in("s", "ann", "pw")
+    handle = join(store)
     for item in (1, 2, 3, 4):
         handle.skip(item)
     handle.grade(5, 3)
@@ -279,7 +298,7 @@ def test_skipped_items_cycle_in_the_order_they_were_skipped(store: JudgmentStore
 
 
 def test_closed_session_takes_no_grades(store: JudgmentStore, token: str) -> None:
-    handle = store.sign_in("s", "ann", "pw")
+    handle = join(store)
     handle.grade(1, 3)
     admin = store.admin(token)
     admin.close_session("s")
@@ -289,7 +308,7 @@ def test_closed_session_takes_no_grades(store: JudgmentStore, token: str) -> Non
     with pytest.raises(SentretError, match="closed"):
         handle.undo()
     with pytest.raises(SentretError, match="closed"):
-        store.sign_in("s", "ann", "pw")
+        store.sign_in("s", "ann", secret_for("ann"))
     assert counts(store) == before
     assert handle.my_judgments()[0].grade == 3  # reading stays possible
     admin.reopen_session("s")
@@ -392,7 +411,7 @@ def graded(store: JudgmentStore) -> None:
     """ann1, ann2, ann3 grade the first three items (sentences 10, 11, 12 of Steve Jobs)."""
     grades = {"ann1": (4, 1, 3), "ann2": (3, 2, 3), "ann3": (3, 2, 1)}
     for name, values in grades.items():
-        handle = store.sign_in("s", name, "pw")
+        handle = join(store, name)
         for item, grade in zip((1, 2, 3), values):
             handle.grade(item, grade, note=f"{name} on {item}" if grade == 4 else None)
 
@@ -404,13 +423,20 @@ def test_export_qrels_by_rule(store: JudgmentStore, token: str) -> None:
     # sentence 10: (4, 3, 3) → majority 3, mean 10/3 → 3
     # sentence 11: (1, 2, 2) → majority 2, mean 5/3 → 2
     # sentence 12: (3, 3, 1) → majority 3, mean 7/3 → 2
-    assert admin.export_qrels("s") == f"{topic} 0 10 3\n{topic} 0 11 2\n{topic} 0 12 3\n"
-    assert admin.export_qrels("s", rule="mean") == (
+    assert admin.export_qrels("s", scale="1-4") == f"{topic} 0 10 3\n{topic} 0 11 2\n{topic} 0 12 3\n"
+    assert admin.export_qrels("s", rule="mean", scale="1-4") == (
         f"{topic} 0 10 3\n{topic} 0 11 2\n{topic} 0 12 2\n"
     )
-    assert admin.export_qrels("s", rule="annotator", annotator="ann1") == (
+    assert admin.export_qrels("s", rule="annotator", annotator="ann1", scale="1-4") == (
         f"{topic} 0 10 4\n{topic} 0 11 1\n{topic} 0 12 3\n"
     )
+    # the default trec scale writes grade − 1: 0 non-relevant … 3 very relevant
+    assert admin.export_qrels("s") == f"{topic} 0 10 2\n{topic} 0 11 1\n{topic} 0 12 2\n"
+    assert admin.export_qrels("s", rule="annotator", annotator="ANN1 ") == (
+        f"{topic} 0 10 3\n{topic} 0 11 0\n{topic} 0 12 2\n"
+    )  # names are matched case-folded and trimmed
+    with pytest.raises(SentretError, match="unknown qrels scale"):
+        admin.export_qrels("s", scale="0-3")
     with pytest.raises(SentretError, match="no annotator named"):
         admin.export_qrels("s", rule="annotator", annotator="nobody")
     with pytest.raises(SentretError, match="unknown adjudication rule"):
@@ -432,30 +458,42 @@ def test_jsonl_export_reimported_gives_equal_judgments(
     store: JudgmentStore, token: str, tmp_path: Path
 ) -> None:
     graded(store)
-    store.sign_in("s", "ann1", "pw").undo()  # history beyond the final state is not exported
+    join(store, "ann1").undo()  # history beyond the final state is not exported
     exported = store.admin(token).export_jsonl("s")
     assert all(set(json.loads(line)) == set(JUDGMENT_FIELDS) for line in exported.splitlines())
     with JudgmentStore(tmp_path / "copy.db") as copy:
-        copy.create_session("s", "/indexes/demo", make_items(), "other", SETTINGS)
+        copy.create_session("s", "/indexes/demo", make_items(), SETTINGS)
         admin = copy.admin(token)
         assert admin.import_jsonl("s", exported.splitlines()) == 8
-        assert admin.all_judgments("s") == store.admin(token).all_judgments("s")
+        # every person's grades go to an import annotator "<name> (imported)", timestamps kept
+        expected = [
+            j._replace(annotator=f"{j.annotator} (imported)", annotator_kind="import")
+            for j in store.admin(token).all_judgments("s")
+        ]
+        assert admin.all_judgments("s") == expected
         assert admin.import_jsonl("s", io.StringIO(exported)) == 0  # nothing changes twice
         assert copy.check() == []
-        assert copy.sign_in("s", "ann2", "other").my_judgments()[0].grade == 3
+        assert {(a.name, a.kind) for a in admin.annotators("s")} == {
+            ("ann1 (imported)", "import"), ("ann2 (imported)", "import"), ("ann3 (imported)", "import")
+        }
+        again = admin.export_jsonl("s")  # an import annotator's grades re-import under its own name
+        with JudgmentStore(tmp_path / "third.db") as third:
+            third.create_session("s", "/indexes/demo", make_items(), SETTINGS)
+            assert third.admin(token).import_jsonl("s", again.splitlines()) == 8
+            assert third.admin(token).all_judgments("s") == expected
 
 
 def test_qrels_export_reimported_gives_equal_judgments(store: JudgmentStore, token: str) -> None:
     graded(store)
     admin = store.admin(token)
     qrels = admin.export_qrels("s", rule="annotator", annotator="ann2")
-    store.create_session("copy", "/idx", make_items(), "pw", SETTINGS)
+    store.create_session("copy", "/idx", make_items(), SETTINGS)
     assert admin.import_qrels("copy", qrels.splitlines(), annotator="trec") == 3
     assert admin.export_qrels("copy", rule="annotator", annotator="trec") == qrels
     imported = admin.all_judgments("copy")
     assert {j.annotator_kind for j in imported} == {"import"}
-    with pytest.raises(SentretError, match="names imported judgments"):
-        store.sign_in("copy", "trec", "pw")  # a pseudo-annotator cannot be signed in as
+    with pytest.raises(SentretError, match="wrong name or passphrase"):
+        store.sign_in("copy", "trec", "pw")  # nobody signs in as an import annotator
 
 
 def test_qrels_grade_map_translates_other_scales(store: JudgmentStore, token: str) -> None:
@@ -475,7 +513,7 @@ TOPIC = topic_id(QUERY, "Steve Jobs")
         (f"{TOPIC} 0 12", "qrels line 3: expected 4 fields"),
         (f"{TOPIC} 0 twelve 3", "qrels line 3: sentence id 'twelve' is not an integer"),
         (f"{TOPIC} 0 12 three", "qrels line 3: grade 'three' is not an integer"),
-        (f"{TOPIC} 0 12 0", "qrels line 3: grade 0 is not one of 1-4"),
+        (f"{TOPIC} 0 12 0", "qrels line 3: grade 0 is not on the 1-4 scale"),
         (f"{QUERY.replace(' ', '_')} 0 12 3", "qrels line 3: topic .* is not '<query>:<entity>'"),
         (f"{TOPIC} 0 99 3", "line 3: .*sentence 99.* is not in the pool"),
         (f"{TOPIC} 0 10 3", "line 3: repeats the judgment of line 1"),
@@ -487,7 +525,7 @@ def test_malformed_qrels_name_the_line_and_write_nothing(
     lines = [f"{TOPIC} 0 10 4", f"{TOPIC} 0 11 2", bad_line, f"{TOPIC} 0 13 1"]
     before = counts(store)
     with pytest.raises(SentretError, match=message):
-        store.admin(token).import_qrels("s", lines, "trec")
+        store.admin(token).import_qrels("s", lines, "trec", scale="1-4")
     assert counts(store) == before
 
 
@@ -520,8 +558,8 @@ def test_malformed_jsonl_names_the_line_and_writes_nothing(
 
 
 def test_import_cannot_write_into_a_persons_grades(store: JudgmentStore, token: str) -> None:
-    store.sign_in("s", "ann", "pw")
+    join(store)
     before = counts(store)
-    with pytest.raises(SentretError, match="registered as 'person'"):
-        store.admin(token).import_qrels("s", [f"{TOPIC} 0 10 4"], "ann")
+    with pytest.raises(SentretError, match="line 1: 'ANN' is a person annotator"):
+        store.admin(token).import_qrels("s", [f"{TOPIC} 0 10 3"], " ANN")
     assert counts(store) == before

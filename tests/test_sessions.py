@@ -206,24 +206,29 @@ def _judgment(annotator: str, sentence: int, grade: int) -> Judgment:
 
 
 def test_agreement_summary_by_hand() -> None:
-    # A grades 1,2,3,4 and B 1,2,3,3 on four shared items: observed agreement 3/4; chance
-    # = Σ p_A(c)·p_B(c) = ¼·¼ + ¼·¼ + ¼·½ + ¼·0 = ¼; κ = (¾ - ¼) / (1 - ¼) = 2/3.
-    judgments = [_judgment("A", s, g) for s, g in enumerate((1, 2, 3, 4))]
-    judgments += [_judgment("B", s, g) for s, g in enumerate((1, 2, 3, 3))]
+    # A grades 1,2,3,4 and B 1,2,3,3, three times over (12 shared items): observed agreement 3/4;
+    # chance = Σ p_A(c)·p_B(c) = ¼·¼ + ¼·¼ + ¼·½ + ¼·0 = ¼; κ = (¾ - ¼) / (1 - ¼) = 2/3.
+    judgments = [_judgment("A", s, (1, 2, 3, 4)[s % 4]) for s in range(12)]
+    judgments += [_judgment("B", s, (1, 2, 3, 3)[s % 4]) for s in range(12)]
     judgments.append(_judgment("C", 0, 1))  # C shares one item with each
-    summary = agreement_summary(judgments)
+    summary = agreement_summary(judgments, resamples=200)
     assert summary.annotators == ("A", "B", "C")
-    assert (summary.items, summary.shared, summary.complete) == (4, 4, 1)
-    pairs = {(a, b): (n, kappa) for a, b, n, kappa in summary.pairs}
-    assert pairs[("A", "B")][0] == 4 and pairs[("A", "B")][1] == pytest.approx(2 / 3)
-    assert pairs[("A", "C")] == (1, None)  # one shared item, all agree: κ undefined
-    assert summary.fleiss is None  # the one complete item has no variation
-    assert summary.alpha is not None and -1 <= summary.alpha <= 1
-    assert summary.to_dict()["cohen_kappa"][0] == {"a": "A", "b": "B", "shared_items": 4,
-                                                   "kappa": pytest.approx(2 / 3)}  # fmt: skip
+    assert (summary.items, summary.shared, summary.complete) == (12, 12, 1)
+    pairs = {(a, b): kappa for a, b, kappa in summary.pairs}
+    ab = pairs[("A", "B")]
+    assert ab.n == 12 and ab.value == pytest.approx(2 / 3) and ab.note is None
+    assert ab.low is not None and ab.high is not None and ab.low <= 2 / 3 <= ab.high <= 1.0
+    # one shared item: no κ at all (issue 13: a bare κ of -0.333 from one item), but its n
+    assert pairs[("A", "C")] == (None, 1, None, None, "too few shared items (n = 1 < 10)")
+    assert pairs[("A", "C")].text() == "— (too few shared items (n = 1 < 10))"
+    assert summary.fleiss.value is None and summary.fleiss.n == 1 and "n = 1 < 10" in str(summary.fleiss.note)
+    assert summary.alpha.n == 12 and summary.alpha.value is not None and -1 <= summary.alpha.value <= 1
+    assert summary.to_dict()["cohen_kappa"][0] == {
+        "a": "A", "b": "B", "value": pytest.approx(2 / 3), "n": 12, "ci95": [ab.low, ab.high], "note": None
+    }  # fmt: skip
     assert agreement_summary([]).notes == ("no judgments yet",)
     lone = agreement_summary([_judgment("A", 0, 3)])
-    assert lone.fleiss is None and "at least two annotators" in lone.notes[0]
+    assert lone.fleiss.value is None and "at least two annotators" in lone.notes[0]
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -300,9 +305,9 @@ def test_evaluation_errors(index: Index) -> None:
 
 
 def test_session_round_trip_and_index_check(index: Index, store: JudgmentStore, small_index: Index) -> None:
-    info, plan = create_session(store, "s", index, f"{QUERY}\t{PICASSO}", "pw", depth=2, seed=0)
+    info, plan = create_session(store, "s", index, f"{QUERY}\t{PICASSO}", depth=2, seed=0)
     assert info.n_items == len(plan.items) == 4 and info.index_path == str(index.path)
-    handle = store.sign_in("s", "ann", "pw")
+    handle = store.sign_in("s", "ann", store.admin(TOKEN).add_annotator("s", "ann").passphrase)
     while (item := handle.next_item()) is not None:
         handle.grade(item.item_id, 4 if item.sentence_id == 11 else 1)
     admin = store.admin(TOKEN)

@@ -26,7 +26,8 @@ from sentret_core.evaluation.trec_io import topic_id
 
 TOKEN = "store-access-token"
 ROOT = Path(__file__).resolve().parents[1]
-QRELS = f"{topic_id('q', 'e')} 0 7 4\n{topic_id('q', 'e')} 0 8 2\n"
+QRELS = f"{topic_id('q', 'e')} 0 7 3\n{topic_id('q', 'e')} 0 8 1\n"  # grades 4 and 2 on the trec scale
+SECRET = "ann-passphrase"
 
 
 @pytest.fixture
@@ -36,8 +37,9 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "judgments.sqlite"
     items = [PoolItem("q", "e", 7, "seven"), PoolItem("q", "e", 8, "eight")]
     with JudgmentStore(path) as store:
-        store.create_session("s", "/idx", items, "pw", PoolSettings(("m",), 10, 0))
-        handle = store.sign_in("s", "ann", "pw")
+        store.create_session("s", "/idx", items, PoolSettings(("m",), 10, 0))
+        store.admin(TOKEN).add_annotator("s", "ann", SECRET)
+        handle = store.sign_in("s", "ann", SECRET)
         handle.grade(1, 4)
         handle.grade(2, 2)
     assert not path.with_name(path.name + "-wal").exists()
@@ -103,8 +105,10 @@ def test_a_lock_held_too_long_is_one_message_not_a_traceback(db: Path) -> None:
                 JudgmentStore(db, read_only=read_only, timeout=0.3)
     # an ordinary writer: opening needs no lock, a write waits and then gives up
     busy = pytest.raises(SentretError, match="busy: another process has held its lock")
-    with lock_held(db, "BEGIN IMMEDIATE"), JudgmentStore(db, timeout=0.3) as store, busy:
-        store.sign_in("s", "ann", "pw")
+    with lock_held(db, "BEGIN IMMEDIATE"), JudgmentStore(db, timeout=0.3) as store:
+        handle = store.sign_in("s", "ann", SECRET)  # signing in only reads
+        with busy:
+            handle.grade(1, 1)
     with JudgmentStore(db, read_only=True) as store:
         assert store.admin(TOKEN).export_qrels("s") == QRELS  # nothing was lost or changed
 
@@ -149,8 +153,9 @@ def test_read_only_opening_refuses_what_it_cannot_read(db: Path, tmp_path: Path)
     with JudgmentStore(db, read_only=True) as store:
         with pytest.raises(SentretError, match="opened read-only"):
             store.admin(TOKEN).close_session("s")
+        handle = store.sign_in("s", "ann", SECRET)  # signing in only reads
         with pytest.raises(SentretError, match="opened read-only"):
-            store.sign_in("s", "newcomer", "pw")
+            handle.grade(1, 1)
     with pytest.raises(SentretError, match="no judgments database at"):
         JudgmentStore(tmp_path / "missing.sqlite", read_only=True)
     assert not (tmp_path / "missing.sqlite").exists()

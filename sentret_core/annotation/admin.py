@@ -1,4 +1,10 @@
-"""Administration of sessions: close, read every judgment, export and import (admin token only)."""
+"""Administration of sessions: close, annotators, read every judgment, export and import (admin token only).
+
+Removed annotators (:meth:`AnnotatorAdmin.remove_annotator`) count nowhere: not in progress, not in
+:meth:`Admin.all_judgments` (so not in exports, agreement or evaluation); their grades stay in the
+tables and in :meth:`Admin.history`. Imported grades always belong to an *import* annotator, never to
+a person, and never overwrite a person's grade.
+"""
 
 from __future__ import annotations
 
@@ -11,14 +17,19 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from sentret_core.annotation.annotator import _progress
-from sentret_core.annotation.auth import _clean_name, admin_token
+from sentret_core.annotation.auth import admin_token, name_key, normalise_name
+from sentret_core.annotation.identity import AnnotatorAdmin
 from sentret_core.annotation.io import _parse_jsonl, _parse_qrels
 from sentret_core.annotation.pooling import adjudicate
 from sentret_core.annotation.records import (
     _JUDGMENT_SELECT,
-    GRADES,
+    DEFAULT_SCALE,
+    IMPORT_SCALES,
+    IMPORTED,
     JUDGMENT_FIELDS,
+    PERSON,
     RULES,
+    SCALES,
     HistoryEntry,
     Judgment,
     Progress,
@@ -31,12 +42,12 @@ if TYPE_CHECKING:
     from sentret_core.annotation.store import JudgmentStore
 
 
-class Admin:
-    """Session administration, export and import; created only with the admin token."""
+class Admin(AnnotatorAdmin):
+    """Session administration, annotators, export and import; created only with the admin token."""
 
     def __init__(self, store: JudgmentStore, token: str) -> None:
         expected = admin_token().encode("utf-8")
-        given = token.encode("utf-8") if isinstance(token, str) else b""
+        given = token.encode("utf-8", "surrogatepass") if isinstance(token, str) else b""
         if not hmac.compare_digest(given, expected):
             raise SentretError("wrong admin token")
         self._store = store
@@ -59,22 +70,23 @@ class Admin:
         with self._store._read() as conn:
             session_id = self._store._session_row(conn, name)[0]
             annotators = conn.execute(
-                "SELECT id, name FROM annotators WHERE session_id = ? ORDER BY name", (session_id,)
+                "SELECT id, name FROM annotators WHERE session_id = ? AND removed_at IS NULL ORDER BY name_key",
+                (session_id,),
             ).fetchall()
             return {who: _progress(conn, session_id, aid) for aid, who in annotators}
 
     def all_judgments(self, name: str) -> list[Judgment]:
-        """Every annotator's judgments in a session, in the session's order."""
+        """Every annotator's judgments in a session, in the session's order (removed annotators' left out)."""
         with self._store._read() as conn:
             session_id = self._store._session_row(conn, name)[0]
             rows = conn.execute(
-                f"{_JUDGMENT_SELECT} WHERE j.session_id = ? ORDER BY p.position, a.name",
+                f"{_JUDGMENT_SELECT} WHERE j.session_id = ? AND a.removed_at IS NULL ORDER BY p.position, a.name_key",
                 (session_id,),
             ).fetchall()
         return [_judgment(row) for row in rows]
 
     def history(self, name: str) -> list[HistoryEntry]:
-        """The session's append-only history, oldest first."""
+        """The session's append-only history, oldest first (removed annotators' grades too)."""
         with self._store._read() as conn:
             session_id = self._store._session_row(conn, name)[0]
             rows = conn.execute(
@@ -89,29 +101,36 @@ class Admin:
     # ----------------------------------------------------------------- export
 
     def export_qrels(
-        self, name: str, *, rule: str = "majority", annotator: str | None = None
+        self, name: str, *, rule: str = "majority", annotator: str | None = None, scale: str = DEFAULT_SCALE
     ) -> str:
-        """TREC qrels ``topic 0 sentence_id grade``, one line per judged item, grades 1-4.
+        """TREC qrels ``topic 0 sentence_id grade``, one line per judged item.
 
-        ``rule``: ``majority`` (most frequent grade, ties to the lower), ``mean`` (rounded half
-        up) or ``annotator`` (the grades of ``annotator`` alone). Topic ids are
-        ``<query>:<entity>`` percent-encoded; a grade ≥ 3 is relevant.
+        ``scale``: ``trec`` (default: 0 non-relevant, 1 fairly relevant, 2 relevant, 3 very
+        relevant, so trec_eval's defaults never count a non-relevant sentence, and ``trec_eval -l 2``
+        counts what the app calls relevant) or ``1-4`` (the grades as stored). ``rule``:
+        ``majority`` (most frequent grade, ties to the lower), ``mean`` (rounded half up) or
+        ``annotator`` (the grades of ``annotator`` alone). Topic ids are ``<query>:<entity>``
+        percent-encoded.
         """
         if rule not in RULES:
             raise SentretError(f"unknown adjudication rule {rule!r}; choose one of {RULES}")
+        if scale not in SCALES:
+            raise SentretError(f"unknown qrels scale {scale!r}; choose one of {tuple(SCALES)}")
         if (rule == "annotator") != (annotator is not None):
             raise SentretError("name an annotator with rule='annotator', and only then")
         judgments = self.all_judgments(name)
         if annotator is not None:
-            if annotator not in self.progress_by_annotator(name):
-                raise SentretError(f"no annotator named {annotator!r} in session {name!r}")
-            judgments = [j for j in judgments if j.annotator == annotator]
+            wanted = name_key(annotator)
+            if not any(name_key(who) == wanted for who in self.progress_by_annotator(name)):
+                raise SentretError(f"no annotator named {normalise_name(annotator)!r} in session {name!r}")
+            judgments = [j for j in judgments if name_key(j.annotator) == wanted]
         grades: dict[tuple[str, int], list[int]] = {}
         for j in judgments:
             grades.setdefault((j.topic_id, j.sentence_id), []).append(j.grade)
         adjudication = "majority" if rule == "annotator" else rule
+        written = SCALES[scale]
         return "".join(
-            f"{topic} 0 {sid} {adjudicate(found, adjudication)}\n"
+            f"{topic} 0 {sid} {written[adjudicate(found, adjudication)]}\n"
             for (topic, sid), found in sorted(grades.items())
         )
 
@@ -137,19 +156,30 @@ class Admin:
         lines: Iterable[str],
         annotator: str,
         *,
+        scale: str = DEFAULT_SCALE,
         grade_map: Mapping[int, int] | None = None,
     ) -> int:
-        """Import TREC qrels as the grades of a pseudo-annotator; returns how many changed.
+        """Import TREC qrels as the grades of the import annotator ``annotator``; returns how many changed.
 
-        Every (topic, sentence) must be in the session's pool. ``grade_map`` translates
-        another scale (e.g. ``{0: 1, 1: 3}``). One bad line aborts the import, naming the line.
+        ``scale``: ``trec`` (0-3, as exported by default), ``1-4`` or ``binary`` (0 non-relevant,
+        1 relevant); ``grade_map`` translates any other scale (e.g. ``{0: 1, 1: 3}``) instead.
+        Every (topic, sentence) must be in the session's pool, and ``annotator`` may not name a
+        person. One bad line aborts the import, naming the line, and nothing is written.
         """
-        annotator = _clean_name(annotator, "annotator name")
-        keys = _parse_qrels(lines, annotator, grade_map or {g: g for g in GRADES})
+        annotator = normalise_name(annotator)
+        if grade_map is None:
+            if scale not in IMPORT_SCALES:
+                raise SentretError(f"unknown qrels scale {scale!r}; choose one of {tuple(IMPORT_SCALES)}")
+            grade_map = IMPORT_SCALES[scale]
+        keys = _parse_qrels(lines, annotator, grade_map, scale)
         return self._import(name, keys)
 
     def import_jsonl(self, name: str, lines: Iterable[str]) -> int:
-        """Import judgments exported by :meth:`export_jsonl`; returns how many changed."""
+        """Import judgments exported by :meth:`export_jsonl`; returns how many changed.
+
+        Every grade goes to an import annotator: a person's grades to ``"<name> (imported)"``, an
+        import annotator's to the same name. Timestamps are kept for import annotators only.
+        """
         return self._import(name, _parse_jsonl(lines))
 
     def _import(self, name: str, keys: list[_Key]) -> int:
@@ -159,16 +189,20 @@ class Admin:
             session_id = store._session_row(conn, name)[0]
             for key in keys:
                 item = _find_item(conn, session_id, key, name)
-                annotator_id, kind = store._annotator(conn, session_id, key.annotator, key.kind)
-                if kind != key.kind:
+                who = key.annotator  # always an import annotator's name (see .io)
+                try:
+                    annotator_id, kind = store._annotator(conn, session_id, who, IMPORTED)
+                except SentretError as exc:
+                    raise SentretError(f"line {key.line}: {exc}") from None
+                if kind == PERSON:
                     raise SentretError(
-                        f"line {key.line}: annotator {key.annotator!r} is registered as "
-                        f"{kind!r} in session {name!r}, not {key.kind!r}; use another name"
+                        f"line {key.line}: {who!r} is a person annotator of session {name!r}; imported "
+                        "grades never overwrite a person's: import them under another name"
                     )
                 changed += store._write_grade(
                     conn, (session_id, item, annotator_id), key.grade, key.note, "import",
                     stamps=(key.created_at, key.updated_at),
-                )
+                )  # fmt: skip
         return changed
 
 

@@ -1,29 +1,59 @@
-"""Agreement of a session's annotators in one record: Cohen's κ per pair, Fleiss' κ, Krippendorff's α."""
+"""Agreement of a session's annotators in one record: Cohen's κ per pair, Fleiss' κ, Krippendorff's α,
+each with the number of items it rests on and a bootstrap 95% interval (:mod:`.agreement_bootstrap`).
+
+A coefficient on fewer than :data:`MIN_SHARED` items is not given at all: a κ of −0.333 from one
+shared item says nothing, so the record says "too few shared items (n = 1 < 10)" instead.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from sentret_core.annotation.records import Judgment
 
+MIN_SHARED = 10
+
+
+class Coefficient(NamedTuple):
+    """One agreement coefficient: its value (None when not given, see ``note``), the number of items
+    it is computed on, and the bootstrap 95% interval."""
+
+    value: float | None
+    n: int
+    low: float | None = None
+    high: float | None = None
+    note: str | None = None
+
+    def text(self) -> str:
+        """``0.412 (95% CI 0.201 to 0.610; n = 25)``, or the note."""
+        if self.value is None:
+            return f"— ({self.note})" if self.note else "—"
+        if self.low is None or self.high is None:
+            return f"{self.value:.3f} (n = {self.n})"
+        return f"{self.value:.3f} (95% CI {self.low:.3f} to {self.high:.3f}; n = {self.n})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "n": self.n, "ci95": [self.low, self.high], "note": self.note}
+
 
 @dataclass(frozen=True)
 class AgreementSummary:
-    """Agreement on the items graded by more than one annotator (see :mod:`sentret_core.agreement`)."""
+    """Agreement on the items graded by more than one annotator (see :mod:`sentret_core.annotation.agreement`)."""
 
     annotators: tuple[str, ...]
     items: int  # items with at least one grade
     shared: int  # items with at least two grades
     complete: int  # items graded by every annotator
     cohen: pd.DataFrame  # annotator × annotator Cohen's κ (NaN: no shared item)
-    pairs: tuple[tuple[str, str, int, float | None], ...]  # (a, b, shared items, κ)
-    fleiss: float | None
-    alpha: float | None  # Krippendorff's α, ordinal
+    pairs: tuple[tuple[str, str, Coefficient], ...]  # (a, b, Cohen's κ on their shared items)
+    fleiss: Coefficient  # on the items graded by everyone
+    alpha: Coefficient  # Krippendorff's α, ordinal, on the items with ≥ 2 grades
     notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -32,11 +62,10 @@ class AgreementSummary:
             "items": self.items,
             "shared_items": self.shared,
             "complete_items": self.complete,
-            "cohen_kappa": [
-                {"a": a, "b": b, "shared_items": n, "kappa": kappa} for a, b, n, kappa in self.pairs
-            ],
-            "fleiss_kappa": self.fleiss,
-            "krippendorff_alpha_ordinal": self.alpha,
+            "min_shared_items": MIN_SHARED,
+            "cohen_kappa": [{"a": a, "b": b, **c.to_dict()} for a, b, c in self.pairs],
+            "fleiss_kappa": self.fleiss.to_dict(),
+            "krippendorff_alpha_ordinal": self.alpha.to_dict(),
             "notes": list(self.notes),
         }
 
@@ -45,45 +74,77 @@ def _finite(value: float) -> float | None:
     return None if math.isnan(value) else float(value)
 
 
-def agreement_summary(judgments: Iterable[Judgment]) -> AgreementSummary:
+def too_few(n: int) -> str:
+    return f"too few shared items (n = {n} < {MIN_SHARED})"
+
+
+def _coefficient(value: float, n: int, ci: tuple[float, float] | None) -> Coefficient:
+    if n < MIN_SHARED:
+        return Coefficient(None, n, note=too_few(n))
+    if math.isnan(value):
+        return Coefficient(None, n, note="undefined: the grades show no variation")
+    low, high = ci if ci is not None else (None, None)
+    return Coefficient(float(value), n, low, high)
+
+
+def agreement_summary(judgments: Iterable[Judgment], *, resamples: int | None = None) -> AgreementSummary:
     """Cohen's κ per pair, Fleiss' κ (on items graded by all) and ordinal Krippendorff's α (items with
-    ≥ 2 grades)."""
+    ≥ 2 grades), with their item counts and bootstrap intervals (``resamples``, default 2000)."""
+    from sentret_core.annotation import agreement_bootstrap as boot
     from sentret_core.annotation.agreement import (
+        _codes,
+        cohen_kappa,
         fleiss_kappa,
         krippendorff_alpha,
         pairwise_cohen_kappa,
         ratings_from_judgments,
     )
 
+    draws = boot.RESAMPLES if resamples is None else resamples
     ratings = ratings_from_judgments(judgments)
+    none = Coefficient(None, 0, note="needs at least two annotators")
     if ratings.empty:
-        empty = pd.DataFrame()
-        return AgreementSummary((), 0, 0, 0, empty, (), None, None, ("no judgments yet",))
+        return AgreementSummary((), 0, 0, 0, pd.DataFrame(), (), none, none, ("no judgments yet",))
     matrix = ratings.pivot(index="item", columns="annotator", values="grade")
     names = tuple(str(c) for c in matrix.columns)
     counts = matrix.notna().sum(axis=1)
     shared, complete = int((counts >= 2).sum()), int((counts == len(names)).sum())
-    notes: list[str] = []
-    cohen = pairwise_cohen_kappa(ratings) if len(names) >= 2 else pd.DataFrame()
+    if len(names) < 2:
+        return AgreementSummary(names, len(matrix), 0, complete, pd.DataFrame(), (), none, none,
+                                ("agreement needs at least two annotators",))  # fmt: skip
+    cohen = pairwise_cohen_kappa(ratings)
     pairs = []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
-            n = int(matrix[[a, b]].dropna().shape[0])
-            kappa: Any = cohen.loc[a, b] if n else math.nan
-            pairs.append((a, b, n, _finite(float(kappa)) if n else None))
-    fleiss = alpha = None
-    if len(names) < 2:
-        notes.append("agreement needs at least two annotators")
+            both = matrix[[a, b]].dropna()
+            n = len(both)
+            if n < MIN_SHARED:
+                pairs.append((a, b, Coefficient(None, n, note=too_few(n))))
+                continue
+            categories, codes = _codes(both.to_numpy())
+            k = len(categories)
+            stat = boot.cohen_statistic(k, 1.0 - np.eye(k))
+            ci = boot.interval(boot.cohen_features(codes, k), stat, resamples=draws)
+            pairs.append((a, b, _coefficient(cohen_kappa(ratings, a, b), n, ci)))
+    full = matrix.dropna()
+    if complete >= MIN_SHARED:
+        categories, codes = _codes(full.to_numpy())
+        table = np.stack([(codes == c).sum(axis=1) for c in range(len(categories))], axis=1)
+        ci = boot.interval(boot.fleiss_features(table), boot.fleiss_statistic(len(names)), resamples=draws)
+        fleiss = _coefficient(fleiss_kappa(ratings), complete, ci)
     else:
-        if complete:
-            fleiss = _finite(fleiss_kappa(ratings))
-        else:
-            notes.append(f"Fleiss' κ: no item was graded by all {len(names)} annotators")
-        if shared:
-            alpha = _finite(krippendorff_alpha(ratings, "ordinal"))
-        else:
-            notes.append("Krippendorff's α: no item was graded by two annotators")
-    if any(kappa is None and n for _, _, n, kappa in pairs) or (shared and alpha is None):
-        notes.append("undefined (None) where the grades show no variation at all")
-    return AgreementSummary(names, len(matrix), shared, complete, cohen, tuple(pairs), fleiss, alpha,
-                            tuple(notes))  # fmt: skip
+        fleiss = Coefficient(None, complete, note=f"{too_few(complete)}: items graded by all {len(names)} annotators")
+    if shared >= MIN_SHARED:
+        pairable = matrix[counts >= 2]
+        present = pairable.notna().to_numpy()
+        categories, codes = _codes(pairable.to_numpy(dtype=object)[present])
+        units = np.repeat(np.arange(len(pairable)), present.sum(axis=1))
+        per_unit = np.zeros((len(pairable), len(categories)))
+        np.add.at(per_unit, (units, codes), 1.0)
+        stat = boot.alpha_ordinal_statistic(len(categories))
+        ci = boot.interval(boot.alpha_features(per_unit), stat, resamples=draws)
+        alpha = _coefficient(krippendorff_alpha(ratings, "ordinal"), shared, ci)
+    else:
+        alpha = Coefficient(None, shared, note=f"{too_few(shared)}: items graded by two or more annotators")
+    notes = [] if shared >= MIN_SHARED else [f"agreement is given on {MIN_SHARED} or more shared items only"]
+    return AgreementSummary(names, len(matrix), shared, complete, cohen, tuple(pairs), fleiss, alpha, tuple(notes))

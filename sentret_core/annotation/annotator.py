@@ -1,4 +1,9 @@
-"""One annotator's view of one session: read and write only their own grades, with undo."""
+"""One annotator's view of one session: read and write only their own grades, with undo.
+
+A handle is made only by signing in with the annotator's own secret (:mod:`.identity`). Every
+call checks that the annotator still has the access they signed in with: a disabled or removed
+annotator, or one whose secret or name the admin changed since, is refused (and must sign in again).
+"""
 
 from __future__ import annotations
 
@@ -13,17 +18,38 @@ if TYPE_CHECKING:
     from sentret_core.annotation.store import JudgmentStore
 
 
+class SignedOut(SentretError):
+    """The annotator's access changed since they signed in (disabled, removed, new secret, renamed)."""
+
+
 class AnnotatorHandle:
     """One annotator in one session: reads and writes that annotator's grades only."""
 
     def __init__(
-        self, store: JudgmentStore, session_id: int, session: str, annotator_id: int, name: str
+        self, store: JudgmentStore, session_id: int, session: str, annotator_id: int, name: str, credential: int = 0
     ) -> None:
         self._store = store
         self._session_id = session_id
         self._annotator_id = annotator_id
+        self._credential = credential
         self.session = session
         self.annotator = name
+
+    def _check_access(self, conn: sqlite3.Connection) -> None:
+        row = conn.execute(
+            "SELECT disabled, removed_at, credential FROM annotators WHERE session_id = ? AND id = ?",
+            (self._session_id, self._annotator_id),
+        ).fetchone()
+        if row is None or row[1] is not None or row[0] or int(row[2]) != self._credential:
+            raise SignedOut(
+                f"you are signed out of session {self.session!r}: the organiser changed or disabled "
+                "your access; sign in again with your current link or passphrase"
+            )
+
+    def check_access(self) -> None:
+        """Raise :class:`SignedOut` if this handle no longer acts for its annotator."""
+        with self._store._read() as conn:
+            self._check_access(conn)
 
     def __repr__(self) -> str:
         return f"AnnotatorHandle(session={self.session!r}, annotator={self.annotator!r})"
@@ -31,6 +57,7 @@ class AnnotatorHandle:
     def _open_item(self, conn: sqlite3.Connection, item_id: object) -> int:
         """Check that the session is open and the item belongs to it; return the item id."""
         item = _as_id(item_id, "an item id")
+        self._check_access(conn)
         row = conn.execute("SELECT is_open FROM sessions WHERE id = ?", (self._session_id,))
         if not row.fetchone()[0]:
             raise SentretError(f"session {self.session!r} is closed; no more grades are taken")
@@ -59,6 +86,7 @@ class AnnotatorHandle:
         Repeated calls walk further back. The undo is itself appended to the history.
         """
         with self._store._transaction() as conn:
+            self._check_access(conn)
             row = conn.execute(
                 "SELECT h.id, h.item_id, h.old_grade, h.old_note FROM history h"
                 " WHERE h.session_id = ? AND h.annotator_id = ? AND h.action IN ('set', 'change')"
@@ -92,6 +120,7 @@ class AnnotatorHandle:
         nor skipped; then the skipped ones, longest-skipped first; None when all are graded."""
         args = (self._session_id, self._annotator_id)
         with self._store._read() as conn:
+            self._check_access(conn)
             row = conn.execute(_NEXT_FRESH, args).fetchone()
             if row is None:
                 row = conn.execute(_NEXT_SKIPPED, args).fetchone()
@@ -100,6 +129,7 @@ class AnnotatorHandle:
     def item(self, item_id: int) -> ItemView:
         """An item of this session (to show it again, e.g. to regrade it)."""
         with self._store._read() as conn:
+            self._check_access(conn)
             return self._item(conn, _as_id(item_id, "an item id"))
 
     def _item(self, conn: sqlite3.Connection, item_id: int) -> ItemView:
@@ -114,6 +144,7 @@ class AnnotatorHandle:
     def my_judgments(self) -> list[Judgment]:
         """This annotator's judgments, in the session's order."""
         with self._store._read() as conn:
+            self._check_access(conn)
             rows = conn.execute(
                 f"{_JUDGMENT_SELECT} WHERE j.session_id = ? AND j.annotator_id = ?"
                 " ORDER BY p.position",
@@ -123,6 +154,7 @@ class AnnotatorHandle:
 
     def progress(self) -> Progress:
         with self._store._read() as conn:
+            self._check_access(conn)
             return _progress(conn, self._session_id, self._annotator_id)
 
 

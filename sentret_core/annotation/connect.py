@@ -116,9 +116,12 @@ def _migrate(path: Path, conn: sqlite3.Connection) -> None:
         if not _check_version(path, version, read_only=False):
             if version == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
                 raise SentretError(f"{path}: not a sentret judgments database")
-            for statements in MIGRATIONS[version:]:
-                for statement in statements:
-                    conn.execute(statement)
+            for steps in MIGRATIONS[version:]:
+                for step in steps:
+                    if isinstance(step, str):
+                        conn.execute(step)
+                    else:
+                        step(conn)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")
     except BaseException:

@@ -195,8 +195,8 @@ def _first_hits(
 
 
 def session_qrels(admin: Admin, name: str, rule: str = "majority", annotator: str | None = None) -> Qrels:
-    """A session's adjudicated judgments as qrels (see :meth:`Admin.export_qrels`)."""
-    text = admin.export_qrels(name, rule=rule, annotator=annotator)
+    """A session's adjudicated judgments as qrels, grades 1-4 (see :meth:`Admin.export_qrels`)."""
+    text = admin.export_qrels(name, rule=rule, annotator=annotator, scale="1-4")
     if not text:
         raise SentretError(f"session {name!r} has no judgments yet")
     return parse_qrels(text, source=f"session {name}")

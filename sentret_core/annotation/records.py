@@ -17,6 +17,21 @@ BUSY_TIMEOUT_S = 60.0
 MAX_NAME = 200
 MAX_NOTE = 5000
 PERSON, IMPORTED = "person", "import"
+INT64_MAX = 2**63 - 1  # every id stored in SQLite lies in [0, INT64_MAX]
+
+# Qrels scales: the grade written for each stored grade 1-4. "trec" (the default) writes 0 for
+# non-relevant, so trec_eval's default relevance level (rel ≥ 1) never counts a non-relevant
+# sentence; the app's "relevant" (grade ≥ 3) is trec grade ≥ 2, i.e. `trec_eval -l 2`.
+SCALES: dict[str, dict[int, int]] = {
+    "trec": {1: 0, 2: 1, 3: 2, 4: 3},
+    "1-4": {1: 1, 2: 2, 3: 3, 4: 4},
+}
+# importing adds a binary scale: 0 non-relevant, 1 relevant (grade 3)
+IMPORT_SCALES: dict[str, dict[int, int]] = {
+    **{name: {v: k for k, v in scale.items()} for name, scale in SCALES.items()},
+    "binary": {0: 1, 1: 3},
+}
+DEFAULT_SCALE = "trec"
 
 
 class PoolItem(NamedTuple):
@@ -111,6 +126,39 @@ class HistoryEntry(NamedTuple):
     new_note: str | None
     undoes: int | None
     at: str
+
+
+class AnnotatorInfo(NamedTuple):
+    """An annotator of a session as the admin sees it (never a secret, only whether one is set)."""
+
+    name: str
+    kind: str  # PERSON or IMPORTED
+    disabled: bool
+    has_passphrase: bool
+    has_link: bool
+    graded: int
+    created_at: str
+
+    @property
+    def status(self) -> str:
+        if self.kind == IMPORTED:
+            return "imported grades"
+        if self.disabled:
+            return "disabled"
+        return "active" if self.has_passphrase or self.has_link else "no secret yet"
+
+
+class AnnotatorSecret(NamedTuple):
+    """What an annotator signs in with, returned once when it is made (only scrypt hashes are stored).
+
+    ``token`` goes into the sign-in link (``/annotate?session=S&token=T``); ``passphrase`` is typed
+    with the name in the sign-in form.
+    """
+
+    session: str
+    name: str
+    token: str
+    passphrase: str
 
 
 class Progress(NamedTuple):

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import sqlite3
+import unicodedata
+from collections.abc import Callable
+
+Step = str | Callable[[sqlite3.Connection], None]
+
 _APPEND_ONLY = "SELECT RAISE(ABORT, 'history is append-only')"
 
-_V1: tuple[str, ...] = (
+_V1: tuple[Step, ...] = (
     """CREATE TABLE sessions (
         id INTEGER PRIMARY KEY,
         name TEXT NOT NULL UNIQUE CHECK (length(trim(name)) > 0),
@@ -64,7 +70,7 @@ _V1: tuple[str, ...] = (
 
 # v2: free-text notes on judgments (and in history, so undo restores them), skips for
 # next_item(), and the indexes that undo() and next_item() need.
-_V2: tuple[str, ...] = (
+_V2: tuple[Step, ...] = (
     "ALTER TABLE judgments ADD COLUMN note TEXT",
     "ALTER TABLE history ADD COLUMN old_note TEXT",
     "ALTER TABLE history ADD COLUMN new_note TEXT",
@@ -81,5 +87,58 @@ _V2: tuple[str, ...] = (
         FOREIGN KEY (session_id, annotator_id) REFERENCES annotators(session_id, id))""",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2)
+
+
+def _key_existing_names(conn: sqlite3.Connection) -> None:
+    """v3: give every annotator its name key (the case-folded name). Names that only differed in
+    case or white space ("Alice", "alice ") were separate annotators: the first (lowest id) keeps its
+    name, the others are renamed "<name> #<id>" so that nothing is merged and no grade is lost; the
+    admin may rename or remove them."""
+    def key_of(shown: str) -> str:
+        return unicodedata.normalize("NFKC", shown.casefold())
+
+    rows = conn.execute("SELECT id, session_id, name FROM annotators ORDER BY id").fetchall()
+    taken = {(session_id, key_of(" ".join(unicodedata.normalize("NFKC", str(name)).split())))
+             for _, session_id, name in rows}  # fmt: skip
+    given: set[tuple[int, str]] = set()
+    conn.execute("UPDATE annotators SET name = '#' || id")  # unique meanwhile, whatever the new names are
+    for annotator_id, session_id, name in rows:
+        base = " ".join(unicodedata.normalize("NFKC", str(name)).split()) or f"annotator {annotator_id}"
+        shown, suffix = base, 0
+        while (session_id, key_of(shown)) in given or (shown != base and (session_id, key_of(shown)) in taken):
+            suffix += 1
+            shown = f"{base} #{annotator_id}" + (f".{suffix}" if suffix > 1 else "")
+        given.add((session_id, key_of(shown)))
+        conn.execute("UPDATE annotators SET name = ?, name_key = ? WHERE id = ?", (shown, key_of(shown), annotator_id))
+
+
+# v3: personal secrets. Each annotator has a name key (unique per session among annotators not
+# removed), the scrypt hashes of a sign-in token and a passphrase, a disabled flag, a removal stamp
+# (a removed annotator's grades stay in the tables and the history, but count nowhere) and a
+# credential counter that every change of access bumps, which signs out a browser signed in before.
+# The session's shared passphrase no longer signs anyone in: annotators of older sessions keep
+# their names and grades and wait for the admin to give them a secret. annotator_log records the
+# admin's changes to annotators (append-only, like history).
+_V3: tuple[Step, ...] = (
+    "ALTER TABLE annotators ADD COLUMN name_key TEXT",
+    "ALTER TABLE annotators ADD COLUMN passphrase_hash TEXT",
+    "ALTER TABLE annotators ADD COLUMN token_hash TEXT",
+    "ALTER TABLE annotators ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1))",
+    "ALTER TABLE annotators ADD COLUMN removed_at TEXT",
+    "ALTER TABLE annotators ADD COLUMN credential INTEGER NOT NULL DEFAULT 0",
+    _key_existing_names,
+    "CREATE UNIQUE INDEX annotators_by_key ON annotators(session_id, name_key)",
+    """CREATE TABLE annotator_log (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id INTEGER NOT NULL,
+        annotator_id INTEGER NOT NULL,
+        action TEXT NOT NULL CHECK (action IN ('add', 'rename', 'disable', 'enable', 'secret', 'remove')),
+        detail TEXT,
+        at TEXT NOT NULL,
+        FOREIGN KEY (session_id, annotator_id) REFERENCES annotators(session_id, id))""",
+    f"CREATE TRIGGER annotator_log_no_update BEFORE UPDATE ON annotator_log BEGIN {_APPEND_ONLY}; END",
+    f"CREATE TRIGGER annotator_log_no_delete BEFORE DELETE ON annotator_log BEGIN {_APPEND_ONLY}; END",
+)
+
+MIGRATIONS: tuple[tuple[Step, ...], ...] = (_V1, _V2, _V3)
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -166,16 +166,16 @@ def create_session(
     name: str,
     index: Index,
     topics: Sequence[TopicLine] | str,
-    passphrase: str,
     **options: Any,
 ) -> tuple[SessionInfo, PoolPlan]:
-    """Pool ``topics`` (:func:`build_pool` with ``options``) and store them as session ``name``."""
+    """Pool ``topics`` (:func:`build_pool` with ``options``) and store them as session ``name``.
+
+    The admin then adds its annotators, each with a personal secret (``Admin.add_annotator``).
+    """
     if not isinstance(name, str) or not name.strip():
         raise SentretError("give the session a name")
-    if not isinstance(passphrase, str) or not passphrase:
-        raise SentretError("a session needs a non-empty passphrase")
     if any(info.name == name.strip() for info in store.sessions()):
         raise SentretError(f"a session named {name.strip()!r} already exists")
     plan = build_pool(index, topics, **options)
-    info = store.create_session(name, index.path, list(plan.items), passphrase, plan.settings)
+    info = store.create_session(name, index.path, list(plan.items), plan.settings)
     return info, plan

@@ -1,10 +1,11 @@
 """The SQLite store for graded (query, entity, sentence) judgments.
 
 One database file holds any number of sessions: a pool of items shown in a fixed shuffled order,
-a passphrase and the annotators' judgments. Every grade is committed in its own transaction and
-every change is appended to a history kept append-only by triggers; the file is opened in WAL mode
-with synchronous=FULL. Annotators act only through AnnotatorHandle (JudgmentStore.sign_in);
-administration goes through Admin (JudgmentStore.admin, for the admin token only).
+its annotators (each with a personal secret) and their judgments. Every grade is committed in its
+own transaction and every change is appended to a history kept append-only by triggers; the file is
+opened in WAL mode with synchronous=FULL. Annotators act only through AnnotatorHandle
+(JudgmentStore.sign_in or sign_in_with_token, with their own secret); administration goes through
+Admin (JudgmentStore.admin, for the admin token only).
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ from types import TracebackType
 
 from sentret_core.annotation.admin import Admin
 from sentret_core.annotation.annotator import AnnotatorHandle
-from sentret_core.annotation.auth import _as_id, _clean_name, _hash_passphrase, _now, _passphrase_matches
+from sentret_core.annotation.auth import _as_id, _clean_name, _now, name_key, normalise_name
 from sentret_core.annotation.connect import caused_by_the_user, open_connection, sqlite_error
-from sentret_core.annotation.records import BUSY_TIMEOUT_S, PERSON, PoolItem, PoolSettings, SessionInfo
+from sentret_core.annotation.identity import sign_in_with_link, sign_in_with_passphrase
+from sentret_core.annotation.records import BUSY_TIMEOUT_S, PoolItem, PoolSettings, SessionInfo
+from sentret_core.annotation.throttle import SignInThrottle
 from sentret_core.errors import SentretError
 
 
@@ -38,6 +41,7 @@ class JudgmentStore:
         self.read_only = read_only
         self.timeout = timeout
         self._lock = threading.RLock()
+        self.throttle = SignInThrottle()
         self._conn = open_connection(self.path, read_only=read_only, timeout=timeout)
 
     # ----------------------------------------------------------------- lifecycle
@@ -89,19 +93,21 @@ class JudgmentStore:
         name: str,
         index_path: str | Path,
         items: Sequence[PoolItem],
-        passphrase: str,
-        settings: PoolSettings,
+        settings: PoolSettings | None = None,
     ) -> SessionInfo:
-        """Create a session whose items are shown in the order given (shuffle with :func:`pool`)."""
+        """Create a session whose items are shown in the order given (shuffle with :func:`pool`).
+
+        Annotators are then added by the admin (:meth:`Admin.add_annotator`), each with a personal
+        secret: there is no shared session passphrase (it let anyone who knew it act as anyone).
+        """
         name = _clean_name(name, "session name")
-        if not isinstance(passphrase, str) or not passphrase:
-            raise SentretError("a session needs a non-empty passphrase")
+        if settings is None:
+            settings = PoolSettings()
         if not isinstance(settings, PoolSettings):
             raise SentretError("settings must be a PoolSettings(models, depth, seed)")
         clean = _clean_items(items)
         queries = list(dict.fromkeys(item.query for item in clean))
         pairs = list(dict.fromkeys((item.query, item.entity) for item in clean))
-        hashed = _hash_passphrase(passphrase)
         with self._transaction() as conn:
             if conn.execute("SELECT 1 FROM sessions WHERE name = ?", (name,)).fetchone():
                 raise SentretError(f"a session named {name!r} already exists")
@@ -109,7 +115,7 @@ class JudgmentStore:
                 "INSERT INTO sessions (name, index_path, queries, entities, settings,"
                 " passphrase_hash, is_open, created_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?)",
                 (name, str(index_path), json.dumps(queries), json.dumps(pairs),
-                 settings.to_json(), hashed, _now()),
+                 settings.to_json(), "", _now()),
             ).lastrowid
             conn.executemany(
                 "INSERT INTO pool_items (session_id, query, entity, sentence_id, position,"
@@ -148,40 +154,35 @@ class JudgmentStore:
             raise SentretError(f"no session named {name!r}")
         return int(row[0]), str(row[1]), bool(row[2])
 
-    def sign_in(self, session_name: str, annotator: str, passphrase: str) -> AnnotatorHandle:
-        """Check the passphrase (constant-time) and return this annotator's handle.
+    def sign_in(
+        self, session_name: str, annotator: str, passphrase: str, *, client: str = ""
+    ) -> AnnotatorHandle:
+        """Sign in with a name and that annotator's personal passphrase (see :mod:`.identity`).
 
-        The first sign-in registers the annotator name in the session.
+        ``client`` identifies who is trying (the app passes the browser's IP address): repeated
+        failures are slowed down per name and per client.
         """
-        annotator = _clean_name(annotator, "annotator name")
-        with self._read() as conn:
-            session_id, hashed, is_open = self._session_row(conn, str(session_name))
-        if not isinstance(passphrase, str) or not _passphrase_matches(passphrase, hashed):
-            raise SentretError(f"wrong passphrase for session {session_name!r}")
-        if not is_open:
-            raise SentretError(f"session {session_name!r} is closed; ask the organiser")
-        with self._transaction() as conn:
-            annotator_id, kind = self._annotator(conn, session_id, annotator, PERSON)
-        if kind != PERSON:
-            raise SentretError(
-                f"{annotator!r} names imported judgments in session {session_name!r}; "
-                "sign in with another name"
-            )
-        return AnnotatorHandle(self, session_id, str(session_name), annotator_id, annotator)
+        return sign_in_with_passphrase(self, session_name, annotator, passphrase, client)
+
+    def sign_in_with_token(self, session_name: str, token: str, *, client: str = "") -> AnnotatorHandle:
+        """Sign in with the token of an annotator's sign-in link."""
+        return sign_in_with_link(self, session_name, token, client)
 
     def _annotator(
         self, conn: sqlite3.Connection, session_id: int, name: str, kind: str
     ) -> tuple[int, str]:
-        """The annotator's id and kind, registering it with ``kind`` if it is new."""
+        """The id and kind of the annotator named ``name`` (by name key), registering it with
+        ``kind`` if there is none (imports only: people are added by the admin)."""
+        shown, key = normalise_name(name), name_key(name)
         row = conn.execute(
-            "SELECT id, kind FROM annotators WHERE session_id = ? AND name = ?",
-            (session_id, name),
+            "SELECT id, kind FROM annotators WHERE session_id = ? AND name_key = ? AND removed_at IS NULL",
+            (session_id, key),
         ).fetchone()
         if row is not None:
             return int(row[0]), str(row[1])
         cursor = conn.execute(
-            "INSERT INTO annotators (session_id, name, kind, created_at) VALUES (?, ?, ?, ?)",
-            (session_id, name, kind, _now()),
+            "INSERT INTO annotators (session_id, name, name_key, kind, created_at) VALUES (?, ?, ?, ?, ?)",
+            (session_id, shown, key, kind, _now()),
         )
         return int(cursor.lastrowid or 0), kind
 

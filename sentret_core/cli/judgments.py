@@ -1,24 +1,29 @@
-"""``sentret judgments …``: create assessment sessions, export and import judgments, measure agreement.
+"""``sentret judgments …``: create assessment sessions, manage annotators, export and import judgments,
+measure agreement.
 
 Wired into ``cli.py`` through :func:`register`; heavy imports happen inside the commands only.
 
     sentret judgments create DB --session NAME --index DIR --topics FILE [--pool-depth N]
-                             [--models a,b,c] [--top-entities N] [--seed S] [--passphrase P]
-    sentret judgments export DB --session NAME --format qrels|csv|jsonl
+                             [--models a,b,c] [--top-entities N] [--seed S] [--annotators a,b]
+    sentret judgments annotators DB --session NAME [--add NAME] [--new-secret NAME]
+                             [--rename OLD NEW] [--disable NAME] [--enable NAME] [--remove NAME]
+    sentret judgments export DB --session NAME --format qrels|csv|jsonl [--scale trec|1-4]
                              [--adjudicate majority|mean|ANNOTATOR] [--out FILE]
     sentret judgments import DB --session NAME --format qrels|jsonl FILE [--annotator NAME]
+                             [--scale trec|1-4|binary]
     sentret judgments agreement DB --session NAME [--json]
 
 The topics file holds one ``query<TAB>entity`` per line (entity key ``text|LABEL`` or plain
-text; without an entity, the query's top entities). Without ``--passphrase`` a passphrase
-is generated and printed.
+text; without an entity, the query's top entities). Each annotator added (``--annotators`` or
+``annotators --add``) gets a personal secret, printed once: a sign-in link (``--url``, default
+http://localhost:8501) and a passphrase.
 
-**Admin token.** ``export``, ``import`` and ``agreement`` read or write every annotator's
-grades, so they need the admin token: ``$SENTRET_ADMIN_TOKEN`` or ``--token``. When the
-variable is set, ``--token`` must match it. When it is not, the token given is this process's
-token: the CLI opens the database file directly, so whoever can read or write the file can
-administer it anyway — the token only guards against mistakes, and file permissions are the
-real boundary. ``create`` needs no token (it does not touch existing grades).
+**Admin token.** ``annotators``, ``export``, ``import`` and ``agreement`` (and ``create`` with
+``--annotators``) read or write every annotator's grades or secrets, so they need the admin token:
+``$SENTRET_ADMIN_TOKEN`` or ``--token``. When the variable is set, ``--token`` must match it. When it
+is not, the token given is this process's token: the CLI opens the database file directly, so whoever
+can read or write the file can administer it anyway — the token only guards against mistakes, and
+file permissions are the real boundary.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ if TYPE_CHECKING:
     from sentret_core.annotation.admin import Admin
     from sentret_core.annotation.store import JudgmentStore
 
+DEFAULT_URL = "http://localhost:8501"
 FORMATS_OUT = ("qrels", "csv", "jsonl")
 FORMATS_IN = ("qrels", "jsonl")
 
@@ -54,10 +60,27 @@ def register(sub: Any) -> None:
     create.add_argument("--models", default=",".join(DEFAULT_SUPPORT_MODELS), help="pooling models, comma-separated")
     create.add_argument("--top-entities", type=int, default=5, help="entities per bare query (default 5)")
     create.add_argument("--seed", type=int, default=0, help="shuffle seed, recorded (default 0)")
-    create.add_argument("--passphrase", default=None, help="the annotators' passphrase (default: generated)")
+    create.add_argument("--annotators", default="", help="annotators to add, comma-separated (secrets printed)")
+    _url(create)
+    _token(create)
+
+    people = _sub(commands, "annotators", "List a session's annotators; add, rename, disable or remove them.",
+                  _annotators)  # fmt: skip
+    people.add_argument("--add", action="append", default=[], metavar="NAME", help="add an annotator (repeatable)")
+    people.add_argument("--new-secret", action="append", default=[], metavar="NAME",
+                        help="give an annotator a new link and passphrase (the old ones stop working)")  # fmt: skip
+    people.add_argument("--rename", nargs=2, action="append", default=[], metavar=("OLD", "NEW"))
+    people.add_argument("--disable", action="append", default=[], metavar="NAME")
+    people.add_argument("--enable", action="append", default=[], metavar="NAME")
+    people.add_argument("--remove", action="append", default=[], metavar="NAME",
+                        help="remove an annotator: their grades count nowhere, but stay in the history")  # fmt: skip
+    _url(people)
+    _token(people)
 
     export = _sub(commands, "export", "Write a session's judgments as qrels, CSV or JSONL.", _export)
     export.add_argument("--format", required=True, choices=FORMATS_OUT)
+    export.add_argument("--scale", default="trec", choices=("trec", "1-4"),
+                        help="qrels grades: trec (default) 0 non-relevant … 3; 1-4 as stored")  # fmt: skip
     export.add_argument("--adjudicate", default="majority", metavar="RULE",
                         help="qrels only: majority (default), mean, or an annotator's name")  # fmt: skip
     export.add_argument("--out", default=None, help="the file to write (default: standard output)")
@@ -66,7 +89,9 @@ def register(sub: Any) -> None:
     imp = _sub(commands, "import", "Add judgments to a session from qrels or JSONL.", _import)
     imp.add_argument("--format", required=True, choices=FORMATS_IN)
     imp.add_argument("file", help="the qrels or JSONL file ('-' for standard input)")
-    imp.add_argument("--annotator", default=None, help="qrels: the pseudo-annotator the grades belong to")
+    imp.add_argument("--annotator", default=None, help="qrels: the import annotator the grades belong to")
+    imp.add_argument("--scale", default="trec", choices=("trec", "1-4", "binary"),
+                     help="qrels grades: trec 0-3 (default), 1-4, or binary 0 non-relevant / 1 relevant")  # fmt: skip
     _token(imp)
 
     agree = _sub(commands, "agreement", "Cohen's κ per pair, Fleiss' κ and Krippendorff's α.", _agreement)
@@ -85,6 +110,10 @@ def _sub(commands: Any, name: str, what: str, run: Any) -> argparse.ArgumentPars
     p.add_argument("db", metavar="DB", help="the judgments database (SQLite; created if missing)")
     p.add_argument("--session", required=True, help="the session's name")
     return p
+
+
+def _url(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--url", default=DEFAULT_URL, help=f"the app's address, for sign-in links (default {DEFAULT_URL})")
 
 
 def _token(p: argparse.ArgumentParser) -> None:
@@ -127,27 +156,62 @@ def _read(path: str, what: str) -> str:
 
 
 def _create(args: argparse.Namespace) -> int:
-    import secrets
-
     from sentret_core.annotation.session_setup import create_session
     from sentret_core.index.reader import Index
 
     topics = _read(args.topics, "topics")
     index = Index.load(args.index)
-    passphrase = args.passphrase if args.passphrase is not None else secrets.token_urlsafe(9)
     models = [m.strip() for m in args.models.split(",") if m.strip()]
+    names = [n for n in args.annotators.split(",") if n.strip()]
     with _open(args.db, create=True) as store:
+        admin = _admin(store, args) if names else None  # checked before anything is written
         info, plan = create_session(
-            store, args.session, index, topics, passphrase,
+            store, args.session, index, topics,
             models=models, depth=args.pool_depth, seed=args.seed, top_entities=args.top_entities,
         )  # fmt: skip
+        secrets = [admin.add_annotator(info.name, name) for name in names] if admin else []
     for note in plan.notes:
         print(f"sentret: left out {note}", file=sys.stderr)
     print(f"created session {info.name!r}: {info.n_items} items over {len(plan.topics)} (query, entity) "
           f"pairs from {len(info.queries)} queries; models {', '.join(info.settings.models)}, depth "
           f"{info.settings.depth}, seed {info.settings.seed}")  # fmt: skip
-    if args.passphrase is None:
-        print(f"passphrase: {passphrase}")
+    _print_secrets(secrets, args.url)
+    if not secrets:
+        print("add annotators with `sentret judgments annotators DB --session NAME --add NAME`")
+    return 0
+
+
+def _print_secrets(secrets: list[Any], url: str) -> None:
+    from sentret_core.annotation.identity import sign_in_link
+
+    for secret in secrets:
+        print(f"annotator {secret.name!r}: link {sign_in_link(url, secret)}  passphrase {secret.passphrase}")
+    if secrets:
+        print("each secret is shown this once: only its hash is stored")
+
+
+def _annotators(args: argparse.Namespace) -> int:
+    with _open(args.db) as store:
+        admin = _admin(store, args)
+        store.session(args.session)  # the session exists
+        secrets = []
+        for name in args.add:
+            secrets.append(admin.add_annotator(args.session, name))
+        for name in args.new_secret:
+            secrets.append(admin.new_secret(args.session, name))
+        for old, new in args.rename:
+            admin.rename_annotator(args.session, old, new)
+        for name in args.disable:
+            admin.disable_annotator(args.session, name)
+        for name in args.enable:
+            admin.enable_annotator(args.session, name)
+        for name in args.remove:
+            admin.remove_annotator(args.session, name)
+        people = admin.annotators(args.session)
+    _print_secrets(secrets, args.url)
+    print(f"session {args.session!r}: {len(people)} annotator(s)")
+    for who in people:
+        print(f"  {who.name}  {who.status}  {who.graded} graded")
     return 0
 
 
@@ -159,11 +223,11 @@ def _export(args: argparse.Namespace) -> int:
         if args.format == "qrels":
             rule = args.adjudicate
             if rule in ("majority", "mean"):
-                text = admin.export_qrels(args.session, rule=rule)
+                text = admin.export_qrels(args.session, rule=rule, scale=args.scale)
             else:
-                text = admin.export_qrels(args.session, rule="annotator", annotator=rule)
-        elif args.adjudicate != "majority":
-            raise SentretError("--adjudicate applies to --format qrels only")
+                text = admin.export_qrels(args.session, rule="annotator", annotator=rule, scale=args.scale)
+        elif args.adjudicate != "majority" or args.scale != "trec":
+            raise SentretError("--adjudicate and --scale apply to --format qrels only")
         elif args.format == "csv":
             text = admin.export_csv(args.session)
         else:
@@ -183,14 +247,14 @@ def _import(args: argparse.Namespace) -> int:
     from sentret_core.errors import SentretError
 
     if args.format == "qrels" and not args.annotator:
-        raise SentretError("importing qrels needs --annotator NAME, the pseudo-annotator of the grades")
-    if args.format == "jsonl" and args.annotator:
-        raise SentretError("--annotator applies to qrels only: JSONL lines name their annotators")
+        raise SentretError("importing qrels needs --annotator NAME, the import annotator of the grades")
+    if args.format == "jsonl" and (args.annotator or args.scale != "trec"):
+        raise SentretError("--annotator and --scale apply to qrels only: JSONL lines name their annotators")
     text = _read(args.file, args.format)
     with _open(args.db) as store:
         admin = _admin(store, args)
         if args.format == "qrels":
-            changed = admin.import_qrels(args.session, text.splitlines(), args.annotator)
+            changed = admin.import_qrels(args.session, text.splitlines(), args.annotator, scale=args.scale)
         else:
             changed = admin.import_jsonl(args.session, text.splitlines())
     print(f"imported {args.file}: {changed} judgment(s) added or changed in session {args.session!r}")
@@ -207,15 +271,12 @@ def _agreement(args: argparse.Namespace) -> int:
         print(json.dumps({"session": args.session, **summary.to_dict()}, indent=2, ensure_ascii=False))
         return 0
 
-    def number(value: float | None) -> str:
-        return "n/a" if value is None else f"{value:.3f}"
-
     print(f"session {args.session!r}: {len(summary.annotators)} annotators, {summary.items} judged items, "
           f"{summary.shared} shared by two or more, {summary.complete} graded by everyone")  # fmt: skip
-    for a, b, n, kappa in summary.pairs:
-        print(f"  Cohen's κ  {a} × {b}: {number(kappa)}  ({n} shared items)")
-    print(f"  Fleiss' κ: {number(summary.fleiss)}")
-    print(f"  Krippendorff's α (ordinal): {number(summary.alpha)}")
+    for a, b, kappa in summary.pairs:
+        print(f"  Cohen's κ  {a} × {b}: {kappa.text()}")
+    print(f"  Fleiss' κ: {summary.fleiss.text()}")
+    print(f"  Krippendorff's α (ordinal): {summary.alpha.text()}")
     for note in summary.notes:
         print(f"  note: {note}")
     return 0

@@ -194,7 +194,7 @@ def build_uploaded(
 
 def render_upload() -> None:
     """The Corpus page's upload form, behind the admin sign-in (building and replacing indexes are admin
-    actions; an anonymous visitor explores and, with a session's passphrase, annotates)."""
+    actions; an anonymous visitor explores and, with their own sign-in link or passphrase, annotates)."""
     from sentret_core.ui.admin_sign_in import signed_in_token, token_form
     from sentret_core.ui.judgments import page_store
     from sentret_core.ui.state import guarded, index_root, load_index

@@ -1,14 +1,25 @@
 """The Annotate page's keyboard shortcuts: 1-4 grade, u undo, s skip, b back, n current item, t context.
 
-Streamlit has no key handler, so a tiny component adds a ``keydown`` listener to the page that
-clicks the matching button (found by its widget key's ``st-key-…`` class). Keys typed into a
-text field are left alone; keys pressed while the app is still handling the previous one are
-queued, so a fast typist never grades the item they have just left (grade buttons carry the
-item id in their key as well). Streamlit itself uses c and r.
+Streamlit has no key handler, so a zero-height component installs one on the page. The handler
+(``HANDLER_JS``) is a small state machine that lives in the *page's* window, not in the
+component's frame: Streamlit replaces the frame whenever the page's layout shifts (the message
+after an undo, the context after ``t``), and a timer belonging to a removed frame never fires
+again — which once left a ``busy`` flag set for good, so that no key worked until a reload.
+
+The state machine: a key is queued; when the app is idle and no press is waiting for its answer,
+the head of the queue clicks its button (found by the widget key's ``st-key-…`` class; grade
+buttons carry the item id too) and the handler is *busy* until the rerun that click caused has
+finished — seen either as the app's script state going back to ``notRunning`` or as a component
+of a newer run — or, failing both, until ``timeout_ms`` has passed. After such a timeout a grade
+key never presses the button of the item graded last until the page has been redrawn: the
+answer may only be late, and the key was meant for the next item. A key whose button is absent
+or disabled does nothing, as a click on it would. Keys typed into a text field are left alone;
+keys older than five times the timeout are dropped. Streamlit itself uses c and r.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import streamlit as st
@@ -17,79 +28,148 @@ from sentret_core.annotation.records import GRADE_LABELS
 
 SHORTCUTS = {**{str(g): f"grade{g}_" for g in GRADE_LABELS}, "u": "annotate_undo", "s": "annotate_skip",
              "b": "annotate_back", "n": "annotate_current", "t": "annotate_context"}  # fmt: skip
+TIMEOUT_MS = 6000  # a press not answered by then frees the handler (a lost or very slow rerun)
+RUN = "annotate_keys_run"  # session-state counter: each run's component carries its number
 
-_SCRIPT = """
-<script>
-(function () {
-  // Keys are queued and each is pressed only once the app is idle and the previous press has
-  // been handled (its rerun finished), so a fast typist never grades the item they just left.
-  const win = window.parent;
+HANDLER_JS = r"""function install(win, keysJson, timeoutMs, version) {
+  "use strict";
   const doc = win.document;
-  const keys = %s;
-  const MAX_WAIT_MS = 5000;
-  if (win.__sentretAnnotateKeys) doc.removeEventListener("keydown", win.__sentretAnnotateKeys, true);
-  const state = win.__sentretAnnotateState || (win.__sentretAnnotateState = {queue: [], busy: false});
-  function running() {
+  const keys = JSON.parse(keysJson);
+  const TEXT = /^(text|password|number|search|email|url|tel|date|time|datetime-local|month|week)$/;
+  // busy: a press waits for its rerun; mark: [runs finished, newest component run] when pressed;
+  // graded: the item of the last grade pressed, and the mark then
+  const state = {queue: [], busy: false, pressedAt: 0, mark: [0, 0], finished: 0, run: 0,
+                 graded: null, timer: null, pressed: []};
+  function scriptState() {
     const app = doc.querySelector('[data-testid="stApp"]');
-    return !!app && app.getAttribute("data-test-script-state") === "running";
+    return app ? app.getAttribute("data-test-script-state") : null;
+  }
+  function idle() { return scriptState() === "notRunning"; }
+  function shownRun() {  // the run number of the newest shortcuts component on the page
+    let newest = 0;
+    for (const frame of doc.querySelectorAll("iframe[srcdoc]")) {
+      const found = /sentret-run=([0-9]+)/.exec(frame.getAttribute("srcdoc") || "");
+      if (found) newest = Math.max(newest, Number(found[1]));
+    }
+    return newest;
   }
   function find(prefix) {
     for (const box of doc.querySelectorAll('[class*="st-key-' + prefix + '"]')) {
-      if (box.getAttribute("data-stale") === "true") continue;
+      if (box.closest('[data-stale="true"]')) continue;
       const control = box.querySelector("button, input[type=checkbox]");
-      if (control && !control.disabled) return {box: box, control: control};
+      if (control && !control.disabled) return control;
     }
     return null;
   }
-  function pump() {
-    if (state.busy || state.queue.length === 0) return;
-    const [prefix, since] = state.queue[0];
-    const found = running() ? null : find(prefix);
-    if (!found) {
-      if (Date.now() - since > MAX_WAIT_MS) state.queue.shift();
-      win.setTimeout(pump, 40);
-      return;
+  function redrawnSince(mark) { return state.finished > mark[0] || state.run > mark[1]; }
+  function gradedItem(control) {  // the item id of a grade button (st-key-grade3_17 → "17"), else null
+    const box = control.closest('[class*="st-key-grade"]');
+    const name = box ? [...box.classList].find((c) => c.startsWith("st-key-grade")) : null;
+    return name ? name.slice(name.indexOf("_") + 1) : null;
+  }
+  function tick() {
+    state.timer = null;
+    const now = Date.now();
+    if (state.busy && ((redrawnSince(state.mark) && idle()) || now - state.pressedAt > timeoutMs)) {
+      state.busy = false;
     }
-    state.queue.shift();
-    state.busy = true;
-    const name = [...found.box.classList].find((c) => c.startsWith("st-key-"));
-    const clicked = Date.now();
-    let started = false;
-    found.control.click();
-    (function settle() {
-      started = started || running();
-      const replaced = !found.box.isConnected || !found.box.classList.contains(name);
-      if ((started && !running()) || (replaced && !running()) || Date.now() - clicked > MAX_WAIT_MS) {
-        state.busy = false;
-        win.setTimeout(pump, 0);
-      } else {
-        win.setTimeout(settle, 20);
-      }
-    })();
+    while (!state.busy && state.queue.length > 0 && idle()) {
+      const [key, since] = state.queue[0];
+      if (now - since > 5 * timeoutMs) { state.queue.shift(); continue; }  // too old to mean anything now
+      const control = find(keys[key]);
+      if (control === null) { state.queue.shift(); continue; }  // nothing to press here: the key does nothing
+      const item = gradedItem(control);
+      const last = state.graded;
+      if (item !== null && last !== null && last.item === item && !redrawnSince(last.mark)) break;  // late answer
+      state.queue.shift();
+      state.busy = true;
+      state.pressedAt = now;
+      state.mark = [state.finished, Math.max(state.run, shownRun())];
+      if (item !== null) state.graded = {item: item, mark: state.mark};
+      state.pressed.push(key);
+      if (state.pressed.length > 100) state.pressed.shift();
+      control.click();
+    }
+    if (state.busy || state.queue.length > 0) schedule();
+  }
+  function schedule() { if (state.timer === null) state.timer = win.setTimeout(tick, 25); }
+  function typing(target) {
+    if (!target || !target.tagName) return false;
+    const tag = target.tagName.toUpperCase();
+    if (tag === "TEXTAREA" || tag === "SELECT" || target.isContentEditable) return true;
+    return tag === "INPUT" && TEXT.test(String(target.type || "text").toLowerCase());
   }
   function onKey(event) {
-    if (event.repeat || event.ctrlKey || event.metaKey || event.altKey) return;
-    const target = event.target;
-    const tag = target && target.tagName ? target.tagName.toUpperCase() : "";
-    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
-    if (target && target.isContentEditable) return;
-    const prefix = keys[event.key];
-    if (!prefix || !doc.querySelector('[class*="st-key-annotate_undo"]')) return;  // not on Annotate
+    if (event.repeat || event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+    const key = String(event.key || "").toLowerCase();
+    if (!keys[key] || !doc.querySelector('[class*="st-key-annotate_undo"]')) return;  // not on Annotate
     event.preventDefault();
     event.stopPropagation();
-    if (state.queue.length < 10) state.queue.push([prefix, Date.now()]);
-    pump();
+    if (state.queue.length < 10) state.queue.push([key, Date.now()]);
+    tick();
   }
-  win.__sentretAnnotateKeys = onKey;
+  const observer = new MutationObserver(function (records) {
+    records.forEach(function (record, i) {  // the value after a change: the next one's old value
+      const next = i + 1 < records.length ? records[i + 1].oldValue
+                                          : record.target.getAttribute("data-test-script-state");
+      if (record.oldValue !== "notRunning" && next === "notRunning") state.finished += 1;
+    });
+    if (state.busy || state.queue.length > 0) schedule();
+  });
+  observer.observe(doc.documentElement, {subtree: true, attributes: true, attributeOldValue: true,
+                                         attributeFilter: ["data-test-script-state"]});
+  if (win.__sentretAnnotateKeys) doc.removeEventListener("keydown", win.__sentretAnnotateKeys, true);
   doc.addEventListener("keydown", onKey, true);
+  win.__sentretAnnotateKeys = onKey;
+  win.__sentretAnnotateState = state;
+  return {
+    version: version,
+    state: state,
+    rerun: function (run) { state.run = Math.max(state.run, run); schedule(); },
+    uninstall: function () {
+      doc.removeEventListener("keydown", onKey, true);
+      observer.disconnect();
+      if (state.timer !== null) win.clearTimeout(state.timer);
+    },
+  };
+}"""
+
+VERSION = hashlib.sha256(HANDLER_JS.encode()).hexdigest()[:12]
+
+_COMPONENT = """<script>
+// sentret-run=%(run)d
+(function () {
+  // The handler is compiled in the page's window (win.Function), so it outlives this frame.
+  const win = window.parent;
+  let api = win.__sentretAnnotate;
+  if (!api || api.version !== %(version)s) {
+    if (api) api.uninstall();
+    const install = new win.Function("return " + %(source)s)();
+    api = win.__sentretAnnotate = install(win, JSON.stringify(%(keys)s), %(timeout)d, %(version)s);
+  }
+  api.rerun(%(run)d);
 })();
 </script>
 """
 
 
+def component_html(run: int, timeout_ms: int = TIMEOUT_MS) -> str:
+    """The component's document for run number ``run``: installs the handler once, reports the run."""
+    return _COMPONENT % {"run": run, "version": _literal(VERSION), "source": _literal(HANDLER_JS),
+                         "keys": _literal(SHORTCUTS), "timeout": timeout_ms}  # fmt: skip
+
+
+def _literal(value: object) -> str:
+    """``value`` as a JavaScript literal (JSON) that never closes the script element (``</``)."""
+    return json.dumps(value).replace("</", "<\\/")
+
+
 def shortcuts() -> None:
-    """Keyboard shortcuts: a zero-height component that clicks the button of the key pressed."""
-    script = _SCRIPT % json.dumps(SHORTCUTS)
+    """Keyboard shortcuts: a zero-height component, new on every run (its run number tells the
+    handler that the rerun a press caused has been drawn)."""
+    run = int(st.session_state.get(RUN, 0)) + 1
+    st.session_state[RUN] = run
+    script = component_html(run)
     if hasattr(st, "iframe"):
         st.iframe(script, height=1)
     else:  # Streamlit before st.iframe

@@ -1,9 +1,10 @@
 """Annotate: grade (query, entity, sentence) triples of a session, one at a time, 1-4 from the keyboard.
 
-An annotator signs in with a name and the session's passphrase; the browser session then holds
-their :class:`~sentret_core.annotation.annotator.AnnotatorHandle`, which reads and writes their
-own grades only. Every grade is committed when it is given, so closing the tab loses nothing and
-signing in again resumes at the first item not yet graded or skipped.
+An annotator signs in with their own sign-in link, or their name and personal passphrase; the
+browser session then holds their :class:`~sentret_core.annotation.annotator.AnnotatorHandle`, which
+reads and writes their own grades only (and stops working once the admin disables, removes or
+re-keys them: the page then signs them out). Every grade is committed when it is given, so closing
+the tab loses nothing and signing in again resumes at the first item not yet graded or skipped.
 
 This module composes the page; its parts (sign-in, the button callbacks, the item, the buttons
 and the keyboard shortcuts) live in :mod:`sentret_core.ui.annotate`.
@@ -15,14 +16,15 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from sentret_core.annotation.annotator import AnnotatorHandle
+from sentret_core.annotation.annotator import AnnotatorHandle, SignedOut
 from sentret_core.annotation.records import ItemView, Progress, SessionInfo
 from sentret_core.annotation.store import JudgmentStore
+from sentret_core.errors import SentretError
 from sentret_core.ui.annotate.buttons import buttons
 from sentret_core.ui.annotate.item import show_context, show_item
 from sentret_core.ui.annotate.keys import ANCHOR, CURSOR, HANDLE, show_flash
 from sentret_core.ui.annotate.shortcuts import shortcuts
-from sentret_core.ui.annotate.sign_in import sign_in, sign_out
+from sentret_core.ui.annotate.sign_in import sign_in, sign_out, signed_out_notice
 from sentret_core.ui.judgments import page_store
 from sentret_core.ui.state import guarded, page_setup
 from sentret_core.ui.text import md
@@ -38,6 +40,14 @@ def render() -> None:
     if store is None:
         return
     handle: AnnotatorHandle | None = st.session_state.get(HANDLE)
+    if handle is not None:
+        try:
+            handle.check_access()
+        except SignedOut as err:
+            signed_out_notice(str(err))
+            handle = None
+        except SentretError:
+            pass  # e.g. a busy database: reading the items below says so
     if handle is None:
         sign_in(store)
         return

@@ -9,14 +9,18 @@ coverage curve of seed 002 Fig. 2.
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import pandas as pd
 import streamlit as st
 
+from sentret_core.annotation.admin import Admin
 from sentret_core.annotation.judged_eval import Evaluation, evaluate_judgments, evaluate_session
 from sentret_core.annotation.records import RULES
 from sentret_core.annotation.session_setup import topic_label
+from sentret_core.annotation.store import JudgmentStore
 from sentret_core.annotation.topics import EVAL_METRICS
 from sentret_core.defaults import DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS
 from sentret_core.evaluation.trec_io import parse_qrels
@@ -28,34 +32,62 @@ from sentret_core.ui.pages.explore import model_title, support_models
 from sentret_core.ui.state import current_index, error_guard, guarded, page_setup, uploaded_text
 from sentret_core.ui.text import md
 
-RESULT = "evaluate_result"
+RESULT = "evaluate_result"  # (the inputs, the Evaluation) of the last evaluation
 SESSION, UPLOAD = "A session's grades", "Uploaded qrels"
+
+
+class Job(NamedTuple):
+    """One evaluation the page can run: everything its result depends on, and how to run it."""
+
+    inputs: tuple[Any, ...]  # the options and a fingerprint of the judgments
+    run: Callable[[], Evaluation | None]  # shows why and returns None when it fails
+    clicked: bool
 
 
 def render() -> None:
     page_setup("Evaluate", "Tie-aware metrics of support-sentence models on graded judgments (relevant iff "
                "grade ≥ 3), with significance against a baseline.")  # fmt: skip
     source = st.radio("Judgments", [SESSION, UPLOAD], horizontal=True, key="evaluate_source")
-    all_models = support_models()
-    left, right = st.columns([3, 1])
-    models = left.multiselect("Models", all_models, default=list(DEFAULT_SUPPORT_MODELS), key="evaluate_models",
-                              format_func=model_title)  # fmt: skip
-    baseline = right.selectbox("Baseline", models, key="evaluate_baseline", format_func=model_title)
-    metrics = st.multiselect("Metrics", EVAL_METRICS, default=list(EVAL_METRICS), key="evaluate_metrics")
-    c1, c2 = st.columns(2)
-    k = int(c1.number_input("k: each model's top-k holds the candidates", 1, 100_000, 1000, step=100,
-                            key="evaluate_k"))  # fmt: skip
+    options = _options()
+    job = _from_session(options) if source == SESSION else _from_upload(options)
+    last: tuple[tuple[Any, ...], Evaluation] | None = st.session_state.get(RESULT)
+    if job is None:  # nothing to evaluate (no sign-in, no session, no file, no grades)
+        st.session_state.pop(RESULT, None)
+        return
+    inputs = (source, *job.inputs)
+    if job.clicked or (last is not None and last[0] != inputs):  # once evaluated, kept up to date
+        st.session_state.pop(RESULT, None)
+        last = None
+        if not _ready(options):
+            return
+        with st.spinner("Scoring every model on the judged topics…"):
+            evaluation = job.run()
+        if evaluation is None:
+            return
+        last = st.session_state[RESULT] = (inputs, evaluation)
+    if last is not None:
+        show(last[1])
+
+
+def _options() -> dict[str, Any]:
+    """The models (pills: every chosen one stays in sight), the baseline, metrics, k and the ranker."""
+    models = st.pills("Models", support_models(), selection_mode="multi", default=list(DEFAULT_SUPPORT_MODELS),
+                      key="evaluate_models", format_func=model_title, width="stretch") or []  # fmt: skip
+    left, right = st.columns(2)
+    baseline = left.selectbox("Baseline", models, key="evaluate_baseline", format_func=model_title)
     rankers = offered_models()
-    ranker = c2.selectbox("Ranker (coverage curve, Ŝ_qe)", rankers, index=rankers.index(DEFAULT_RANKER),
-                          key="evaluate_ranker", format_func=model_title)  # fmt: skip
-    options: dict[str, Any] = {"models": models, "baseline": baseline, "metrics": metrics, "k": k,
-                               "ranker": ranker}  # fmt: skip
-    evaluation = _from_session(options) if source == SESSION else _from_upload(options)
-    if evaluation is not None:
-        st.session_state[RESULT] = evaluation
-    shown = st.session_state.get(RESULT)
-    if shown is not None:
-        show(shown)
+    ranker = right.selectbox("Ranker (coverage curve, Ŝ_qe)", rankers, index=rankers.index(DEFAULT_RANKER),
+                             key="evaluate_ranker", format_func=model_title)  # fmt: skip
+    left, right = st.columns([3, 1])
+    metrics = left.multiselect("Metrics", EVAL_METRICS, default=list(EVAL_METRICS), key="evaluate_metrics")
+    k = int(right.number_input("k (each model's top-k)", 1, 100_000, 1000, step=100, key="evaluate_k",
+                               help="Each model's candidates are the sentences of its top-k."))  # fmt: skip
+    return {"models": list(models), "baseline": baseline, "metrics": list(metrics), "k": k, "ranker": ranker}
+
+
+def _key(options: dict[str, Any]) -> tuple[Any, ...]:
+    return (tuple(options["models"]), options["baseline"], tuple(options["metrics"]), options["k"],
+            options["ranker"])  # fmt: skip
 
 
 def _ready(options: dict[str, Any]) -> bool:
@@ -68,7 +100,7 @@ def _ready(options: dict[str, Any]) -> bool:
     return True
 
 
-def _from_session(options: dict[str, Any]) -> Evaluation | None:
+def _from_session(options: dict[str, Any]) -> Job | None:
     store = page_store()
     if store is None:
         return None
@@ -81,71 +113,96 @@ def _from_session(options: dict[str, Any]) -> Evaluation | None:
         return None
     left, mid, right = st.columns(3)
     name = left.selectbox("Session", sessions, index=len(sessions) - 1, key="evaluate_session")
+    if name is None:
+        return None
     rule: str = mid.selectbox("Adjudication", list(RULES), key="evaluate_rule") or "majority"
     who = None
     if rule == "annotator":
-        annotators: list[str] = list(admin.progress_by_annotator(name)) if name else []
+        annotators: list[str] = list(admin.progress_by_annotator(name))
+        if not annotators:
+            st.info(f"Session {md(repr(name))} has no annotator yet.")
+            return None
         who = right.selectbox("Annotator", annotators, key="evaluate_annotator")
-    clicked = st.button("Evaluate", type="primary", key="evaluate_run")
-    if name is not None:
-        learn_form(admin, name, store.session(name).index_path)
-    if not clicked:
+    qrels = guarded("read the session's grades", admin.export_qrels, name, rule=rule, annotator=who)
+    clicked = st.button("Evaluate", type="primary", key="evaluate_run", disabled=not qrels)
+    if qrels is not None and not qrels:
+        st.info(_no_grades(admin, name, who))
+    learn_form(admin, name, store.session(name).index_path)
+    if not qrels:
         return None
-    st.session_state.pop(RESULT, None)
-    if not _ready(options) or name is None:
-        return None
+    inputs = (*_key(options), name, rule, who, hashlib.sha256(qrels.encode()).hexdigest())
+    return Job(inputs, lambda: _evaluate_session(store, admin, name, rule, who, options), clicked)
+
+
+def _no_grades(admin: Admin, name: str, who: str | None) -> str:
+    """Why there is nothing to evaluate: this annotator has graded nothing, or nobody has."""
+    session = md(repr(name))
+    if who is not None:
+        others = sum(p.graded for n, p in admin.progress_by_annotator(name).items() if n != who)
+        also = f" (the others have {others} grade{'s' if others != 1 else ''})" if others else ""
+        return f"{md(who)} has not graded any item of session {session} yet{also}: choose another annotator or rule."
+    return f"Session {session} has no grades yet: nothing to evaluate."
+
+
+def _evaluate_session(
+    store: JudgmentStore, admin: Admin, name: str, rule: str, who: str | None, options: dict[str, Any]
+) -> Evaluation | None:
     info = store.session(name)
     index = session_index(info.index_path)
     if index is None:
         st.error(f"The index of session {md(repr(name))} ({md(info.index_path)}) cannot be opened.")
         return None
-    with st.spinner("Scoring every model on the judged topics…"):
-        return guarded("evaluate the session", evaluate_session, admin, name, index, rule=rule, annotator=who,
-                       **options)  # fmt: skip
+    return guarded("evaluate the session", evaluate_session, admin, name, index, rule=rule, annotator=who,
+                   **options)  # fmt: skip
 
 
-def _from_upload(options: dict[str, Any]) -> Evaluation | None:
+def _from_upload(options: dict[str, Any]) -> Job | None:
     upload = st.file_uploader("qrels: 'query:text|LABEL 0 sentence_id grade' lines", key="evaluate_qrels")
     if upload is None:
         st.info("Upload qrels exported from a session (they are evaluated on the current index).")
         return None
-    if not st.button("Evaluate", type="primary", key="evaluate_run"):
-        return None
-    st.session_state.pop(RESULT, None)
-    if not _ready(options):
-        return None
+    clicked = st.button("Evaluate", type="primary", key="evaluate_run")
+    inputs = (*_key(options), upload.name, hashlib.sha256(upload.getvalue()).hexdigest())
+    return Job(inputs, lambda: _evaluate_upload(upload, options), clicked)
+
+
+def _evaluate_upload(upload: Any, options: dict[str, Any]) -> Evaluation | None:
     index = current_index()
     if index is None:
         return None
     with error_guard(f"evaluate {upload.name}"):
         qrels = parse_qrels(uploaded_text(upload), source=upload.name)
-        with st.spinner("Scoring every model on the judged topics…"):
-            return evaluate_judgments(index, qrels, **options)
+        return evaluate_judgments(index, qrels, **options)
     return None
 
 
 def show(evaluation: Evaluation) -> None:
-    """The means with significance marks, a bar chart, per-topic differences and the coverage curve."""
+    """The means with significance marks, a bar chart, per-topic differences and the coverage curve;
+    models by their display names."""
     st.subheader("Results")
     skipped = len(evaluation.skipped_topics)
+    baseline = model_title(evaluation.baseline)
     st.caption(
         f"{len(evaluation.topics)} topics with a relevant sentence"
         + (f" ({skipped} judged topics without one are left out)" if skipped else "")
-        + f" · baseline {model_title(evaluation.baseline)} · * = both paired t-test and Wilcoxon p < 0.05"
+        + f" · baseline {md(baseline)} · * = both paired t-test and Wilcoxon p < 0.05"
     )
     st.dataframe(results_table(evaluation), width="stretch")
     chosen = st.selectbox("Metric", list(evaluation.metrics), key="evaluate_chart_metric")
     metric = chosen or evaluation.metrics[0]
     means = evaluation.means().reset_index(names="model")
-    st.bar_chart(means, x="model", y=metric, horizontal=True)
+    means["model"] = means["model"].map(model_title)
+    st.bar_chart(means, x="model", y=metric, horizontal=True, sort=False)
     comparison = evaluation.comparison
     rows = comparison[comparison["metric"] == metric].set_index("model")
-    with st.expander(f"p-values against {evaluation.baseline} on {metric}"):
+    rows.index = pd.Index([model_title(m) for m in rows.index], name="model")
+    with st.expander(f"p-values against {md(baseline)} on {metric}"):
         st.dataframe(rows[["mean", "diff", "p_ttest", "p_wilcoxon", "significant"]], width="stretch")
     if len(evaluation.models) > 1:
-        st.subheader(f"Per-topic difference from {evaluation.baseline} ({metric})")
+        st.subheader(f"Per-topic difference from {md(baseline)} ({metric})")
         differences = evaluation.differences(metric)
         differences.index = pd.Index([topic_label(t) for t in differences.index], name="topic")
+        differences.columns = [model_title(m) for m in differences.columns]
         st.bar_chart(differences, horizontal=True, stack=False)
         st.dataframe(differences.round(4), width="stretch")
     st.subheader("Coverage: topics with a relevant sentence among the candidates")
@@ -177,5 +234,5 @@ def results_table(evaluation: Evaluation) -> pd.DataFrame:
             significant = bool(comparison.loc[(model, metric), "significant"])
             mark = "*" if model != evaluation.baseline and significant else ""
             table.loc[model, metric] = f"{means.loc[model, metric]:.4f}{mark}"
-    table.index.name = "model"
+    table.index = pd.Index([model_title(m) for m in means.index], name="model")
     return table
