@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 import pytest
@@ -22,8 +24,19 @@ def explore(index: Index, monkeypatch: pytest.MonkeyPatch, url: dict[str, str] |
     return app.run()
 
 
+def entity_tables(app: AppTest) -> list[list[str]]:
+    """Every entity table on the page (the main one, then the restating group's): the rows' entity keys."""
+    return [
+        [html.unescape(k) for k in re.findall(r'<tr data-entity="([^"]*)"', m.value)]
+        for m in app.markdown
+        if 'class="sentret-entities"' in m.value
+    ]
+
+
 def support_cards(app: AppTest) -> list[str]:
-    return [m.value for m in app.markdown if m.value.startswith('<div class="support">')]
+    """Every support sentence card: each column is one HTML block holding its cards."""
+    columns = [m.value for m in app.markdown if m.value.startswith('<div class="support-column">')]
+    return [card for column in columns for card in re.findall(r'<div class="support">.*?</p>', column)]
 
 
 def test_query_entities_and_side_by_side_columns(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -35,8 +48,7 @@ def test_query_entities_and_side_by_side_columns(small_index: Index, monkeypatch
     headers = [m.value for m in app.markdown if "candidate sentences" in m.value]
     assert len(headers) == 3  # BM25F | LM 2S-I | TF-ISF
     assert app.query_params["q"] == "Spanish Civil War"
-    franco = next(o for o in options if "Francisco Franco" in o)
-    app.selectbox(key="explore_entity").select(franco).run()
+    app.selectbox(key="explore_entity").select("Francisco Franco|PERSON").run()
     cards = support_cards(app)
     assert cards and all("Francisco Franco" in card for card in cards)
     assert "box-shadow" in cards[0]  # the entity is outlined
@@ -57,7 +69,7 @@ def test_a_link_reproduces_the_view(small_index: Index, monkeypatch: pytest.Monk
     url = {"q": "peace", "entity": "John Lennon|PERSON", "models": "tfisf.v1,position", "score": "frequency"}
     app = explore(small_index, monkeypatch, url)
     assert app.text_input(key="explore_query").value == "peace"
-    assert app.selectbox(key="explore_entity").value.endswith("John Lennon (PERSON)")
+    assert app.selectbox(key="explore_entity").value == "John Lennon|PERSON"
     assert app.radio(key="explore_score").value == "frequency"
     assert len([m for m in app.markdown if "candidate sentences" in m.value]) == 2
 
@@ -108,3 +120,113 @@ def test_settings_survive_a_visit_to_another_page(small_index: Index, monkeypatc
     app.run()
     assert app.text_input(key="explore_query").value == "peace"
     assert app.multiselect(key="explore_models").value == ["tfisf.v1"]
+
+
+# --- links: every widget in the URL, a fresh session from it, bad values named ----------------------
+
+EXPLORE_WIDGETS = {
+    "text_input": ["explore_query"],
+    "selectbox": ["explore_ranker", "explore_entity"],
+    "number_input": ["explore_k"],
+    "radio": ["explore_score"],
+    "multiselect": ["explore_labels", "explore_models"],
+    "slider": ["explore_per_entity"],
+    "toggle": ["explore_restating", "explore_graph"],
+}
+
+
+def widget_state(app: AppTest) -> dict[str, object]:
+    return {key: getattr(app, kind)(key=key).value for kind, keys in EXPLORE_WIDGETS.items() for key in keys}
+
+
+def test_every_widget_round_trips_through_the_url(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = explore(small_index, monkeypatch)
+    app.text_input(key="explore_query").input("peace war").run()
+    app.selectbox(key="explore_ranker").set_value("tfisf.v1").run()
+    app.number_input(key="explore_k").set_value(7).run()
+    app.radio(key="explore_score").set_value("frequency").run()
+    app.multiselect(key="explore_labels").set_value(["PERSON", "GPE", "NORP"]).run()
+    app.multiselect(key="explore_models").set_value(["tfisf.v1", "position", "bm25.v1"]).run()
+    app.slider(key="explore_per_entity").set_value(2).run()
+    app.toggle(key="explore_restating").set_value(False).run()
+    app.toggle(key="explore_graph").set_value(True).run()
+    options = app.selectbox(key="explore_entity").options
+    assert len(options) > 1
+    second = app.selectbox(key="explore_entity").options[1].split(". ", 1)[1].rsplit(" (", 1)
+    app.selectbox(key="explore_entity").set_value(f"{second[0]}|{second[1][:-1]}").run()
+    assert not app.exception and not app.error
+    before = widget_state(app)
+    assert before["explore_entity"] == f"{second[0]}|{second[1][:-1]}" and app.get("graphviz_chart")
+    link = {key: app.query_params[key] for key in app.query_params}
+    assert link["index"] == small_index.path.name and link["per"] == "2" and link["graph"] == "1"
+
+    fresh = explore(small_index, monkeypatch, link)  # a new session, as a new tab or a colleague
+    assert not fresh.exception and not fresh.error and not fresh.warning
+    assert widget_state(fresh) == before
+    assert support_cards(fresh) == support_cards(app)
+    assert {key: fresh.query_params[key] for key in fresh.query_params} == link
+
+
+def test_bad_url_values_are_named_in_warnings(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    url = {"q": "peace", "ranker": "nope.v9", "k": "lots", "score": "loudness", "labels": "PERSON,ALIEN",
+           "models": "tfisf.v1,bogus", "per": "99", "restating": "maybe", "index": "../etc",
+           "entity": "Nobody|PERSON"}  # fmt: skip
+    app = explore(small_index, monkeypatch, url)
+    assert not app.exception
+    shown = "\n".join(w.value for w in app.warning)
+    for fragment in ("ranker='nope.v9'", "k='lots'", "score='loudness'", "'ALIEN'", "'bogus'", "per='99'",
+                     "restating='maybe'", "index='../etc'", "entity='Nobody"):  # fmt: skip
+        assert fragment in shown, fragment
+    assert "using 'bm25f.v1' instead" in shown and "using 100 instead" in shown and "using 'PERSON' instead" in shown
+    # what was used instead is what the page shows, and the URL now says so
+    assert app.selectbox(key="explore_ranker").value == "bm25f.v1" and app.number_input(key="explore_k").value == 100
+    assert app.multiselect(key="explore_labels").value == ["PERSON"]
+    assert app.multiselect(key="explore_models").value == ["tfisf.v1"]
+    assert app.query_params["ranker"] == "bm25f.v1" and app.query_params["labels"] == "PERSON"
+    assert app.query_params["index"] == small_index.path.name
+
+
+def test_clearing_the_query_clears_q(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = explore(small_index, monkeypatch, {"q": "peace"})
+    assert app.query_params["q"] == "peace" and "entity" in app.query_params
+    app.text_input(key="explore_query").input("").run()
+    assert "q" not in app.query_params and "entity" not in app.query_params
+    assert any("Type a query" in i.value for i in app.info)
+
+
+def test_a_link_names_the_index_by_its_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    paris = {"id": "p", "title": "Paris", "text": "Paris hosted the peace talks."}
+    first = build_from_texts(tmp_path, [paris], "first")
+    build_from_texts(tmp_path, [{"id": "o", "title": "Otto", "text": "Otto Hahn lived in Berlin."}], "second")
+    app = explore(first, monkeypatch, {"q": "Berlin", "index": "second"})  # the server's default is "first"
+    assert not app.exception and not app.warning
+    assert app.query_params["index"] == "second"
+    assert any("Berlin (GPE)" in o for o in app.selectbox(key="explore_entity").options)
+
+
+def test_a_long_query_is_shortened_with_the_full_text_on_hover(
+    small_index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    long = "peace " + " ".join(["war and the long aftermath of the conflict"] * 6)
+    app = explore(small_index, monkeypatch, {"q": long})
+    [heading] = [m.value for m in app.markdown if "<h3>Why " in m.value]
+    assert f'title="{long}"' in heading and long not in heading.replace(f'title="{long}"', "")
+    assert "…" in heading
+
+
+def test_an_untrained_model_is_marked_and_never_trained_by_the_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conftest import SMALL_DOCS
+
+    from sentret_core.index import artefacts
+
+    index = build_from_texts(tmp_path, SMALL_DOCS)  # no trained artefacts
+    app = explore(index, monkeypatch, {"q": "peace war"})
+    options = app.multiselect(key="explore_models").options
+    assert any(o.endswith("— not trained yet (classes)") for o in options)
+    assert not any("TF-ISF" in o and "not trained" in o for o in options)
+    app.multiselect(key="explore_models").set_value(["tfisf.v1", "lm-class.v1"]).run()
+    assert not app.exception
+    assert any("sentret train classes" in e.value for e in app.error)  # says how, and does not do it
+    assert artefacts.available(index.path) == []

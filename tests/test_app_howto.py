@@ -304,6 +304,10 @@ def test_an_untrained_model_says_so_and_the_page_trains_a_named_artefact(
     assert any("no trained classes yet" in w.value for w in app.warning)
     assert any("sentret train classes" in e.value for e in app.error)  # the ranking cannot be computed
     assert artefacts.available(index.path) == []  # nothing was trained behind the user's back
+    options = app.selectbox(key="howto_model").options
+    assert any(o.endswith("(lm-class.v1) — not trained yet (classes)") for o in options)
+    assert any(o.endswith("(lm-trigger.v1) — not trained yet (triggers)") for o in options)
+    assert any(o.endswith("(bm25f.v1)") for o in options)  # a model that reads no artefact is not marked
     app.text_input(key="howto_p_lm-class.v1_classes_new_name").input("k8")
     app.number_input(key="howto_p_lm-class.v1_classes_K").set_value(8)
     app.number_input(key="howto_p_lm-class.v1_classes_min_count").set_value(1)
@@ -318,3 +322,67 @@ def test_an_untrained_model_says_so_and_the_page_trains_a_named_artefact(
     app.text_input(key="howto_p_lm-class.v1_classes_new_name").input("k8")
     next(b for b in app.button if b.label == "Train classes").click().run()
     assert any("exists already" in e.value for e in app.error)
+
+
+# --- links and Reset -------------------------------------------------------------------------------
+
+
+def test_the_view_round_trips_through_the_url(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = howto(small_index, monkeypatch, howto_query="peace war", howto_model="bm25f.v1")
+    app.slider(key="howto_p_bm25f.v1_k1").set_value(2.0).run()
+    ids = ranking(app)[0]
+    app.selectbox(key="howto_sentence").set_value(ids[2]).run()
+    app.selectbox(key="howto_compare").set_value("tfisf.v1").run()
+    app.number_input(key="howto_k").set_value(5).run()
+    entity = app.selectbox(key="howto_entity").options[1]  # "text (label) · in n of S_q"
+    name, label = entity.split(" · ")[0].rsplit(" (", 1)
+    app.selectbox(key="howto_entity").set_value(f"{name}|{label[:-1]}").run()
+    assert not app.exception and not app.error
+    link = {key: app.query_params[key] for key in app.query_params}
+    assert link["model"] == "bm25f.v1" and link["p.k1"] == "2.0" and link["sentence"] == str(ids[2])
+    assert link["q"] == "peace war" and link["compare"] == "tfisf.v1" and link["k"] == "5"
+
+    monkeypatch.setenv("SENTRET_INDEX", str(small_index.path))
+    fresh = AppTest.from_string(SCRIPT, default_timeout=60)
+    for key, value in link.items():
+        fresh.query_params[key] = value
+    fresh.run()
+    assert not fresh.exception and not fresh.error and not fresh.warning
+    assert fresh.text_input(key="howto_query").value == "peace war"
+    assert fresh.slider(key="howto_p_bm25f.v1_k1").value == 2.0
+    assert fresh.selectbox(key="howto_sentence").value == ids[2]
+    assert fresh.selectbox(key="howto_compare").value == "tfisf.v1"
+    assert fresh.number_input(key="howto_k").value == 5
+    assert fresh.selectbox(key="howto_entity").value == f"{name}|{label[:-1]}" == link["entity"]
+    assert rankings(fresh) == rankings(app) and metrics(fresh) == metrics(app)
+
+
+def test_bad_url_values_warn_and_name_what_was_used(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SENTRET_INDEX", str(small_index.path))
+    app = AppTest.from_string(SCRIPT, default_timeout=60)
+    for key, value in {"q": "peace war", "model": "bm25f.v1", "p.k1": "99", "p.zeta": "1", "sentence": "x"}.items():
+        app.query_params[key] = value
+    app.run()
+    assert not app.exception
+    shown = "\n".join(w.value for w in app.warning)
+    assert "p.k1='99'" in shown and "using 0.26 instead" in shown
+    assert "p.zeta='1'" in shown and "sentence='x'" in shown
+    assert app.slider(key="howto_p_bm25f.v1_k1").value == 0.26
+    app2 = AppTest.from_string(SCRIPT, default_timeout=60)
+    app2.query_params.update({"q": "peace war", "model": "no-such.v1"})
+    app2.run()
+    assert any("model='no-such.v1'" in w.value for w in app2.warning)
+    assert app2.selectbox(key="howto_model").value == "bm25f.v1"
+
+
+def test_reset_to_defaults_resets_the_sliders_themselves(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = howto(small_index, monkeypatch, howto_query="peace war", howto_model="bm25f.v1")
+    defaults = {p.name: p.default for p in get_model("bm25f.v1").param_specs()}
+    ids = ranking(app)[0]
+    app.slider(key="howto_p_bm25f.v1_k1").set_value(2.0).run()
+    app.slider(key="howto_p_bm25f.v1_b").set_value(0.1).run()
+    assert ranking(app)[0] != ids and app.query_params["p.k1"] == "2.0"
+    app.button(key="howto_reset_bm25f.v1").click().run()
+    assert app.slider(key="howto_p_bm25f.v1_k1").value == defaults["k1"]
+    assert app.slider(key="howto_p_bm25f.v1_b").value == defaults["b"]
+    assert ranking(app)[0] == ids and "p.k1" not in app.query_params

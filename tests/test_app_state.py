@@ -56,3 +56,25 @@ def test_streamlit_rerun_passes_through_the_guard() -> None:
     app = run(kind="user", rerun_once=True)
     assert not app.exception
     assert app.session_state["rerun_once"] is False and app.session_state["after"] == 3
+
+
+def test_stages_log_one_line_per_run_only_when_asked(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sentret_core.ui.state import STAGE_LOG, Stages
+
+    with caplog.at_level(logging.WARNING, logger="sentret.stages"):
+        monkeypatch.delenv(STAGE_LOG, raising=False)
+        quiet = Stages("page")
+        quiet.mark("setup")
+        quiet.done()
+        assert not [r for r in caplog.records if r.name == "sentret.stages"]
+        monkeypatch.setenv(STAGE_LOG, "1")
+        stages = Stages("explore results")
+        stages.mark("support")
+        stages.mark("entity table")
+        stages.mark("support")  # a stage met twice adds up
+        stages.done()
+    [line] = [r.getMessage() for r in caplog.records if r.name == "sentret.stages"]
+    assert line.startswith("stages explore results: support=") and " entity_table=" in line and " total=" in line
+    assert list(stages.times) == ["support", "entity table"] and all(v >= 0 for v in stages.times.values())

@@ -157,7 +157,7 @@ def test_howto_reranks_explains_and_stays_inert(server: Server, tab: Page) -> No
     screenshot(page, "howto.png")
 
 
-def test_corpus_browses_uploads_and_switches(server: Server, tab: Page) -> None:
+def test_corpus_browses_uploads_and_switches(server: Server, tab: Page, browser: Any) -> None:
     page = open_page(tab, server, "corpus", "Documents")
     select_option(page, "Document", "Paris")
     wait_until_idle(page)
@@ -181,6 +181,29 @@ def test_corpus_browses_uploads_and_switches(server: Server, tab: Page) -> None:
     wait_until_idle(page)
     assert metric(page, "Documents") == "1"
     assert tab.dialogs == []
+
+    # a link copied from this tab opens the uploaded index, with the same view, in a fresh session
+    nav(page, "Explore")
+    type_into(page, "Query", "Otto Hahn Berlin")
+    page.locator("p.sentret-terms").wait_for()
+    wait_until_idle(page)
+    original = page.locator("p.sentret-terms").inner_text()
+    link = page.url
+    assert "index=uploaded" in link and "q=Otto+Hahn+Berlin" in link and "/explore" in link
+    shared = Page(browser)
+    try:
+        other = shared.page
+        other.goto(link, wait_until="domcontentloaded")
+        other.locator("p.sentret-terms").wait_for()
+        wait_until_idle(other)
+        assert "|S_q| = 1 " in original  # the uploaded index has one sentence, the hostile one 13
+        assert other.locator("p.sentret-terms").inner_text().split(" · ")[:3] == original.split(" · ")[:3]
+        assert other.get_by_label("Query", exact=True).input_value() == "Otto Hahn Berlin"
+        assert other.locator("table.sentret-entities tr[data-entity]").count() == page.locator(
+            "table.sentret-entities tr[data-entity]").count()  # fmt: skip
+        assert "index=uploaded" in other.url
+    finally:
+        shared.context.close()
 
 
 @pytest.mark.skipif(not (DEMO_INDEX / "manifest.json").is_file(), reason="the demo index is not built")

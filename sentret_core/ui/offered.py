@@ -1,11 +1,43 @@
-"""Which registered scorers the app offers: a learned ranker (ltr.v1) only once one is stored."""
+"""Which registered scorers the app offers: a learned ranker (ltr.v1) only once one is stored; and which
+of them still lack the trained artefact they read (shown as "not trained yet", never trained on use)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from sentret_core.index import artefacts
-from sentret_core.models import list_models
+from sentret_core.models import get_model, list_models
 
 
 def offered_models() -> list[str]:
     learned = bool(artefacts.available(None, "ranker"))
     return [spec.name for spec in list_models() if spec.family != "ltr" or learned]
+
+
+def untrained(model: str, index_path: str) -> str | None:
+    """The kind of trained artefact ``model`` reads by default and ``index_path`` lacks (e.g.
+    ``"classes"``), or ``None`` when it has every one (or needs none)."""
+    names = _trained(index_path)
+    for spec in get_model(model).param_specs():
+        if spec.artefact is None or spec.artefact == "ranker":
+            continue
+        if (str(spec.artefact), str(spec.default)) not in names:
+            return str(spec.artefact)
+    return None
+
+
+_TRAINED: dict[str, tuple[int | None, frozenset[tuple[str, str]]]] = {}
+
+
+def _trained(index_path: str) -> frozenset[tuple[str, str]]:
+    """(kind, name) of every artefact of the index, read again only when its artefacts folder changes
+    (training renames a folder into it)."""
+    try:
+        stamp: int | None = (Path(index_path) / artefacts.FOLDER).stat().st_mtime_ns
+    except OSError:
+        stamp = None
+    seen = _TRAINED.get(index_path)
+    if seen is None or seen[0] != stamp:
+        found = frozenset((str(r.get("kind")), str(r["name"])) for r in artefacts.available(index_path))
+        _TRAINED[index_path] = seen = (stamp, found)
+    return seen[1]

@@ -34,9 +34,36 @@ def _help(spec: ParamSpec) -> str:
 
 
 def _reset(model: str) -> None:
+    """Every control of ``model`` back to its default: the widgets' values themselves, not only the
+    ranking (a value kept with ``persist_state`` outlives a popped key)."""
     for spec in get_model(model).param_specs():
-        st.session_state.pop(_key(model, spec.name), None)
-        st.session_state.pop(_own_key(model, spec.name), None)
+        if spec.artefact is not None:
+            continue  # which trained artefact is a choice of data, not a parameter setting
+        if spec.nullable:
+            st.session_state[_own_key(model, spec.name)] = False
+            st.session_state.pop(_key(model, spec.name), None)
+        else:
+            st.session_state[_key(model, spec.name)] = _widget_value(spec, spec.default)
+
+
+def _widget_value(spec: ParamSpec, value: Any) -> Any:
+    """``value`` as the widget for ``spec`` holds it (a float slider holds floats)."""
+    if control_kind(spec) == "slider":
+        return int(value) if spec.type is int else float(value)
+    return value
+
+
+def seed_params(model: str, values: dict[str, Any]) -> None:
+    """Set ``model``'s controls to ``values`` (checked already), e.g. from a link."""
+    for spec in get_model(model).param_specs():
+        if spec.name not in values:
+            continue
+        value = values[spec.name]
+        if spec.nullable:
+            st.session_state[_own_key(model, spec.name)] = value is not None
+            if value is None:
+                continue
+        st.session_state[_key(model, spec.name)] = _widget_value(spec, value)
 
 
 def param_control(model: str, spec: ParamSpec) -> Any:
@@ -50,31 +77,30 @@ def param_control(model: str, spec: ParamSpec) -> Any:
     default = spec.default
     if default is None:  # a nullable parameter switched on: start at the middle of its range
         default = spec.type((spec.min or 0) + ((spec.max or 1) - (spec.min or 0)) / 2)
+    if key not in st.session_state:  # the value lives in the session state (a link or Reset sets it there)
+        st.session_state[key] = _widget_value(spec, default)
     if kind == "select":
-        options = list(spec.choices or ())
-        return st.selectbox(label, options, index=options.index(default), key=key, help=help_text,
-                            persist_state=PERSIST)  # fmt: skip
+        return st.selectbox(label, list(spec.choices or ()), key=key, help=help_text, persist_state=PERSIST)
     if kind == "toggle":
-        return st.toggle(label, value=bool(default), key=key, help=help_text, persist_state=PERSIST)
+        return st.toggle(label, key=key, help=help_text, persist_state=PERSIST)
     if kind == "grid":
-        options = slider_options(spec)
-        return st.select_slider(label, options, value=default, key=key, help=help_text, persist_state=PERSIST,
+        return st.select_slider(label, slider_options(spec), key=key, help=help_text, persist_state=PERSIST,
                                 format_func=lambda v: f"{v:g}")  # fmt: skip
     if kind == "number":
-        return st.number_input(label, value=default, key=key, help=help_text, persist_state=PERSIST)
+        return st.number_input(label, key=key, help=help_text, persist_state=PERSIST)
     if spec.type is int:
         low, high = int(spec.min or 0), int(spec.max or 0)
-        return st.slider(label, low, high, int(default), step=int(spec.step or 1), key=key, help=help_text,
+        return st.slider(label, low, high, step=int(spec.step or 1), key=key, help=help_text,
                          persist_state=PERSIST)  # fmt: skip
     step = float(spec.step or 0.01)
     decimals = max(0, -math.floor(math.log10(step))) if step < 1 else 0
-    return st.slider(label, float(spec.min or 0.0), float(spec.max or 0.0), float(default), step=step,
+    return st.slider(label, float(spec.min or 0.0), float(spec.max or 0.0), step=step,
                      key=key, help=help_text, format=f"%.{decimals}f", persist_state=PERSIST)  # fmt: skip
 
 
 def parameter_controls(spec: ModelSpec) -> dict[str, Any]:
     """Every parameter's widget (an artefact's: a choice and a Train form), then per-field overrides."""
-    specs = spec.param_specs()
+    specs = tuple(p for p in spec.param_specs() if not p.contextual)  # ltr.v1.entity: the engine sets it
     if not specs:
         st.caption("This model has no parameters.")
         return {}

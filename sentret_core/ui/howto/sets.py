@@ -48,6 +48,10 @@ def fig1_sets(index: Index, path: str, query: str, spec: ModelSpec, params: Para
     keys = [f"{c.text}|{c.label}" for c in choices]
     wanted = st.session_state.get("explore_url_entity")
     if st.session_state.get("howto_entity") not in keys:
+        linked = st.session_state.pop("howto_link_entity", None)
+        if linked is not None and linked == st.session_state.get("howto_entity"):
+            st.warning(md(f"The link's entity={linked!r} is not among the entities of S_q; "
+                          f"showing {keys[0]!r} instead."))  # fmt: skip
         st.session_state["howto_entity"] = wanted if wanted in keys else keys[0]
     by_key = dict(zip(keys, choices))
     chosen = c2.selectbox(
@@ -91,13 +95,22 @@ def _growth_chart(growth: pd.DataFrame, k: int, entity: EntityChoice) -> None:
         "height": 260,
         "layer": [
             {
-                "mark": {"type": "line", "point": True, "tooltip": True},
+                # where |S_qe| = |Ŝ_qe| the lines coincide: Ŝ_qe is drawn wide and pale beneath, S_qe
+                # narrow, dashed and with square points on top, so both stay visible
+                "mark": {"type": "line", "point": {"size": 45}, "tooltip": True},
                 "encoding": {
                     "x": {"field": "k", "type": "quantitative", "scale": {"type": "log"},
                           "title": "k (log scale)"},
                     "y": {"field": "sentences", "type": "quantitative",
                           "title": "sentences mentioning e"},
-                    "color": {"field": "set", "type": "nominal", "title": None},
+                    "color": {"field": "set", "type": "nominal", "title": None,
+                              "scale": {"domain": ["|S_qe|", "|Ŝ_qe|"], "range": ["#1d4ed8", "#fb923c"]}},
+                    "strokeDash": {"field": "set", "type": "nominal", "legend": None,
+                                   "scale": {"domain": ["|S_qe|", "|Ŝ_qe|"], "range": [[6, 3], [1, 0]]}},
+                    "strokeWidth": {"field": "set", "type": "nominal", "legend": None,
+                                    "scale": {"domain": ["|S_qe|", "|Ŝ_qe|"], "range": [2, 6]}},
+                    "shape": {"field": "set", "type": "nominal", "title": None,
+                              "scale": {"domain": ["|S_qe|", "|Ŝ_qe|"], "range": ["square", "circle"]}},
                 },
             },
             {"mark": {"type": "rule", "strokeDash": [4, 4], "color": "gray"},

@@ -1,7 +1,11 @@
 """Explore: a query's entities and their support sentences, side by side under several models.
 
-The view's state (query, entity, ranker, k, entity score, labels, models) lives in the URL, so a
-link reproduces it.
+Every widget's value lives in the URL (``q``, ``ranker``, ``k``, ``score``, ``labels``, ``models``,
+``per``, ``restating``, ``graph``, ``entity``; the index as ``index``), so a link reproduces the view;
+a value the page cannot use is named in a warning. Speed: the query box reruns the page; everything
+below it is one fragment, so a setting or an entity pick reruns only that part, and the support
+result is cached per (index, query, settings). Each support column is one HTML block; the entity
+graph is drawn only when asked for.
 """
 
 from __future__ import annotations
@@ -9,7 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from sentret_core.defaults import DEFAULT_SUPPORT_MODELS, EXPLORE_K
@@ -19,16 +22,31 @@ from sentret_core.models import get_model
 from sentret_core.support.context import ENTITY_MODELS, POSITION
 from sentret_core.support.engine import support
 from sentret_core.support.entities import DEFAULT_EXCLUDED_LABELS
-from sentret_core.support.records import SupportResult, SupportSentence
+from sentret_core.support.records import EntitySupport, SupportResult, SupportSentence
+from sentret_core.support.restating import split_restating
 from sentret_core.ui.entity_graph import entity_graph_dot
-from sentret_core.ui.offered import offered_models
-from sentret_core.ui.render import support_html
-from sentret_core.ui.state import PERSIST, credit, current_index, current_index_path, guarded, page_setup
+from sentret_core.ui.highlight import label_color
+from sentret_core.ui.offered import offered_models, untrained
+from sentret_core.ui.render import shorten, support_html
+from sentret_core.ui.state import (
+    PERSIST,
+    Stages,
+    credit,
+    current_index,
+    current_index_path,
+    guarded,
+    page_setup,
+)
 from sentret_core.ui.text import html_text, md, show_html
+from sentret_core.ui.url import UrlReader, show_warnings, write
 
-QUERY_FILE = Path(__file__).resolve().parents[2] / "data" / "queries" / "demo.txt"
+QUERY_FILE = Path(__file__).resolve().parents[3] / "data" / "queries" / "demo.txt"
 SCORE_NAMES = {"kld": "KLD", "frequency": "frequency", "rarity": "rarity", "combination": "combination"}
-URL_KEYS = ("q", "entity", "ranker", "k", "score", "labels", "models")
+URL_KEYS = ("q", "entity", "ranker", "k", "score", "labels", "models", "per", "restating", "graph")
+TOP_ENTITIES = 20
+SPARE = 10  # entities asked for beyond the 20 shown, so setting restating ones aside still shows 20
+MAX_MODELS = 4
+SHORT_QUERY = 60  # a longer query is shown cut, its full text on hover
 
 
 def example_queries() -> list[str]:
@@ -51,57 +69,64 @@ def model_title(name: str) -> str:
     return get_model(name).display_name
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+def model_option(name: str) -> str:
+    """A model's name in a list: marked when it needs a trained artefact the index does not have yet."""
+    missing = untrained(name, str(current_index_path())) if name not in (POSITION, *ENTITY_MODELS) else None
+    return model_title(name) + (f" — not trained yet ({missing})" if missing else "")
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
 def cached_support(path: str, query: str, ranker: str, k: int, score: str, labels: tuple[str, ...],
                    models: tuple[str, ...], per_entity: int) -> SupportResult:  # fmt: skip
     from sentret_core.ui.state import load_index
 
     return support(load_index(path), query, ranker=ranker, k=k, entity_score=score, entity_labels=labels,
-                   models=models, per_entity=per_entity, top_entities=20)  # fmt: skip
+                   models=models, per_entity=per_entity, top_entities=TOP_ENTITIES + SPARE)  # fmt: skip
+
+
+# --- the URL ---------------------------------------------------------------------------------------
 
 
 def _from_url(index: Index) -> None:
-    """Seed the widgets from the URL once per session."""
+    """Seed the widgets from the URL once per session; a bad value is named in a warning."""
     if st.session_state.get("explore_seeded"):
         return
-    params = st.query_params
-    examples = example_queries()
-    st.session_state["explore_query"] = params.get("q", examples[1] if len(examples) > 1 else "")
-    st.session_state["explore_ranker"] = params.get("ranker", "bm25f.v1")
-    st.session_state["explore_k"] = _int(params.get("k"), EXPLORE_K)
-    st.session_state["explore_score"] = params.get("score", "kld")
+    url = UrlReader()
     labels = sorted(set(index.entity_labels))
-    wanted = params.get("labels")
-    chosen = wanted.split(",") if wanted else [lab for lab in labels if lab not in DEFAULT_EXCLUDED_LABELS]
-    st.session_state["explore_labels"] = [lab for lab in chosen if lab in labels]
-    models = params.get("models")
-    known = set(support_models())
-    chosen = models.split(",") if models else list(DEFAULT_SUPPORT_MODELS)
-    st.session_state["explore_models"] = [m for m in chosen if m in known]
-    st.session_state["explore_url_entity"] = params.get("entity")
+    st.session_state["explore_query"] = url.text("q").strip()
+    st.session_state["explore_ranker"] = url.choice("ranker", offered_models(), "bm25f.v1")
+    st.session_state["explore_k"] = url.integer("k", 1, 100_000, EXPLORE_K)
+    st.session_state["explore_score"] = url.choice("score", ENTITY_SCORES, "kld")
+    st.session_state["explore_labels"] = url.many(
+        "labels", labels, [lab for lab in labels if lab not in DEFAULT_EXCLUDED_LABELS]
+    )
+    st.session_state["explore_models"] = url.many("models", support_models(), list(DEFAULT_SUPPORT_MODELS),
+                                                  MAX_MODELS)  # fmt: skip
+    st.session_state["explore_per_entity"] = url.integer("per", 1, 10, 3)
+    st.session_state["explore_restating"] = url.flag("restating", True)
+    st.session_state["explore_graph"] = url.flag("graph", False)
+    st.session_state["explore_url_entity"] = st.session_state["explore_link_entity"] = url.params.get("entity")
+    st.session_state["explore_url_warnings"] = (st.session_state["explore_query"], url.warnings)
     st.session_state["explore_seeded"] = True
 
 
-def _int(text: str | None, default: int) -> int:
-    try:
-        return int(text) if text is not None else default
-    except ValueError:
-        return default
+def _url_warnings(query: str) -> None:
+    """The link's bad values, shown while its query is the one on the page."""
+    seeded = st.session_state.get("explore_url_warnings")
+    if seeded and seeded[0] == query:
+        show_warnings(seeded[1])
 
 
-def _to_url(state: dict[str, Any]) -> None:
-    for key in URL_KEYS:
-        value = state.get(key)
-        if value in (None, "", []):
-            st.query_params.pop(key, None)
-        else:
-            st.query_params[key] = ",".join(value) if isinstance(value, list) else str(value)
+# --- the page --------------------------------------------------------------------------------------
 
 
 def render() -> None:
+    stages = Stages("explore page")
     page_setup("Explore", "Which entities matter to a query, and which sentences say why — under several models "
                "side by side.")  # fmt: skip
+    stages.mark("setup")
     index = current_index()
+    stages.mark("index")
     if index is None:
         return
     _from_url(index)
@@ -114,129 +139,213 @@ def render() -> None:
             st.session_state["explore_query"] = example
             st.session_state["explore_url_entity"] = None
     with left:
-        query = st.text_input("Query", key="explore_query", persist_state=PERSIST, placeholder="e.g. Picasso and peace")
-    models_all = support_models()
-    sentence_models = offered_models()
-    with st.expander("Ranking settings", expanded=False):
-        c1, c2, c3 = st.columns(3)
-        ranker = c1.selectbox(
-            "Ranker (gives S_q)", sentence_models, key="explore_ranker", persist_state=PERSIST, format_func=model_title
-        )
-        k = c2.number_input(
-            "k = |S_q|", min_value=1, max_value=100_000, step=50, key="explore_k", persist_state=PERSIST
-        )
-        score = c3.radio(
-            "Entity score",
-            ENTITY_SCORES,
-            key="explore_score",
-            persist_state=PERSIST,
-            format_func=SCORE_NAMES.get,
-            horizontal=True,
-        )
-        labels = st.multiselect(
-            "Entity labels", sorted(set(index.entity_labels)), key="explore_labels", persist_state=PERSIST
-        )
-        models = st.multiselect("Support models, side by side", models_all, key="explore_models", persist_state=PERSIST,
-                                format_func=model_title, max_selections=4)  # fmt: skip
-        per_entity = st.slider("Support sentences per model", 1, 10, 3, key="explore_per_entity", persist_state=PERSIST)
-    if not query.strip():
-        st.info("Type a query, or pick one of the examples.")
-        return
-    if not models:
-        st.error("Choose at least one support model.")
-        return
-    if not labels:
-        st.error("Choose at least one entity label.")
-        return
-    result = guarded("find the support sentences", cached_support, str(current_index_path()), query, str(ranker),
-                     int(k), str(score), tuple(labels), tuple(models), per_entity)  # fmt: skip
-    if result is None:
-        return
-    state = {"q": query, "ranker": ranker, "k": int(k), "score": score, "labels": labels, "models": models}
-    if result.reason:
-        _to_url(state)
-        st.warning(f"No entities to show: {md(result.reason)}.")
-        return
-    st.caption(
-        f"Terms: **{md(' '.join(result.terms))}** · |S_q| = {result.n_top:,} (top {result.k:,} under "
-        f"{model_title(result.ranker)}) · |Ŝ_q| = {result.n_context:,} with ±2 context sentences · "
-        f"{sum(result.timings.values()) * 1000:.1f} ms"
-    )
-    entity = _entity_table(result)
-    state["entity"] = f"{entity.entity.text}|{entity.entity.label}"
-    _to_url(state)
-    _support_columns(index, result, entity)
-    with st.expander("Entity graph: the query, its entities and the documents that support them"):
-        st.graphviz_chart(entity_graph_dot(result))
+        query = st.text_input("Query", key="explore_query", persist_state=PERSIST,
+                              placeholder="e.g. Marie Curie and radioactivity")  # fmt: skip
+    _url_warnings(query)
+    stages.mark("query box")
+    stages.done()
+    results(str(current_index_path()), query.strip())
     credit(index)
 
 
-def _entity_table(result: SupportResult) -> Any:
-    rows = pd.DataFrame(
-        [
-            {
-                "rank": e.entity.rank,
-                "entity": e.entity.text,
-                "label": e.entity.label,
-                "|S_qe|": e.entity.frequency,
-                "|Ŝ_qe|": e.entity.context_frequency,
-                "frequency": e.entity.frequency,
-                "rarity": round(e.entity.rarity, 4),
-                "combination": round(e.entity.combination, 4),
-                "KLD": round(e.entity.kld, 5),
-            }
-            for e in result.entities
-        ]
+@st.fragment
+def results(path: str, query: str) -> None:
+    """The settings and everything they change; a widget here reruns only this part."""
+    from sentret_core.ui.state import load_index
+
+    stages = Stages("explore results")
+    try:
+        _results(load_index(path), path, query, stages)
+    finally:
+        stages.done()
+
+
+def _results(index: Index, path: str, query: str, stages: Stages) -> None:
+    sentence_models = offered_models()
+    with st.expander("Ranking settings", expanded=False):
+        c1, c2, c3 = st.columns(3)
+        ranker = c1.selectbox("Ranker (gives S_q)", sentence_models, key="explore_ranker", persist_state=PERSIST,
+                              format_func=model_option)  # fmt: skip
+        k = c2.number_input("k = |S_q|", min_value=1, max_value=100_000, step=50, key="explore_k",
+                            persist_state=PERSIST)  # fmt: skip
+        score = c3.radio("Entity score", ENTITY_SCORES, key="explore_score", persist_state=PERSIST,
+                         format_func=SCORE_NAMES.get, horizontal=True)  # fmt: skip
+        labels = st.multiselect("Entity labels", sorted(set(index.entity_labels)), key="explore_labels",
+                                persist_state=PERSIST)  # fmt: skip
+        models = st.multiselect("Support models, side by side", support_models(), key="explore_models",
+                                persist_state=PERSIST, format_func=model_option,
+                                max_selections=MAX_MODELS)  # fmt: skip
+        c4, c5 = st.columns(2)
+        per_entity = c4.slider("Support sentences per model", 1, 10, key="explore_per_entity",
+                               persist_state=PERSIST)  # fmt: skip
+        set_aside = c5.toggle("Set aside entities that only restate the query", key="explore_restating",
+                              persist_state=PERSIST,
+                              help="An entity whose every term is a query term (\"Spanish\" for \"Spanish Civil "
+                                   "War\") goes to a collapsed group below the table, not away.")  # fmt: skip
+    state: dict[str, Any] = {"q": query, "ranker": ranker, "k": int(k), "score": score, "labels": labels,
+                             "models": models, "per": int(per_entity), "restating": bool(set_aside),
+                             "graph": bool(st.session_state.get("explore_graph"))}  # fmt: skip
+    state["entity"] = st.session_state.get("explore_url_entity") if query else None
+    stages.mark("settings")
+    if not query:
+        write(state, URL_KEYS)
+        st.info("Type a query, or pick one of the examples.")
+        return
+    if not models:
+        write(state, URL_KEYS)
+        st.error("Choose at least one support model.")
+        return
+    if not labels:
+        write(state, URL_KEYS)
+        st.error("Choose at least one entity label.")
+        return
+    result = guarded("find the support sentences", cached_support, path, query, str(ranker), int(k), str(score),
+                     tuple(labels), tuple(models), int(per_entity))  # fmt: skip
+    if result is None:
+        write(state, URL_KEYS)
+        return
+    if result.reason:
+        write(state, URL_KEYS)
+        st.warning(f"No entities to show: {md(result.reason)}.")
+        return
+    stages.mark("support")
+    if set_aside:
+        kept, restating = split_restating(index, result.terms, result.entities)
+        kept = kept[:TOP_ENTITIES]
+    else:
+        kept, restating = list(result.entities[:TOP_ENTITIES]), []
+    short = html_text(shorten(result.query, SHORT_QUERY))
+    show_html(
+        f'<p class="sentret-terms"><small>Query <span title="{html_text(result.query)}">“{short}”</span> · terms '
+        f"<b>{html_text(' '.join(result.terms))}</b> · |S_q| = {result.n_top:,} (top {result.k:,} under "
+        f"{html_text(model_title(result.ranker))}) · |Ŝ_q| = {result.n_context:,} with ±2 context sentences · "
+        f"{sum(result.timings.values()) * 1000:.1f} ms</small></p>"
     )
-    names = [f"{e.entity.rank}. {e.entity.text} ({e.entity.label})" for e in result.entities]
+    stages.mark("restating")
+    shown = _entity_table(result, kept, restating)
+    stages.mark("entity table")
+    explain(path, result, shown, len(kept), state)
+    stages.mark("entity fragment")
+    if st.toggle("Entity graph: the query, its entities and the documents that support them", key="explore_graph",
+                 persist_state=PERSIST):  # fmt: skip
+        st.graphviz_chart(entity_graph_dot(_with(result, kept)))
+    stages.mark("graph")
+
+
+def _with(result: SupportResult, entities: list[EntitySupport]) -> SupportResult:
+    from dataclasses import replace
+
+    return replace(result, entities=tuple(entities))
+
+
+TABLE_CSS = (
+    "<style>table.sentret-entities{width:100%;border-collapse:collapse;font-size:0.85rem}"
+    "table.sentret-entities th{text-align:left;font-weight:600;color:#6b7280;border-bottom:1px solid #e5e7eb;"
+    "padding:2px 6px;white-space:nowrap}"
+    "table.sentret-entities td{border-bottom:1px solid #f1f5f9;padding:2px 6px;white-space:nowrap}"
+    "table.sentret-entities td.num{text-align:right;font-variant-numeric:tabular-nums}"
+    "table.sentret-entities td.bar{width:30%}"
+    "table.sentret-entities td.bar div{height:0.8em;background:#60a5fa;border-radius:2px}</style>"
+)
+COLUMNS = ("rank", "entity", "label", "|S_qe|", "|Ŝ_qe|", "rarity", "combination", "KLD")
+
+
+def entity_table_html(entities: list[EntitySupport], score: str) -> str:
+    """The entities as one HTML table: |S_qe|, |Ŝ_qe|, the four scores, and a bar for ``score``.
+
+    One element instead of a data grid and a chart (lighter to draw on every run); each row carries
+    the entity's key (``text|label``) and the exact scores as data attributes.
+    """
+    values = [max(getattr(e.entity, "frequency" if score == "frequency" else score), 0.0) for e in entities]
+    top = max(values, default=0.0) or 1.0
+    head = "".join(f"<th>{html_text(c)}</th>" for c in COLUMNS) + f"<th>{html_text(SCORE_NAMES[score])}</th>"
+    rows = []
+    for e, value in zip(entities, values):
+        r = e.entity
+        key = html_text(f"{r.text}|{r.label}")
+        cells = (
+            f'<td class="num">{r.rank}</td><td>{html_text(r.text)}</td>'
+            f'<td><span style="color:{label_color(r.label)};filter:brightness(0.6)">{html_text(r.label)}</span></td>'
+            f'<td class="num">{r.frequency}</td><td class="num">{r.context_frequency}</td>'
+            f'<td class="num">{r.rarity:.4f}</td><td class="num">{r.combination:.4f}</td>'
+            f'<td class="num">{r.kld:.5f}</td>'
+            f'<td class="bar"><div style="width:{100 * value / top:.1f}%"></div></td>'
+        )
+        rows.append(f'<tr data-entity="{key}" data-score="{float(r.score)!r}">{cells}</tr>')
+    return f'{TABLE_CSS}<table class="sentret-entities"><tr>{head}</tr>{"".join(rows)}</table>'
+
+
+def _entity_table(
+    result: SupportResult, kept: list[EntitySupport], restating: list[EntitySupport]
+) -> list[EntitySupport]:
+    """The entities in one table (the chosen score as a bar), the restating ones in a collapsed group;
+    the entities a user may choose to explain, in that order."""
+    if kept:
+        st.subheader(f"Entities, by {SCORE_NAMES[result.entity_score]}")
+        show_html(entity_table_html(kept, result.entity_score))
+    if restating:
+        with st.expander(f"Restating the query: {len(restating)} entit{'y' if len(restating) == 1 else 'ies'} "
+                         "set aside", expanded=False):  # fmt: skip
+            st.caption("Every term of these entities is a query term, so they say nothing the query did not. "
+                       "They can still be explained below.")  # fmt: skip
+            show_html(entity_table_html(restating, result.entity_score))
+    return [*kept, *restating]
+
+
+@st.fragment
+def explain(path: str, result: SupportResult, shown: list[EntitySupport], n_kept: int, state: dict[str, Any]) -> None:
+    """The entity chooser and its support columns: picking an entity reruns only this part."""
+    from sentret_core.ui.state import load_index
+
+    stages = Stages("explore entity")
+    keys = [f"{e.entity.text}|{e.entity.label}" for e in shown]
+    names = {key: f"{e.entity.rank}. {e.entity.text} ({e.entity.label})" for key, e in zip(keys, shown)}
+    for key in keys[n_kept:]:
+        names[key] += " · restates the query"
     wanted = st.session_state.get("explore_url_entity")
-    keys = [f"{e.entity.text}|{e.entity.label}" for e in result.entities]
-    if wanted in keys and st.session_state.get("explore_entity") not in names:
-        st.session_state["explore_entity"] = names[keys.index(wanted)]
-    elif st.session_state.get("explore_entity") not in names:
-        st.session_state["explore_entity"] = names[0]
-    left, right = st.columns([3, 2])
-    with left:
-        st.subheader("Entities")
-        st.dataframe(rows.drop(columns=["frequency"]), hide_index=True, width="stretch", height=280)
-    with right:
-        column = SCORE_NAMES[result.entity_score]
-        chart = rows.assign(name=[f"{e.entity.text} ({e.entity.label})" for e in result.entities])
-        st.subheader(f"Entity score: {column}")
-        st.bar_chart(chart, x="name", y=column, horizontal=True, height=280, sort=f"-{column}")
-    choice = st.selectbox("Entity to explain", names, key="explore_entity")
-    position = names.index(choice) if choice is not None and choice in names else 0
+    if st.session_state.get("explore_entity") not in keys:
+        if wanted and wanted not in keys and wanted == st.session_state.pop("explore_link_entity", None):
+            st.warning(md(f"The link's entity={wanted!r} is not among this query's entities; "
+                          f"showing {keys[0]!r} instead."))  # fmt: skip
+        st.session_state["explore_entity"] = wanted if wanted in keys else keys[0]
+    choice = st.selectbox("Entity to explain", keys, key="explore_entity", format_func=names.__getitem__)
+    position = keys.index(choice) if choice is not None and choice in keys else 0
     st.session_state["explore_url_entity"] = keys[position]
-    return result.entities[position]
+    write({**state, "entity": keys[position]}, URL_KEYS)
+    stages.mark("chooser")
+    _support_columns(load_index(path), result, shown[position])
+    stages.mark("columns")
+    stages.done()
 
 
-def _support_columns(index: Index, result: SupportResult, entity: Any) -> None:
+def _support_columns(index: Index, result: SupportResult, entity: EntitySupport) -> None:
     e = entity.entity
-    st.subheader(f"Why {md(e.text)} ({md(e.label)}) matters to “{md(result.query)}”")
+    short = html_text(shorten(result.query, SHORT_QUERY))
+    show_html(f'<h3>Why {html_text(e.text)} ({html_text(e.label)}) matters to '
+              f'<span title="{html_text(result.query)}">“{short}”</span></h3>')  # fmt: skip
     agreed = entity.agreement()
     columns = st.columns(len(result.models))
     for column, model in zip(columns, result.models):
-        with column:
-            count = entity.candidates[model]
-            title = html_text(model_title(model))
-            show_html(f"<p><b>{title}</b><br><small>{count} candidate sentences</small></p>")
-            sentences = entity.sentences[model]
-            if not sentences:
-                st.info("No candidate sentence: no sentence mentioning this entity is in this model's top k.")
-            for s in sentences:
-                _sentence_card(index, s, e.entity, agreed.get(s.sentence, []) if s.rank == 1 else [])
+        sentences = entity.sentences[model]
+        title = html_text(model_title(model))
+        parts = [f"<p><b>{title}</b><br><small>{entity.candidates[model]} candidate sentences</small></p>"]
+        if not sentences:
+            parts.append('<p class="sentret-none"><small>No candidate sentence: no sentence mentioning this '
+                         "entity is in this model's top k.</small></p>")  # fmt: skip
+        for s in sentences:
+            parts.append(_sentence_card(index, s, e.entity, agreed.get(s.sentence, []) if s.rank == 1 else []))
+        show_html(f'<div class="support-column">{"".join(parts)}</div>', column)
 
 
-def _sentence_card(index: Index, s: SupportSentence, entity: int, agreeing: list[str]) -> None:
+def _sentence_card(index: Index, s: SupportSentence, entity: int, agreeing: list[str]) -> str:
+    """One support sentence as HTML, its ±2 context sentences in a closed ``<details>``."""
     body = support_html(index, s, entity)
     mark = f" · ✅ top sentence of {len(agreeing)} models" if agreeing else ""
     meta = f"#{s.rank} · score {s.score:.3f} · <i>{html_text(s.title)}</i>{mark}"
-    show_html(f'<div class="support"><small>{meta}</small><p>{body}</p></div>')
+    context = ""
     if s.context:
-        with st.expander("Context (±2 sentences)"):
-            before = [c for c in s.context if c.offset < 0]
-            after = [c for c in s.context if c.offset > 0]
-            html = [f"<p style='color:#6b7280'>{html_text(c.text)}</p>" for c in before]
-            html.append(f"<p><b>{html_text(s.text)}</b></p>")
-            html += [f"<p style='color:#6b7280'>{html_text(c.text)}</p>" for c in after]
-            show_html("".join(html))
+        before = "".join(f"<p style='color:#6b7280'>{html_text(c.text)}</p>" for c in s.context if c.offset < 0)
+        after = "".join(f"<p style='color:#6b7280'>{html_text(c.text)}</p>" for c in s.context if c.offset > 0)
+        context = (f"<details><summary><small>Context (±2 sentences)</small></summary>{before}"
+                   f"<p><b>{html_text(s.text)}</b></p>{after}</details>")  # fmt: skip
+    return f'<div class="support"><small>{meta}</small><p>{body}</p>{context}</div>'
