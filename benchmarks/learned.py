@@ -1,6 +1,7 @@
 """Learned rankers against position and the best single model (issue 12's quality bar).
 
     .venv/bin/python benchmarks/learned.py [--data ../shared/data] [--only wikiqa,trecqa,squad-support]
+                                            [--depth N] [--squad-depth N]
 
 * WikiQA: learned on train (5-fold CV over its topics for early stopping), evaluated on dev;
 * TrecQA: learned on TRAIN the same way, evaluated on DEV;
@@ -22,11 +23,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from sentret_core.defaults import DEFAULT_K
 from sentret_core.evaluation.benchmarks import load_benchmark
 from sentret_core.evaluation.driver import evaluate_benchmark
 from sentret_core.evaluation.runs import Evaluator
 from sentret_core.evaluation.significance import compare
-from sentret_core.learning.learn import Data, learn
+from sentret_core.learning.learn import DEFAULT_DEPTH, Data, learn
 from sentret_core.learning.topics import benchmark_topics
 from sentret_core.models.ltr.features import DEFAULT_SCORERS
 
@@ -34,7 +36,7 @@ METRICS = ["map", "mrr"]
 LEARNERS = ("lambdamart", "linear")
 
 
-def held_out(name: str, train_file: Path, test_file: Path, baseline: str) -> None:
+def held_out(name: str, train_file: Path, test_file: Path, baseline: str, depth: int) -> None:
     train, test = load_benchmark(name, train_file), load_benchmark(name, test_file)
     report = evaluate_benchmark(test, [*DEFAULT_SCORERS, baseline], tune_on=train, metrics=METRICS)
     singles = {m: r.per_topic[METRICS] for m, r in report.results.items() if m in DEFAULT_SCORERS}
@@ -42,7 +44,8 @@ def held_out(name: str, train_file: Path, test_file: Path, baseline: str) -> Non
     frames = {baseline: report.results[baseline].per_topic[METRICS], f"best single ({best}, tuned)": singles[best]}
     evaluator = Evaluator(test, metrics=METRICS)
     for learner in LEARNERS:
-        result = learn(f"{name}-{learner}", Data(train.index, benchmark_topics(train)), folds=5, learner=learner)
+        result = learn(f"{name}-{learner}", Data(train.index, benchmark_topics(train)), folds=5, learner=learner,
+                       depth=depth)
         run = evaluator.run("ltr.v1", {"model": f"{name}-{learner}"})
         frames[f"ltr {learner}"] = evaluator.per_topic(run)[METRICS]
         if learner == "lambdamart":
@@ -51,14 +54,15 @@ def held_out(name: str, train_file: Path, test_file: Path, baseline: str) -> Non
           frames, baseline, importance)  # fmt: skip
 
 
-def squad(data: Path) -> None:
+def squad(data: Path, depth: int) -> None:
     bench = load_benchmark("squad-support", data / "squad" / "dev-v1.1-even.json", distractors="demo")
     report = evaluate_benchmark(bench, [*DEFAULT_SCORERS, "position"], metrics=METRICS)
     frames = {m: r.per_topic[METRICS] for m, r in report.results.items() if m in ("position", *DEFAULT_SCORERS)}
     best = max(DEFAULT_SCORERS, key=lambda m: frames[m]["map"].mean())
     frames = {"position": frames["position"], f"best single ({best})": frames[best]}
     for learner in LEARNERS:
-        result = learn(f"squad-{learner}", Data(bench.index, benchmark_topics(bench)), folds=2, learner=learner)
+        result = learn(f"squad-{learner}", Data(bench.index, benchmark_topics(bench)), folds=2, learner=learner,
+                       depth=depth)
         frames[f"ltr {learner} (2-fold CV)"] = result.per_topic.loc[frames["position"].index]
         if learner == "lambdamart":
             importance = result.learned.ranker.importance()
@@ -83,16 +87,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
     parser.add_argument("--only", default="wikiqa,trecqa,squad-support")
+    parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help="sentences re-ranked on WikiQA and TrecQA")
+    parser.add_argument("--squad-depth", type=int, default=DEFAULT_K,
+                        help="sentences re-ranked on squad-support (its single models rank their top k=1000)")
     args = parser.parse_args()
     os.environ.setdefault("SENTRET_RANKERS", tempfile.mkdtemp(prefix="sentret-rankers-"))
     chosen = args.only.split(",")
     if "wikiqa" in chosen:
         held_out("wikiqa", args.data / "wikiqa" / "WikiQA-train.tsv", args.data / "wikiqa" / "WikiQA-dev.tsv",
-                 "doc-order")  # fmt: skip
+                 "doc-order", args.depth)  # fmt: skip
     if "trecqa" in chosen:
-        held_out("trecqa", args.data / "trecqa" / "TRAIN.xml", args.data / "trecqa" / "DEV.xml", "random")
+        held_out("trecqa", args.data / "trecqa" / "TRAIN.xml", args.data / "trecqa" / "DEV.xml", "random", args.depth)
     if "squad-support" in chosen:
-        squad(args.data)
+        squad(args.data, args.squad_depth)
 
 
 if __name__ == "__main__":

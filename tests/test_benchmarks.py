@@ -519,3 +519,24 @@ def test_an_evaluation_trains_missing_default_artefacts_explicitly_and_records_t
     assert not [n for n in again if n.startswith("training the")]  # the artefact is reused
     with pytest.raises(SentretError, match="no classes artefact named 'mine'"):
         evaluate_benchmark(wikiqa, ["lm-class.v1"], params={"lm-class.v1": {"classes": "mine"}}, metrics=["map"])
+
+
+def test_a_learned_ranker_is_given_each_topics_entity(squad: Benchmark) -> None:
+    from test_ltr_learning import one_feature_ranker
+
+    from sentret_core.models import score, top_k
+    from sentret_core.models.ltr.store import save
+    from sentret_core.support.sets import entity_sentences
+
+    # a ranker that reads only an entity feature: without the topic's entity every score would be 0
+    save("by-other-top", one_feature_ranker("e:other_top"), first_stage="bm25.v1", depth=100,
+         scorers=("bm25.v1",), meta={})  # fmt: skip
+    ev = Evaluator(squad)
+    run = ev.run("ltr.v1", {"model": "by-other-top"})
+    for topic in squad.topics:
+        assert topic.entity is not None
+        found = top_k(score(squad.index, ev.terms(topic), "ltr.v1", model="by-other-top", entity=topic.entity), ev.k)
+        mentions = set(entity_sentences(squad.index, topic.entity).tolist())
+        expected = {squad.docids[s]: v for s, v in zip(found.ids.tolist(), found.scores.tolist()) if s in mentions}
+        assert run[topic.id] == pytest.approx(expected)
+    assert any(v > 0 for ranked in run.values() for v in ranked.values())

@@ -11,7 +11,7 @@ from conftest import build_from_texts
 
 from sentret_core.index.reader import Index
 from sentret_core.models import prepare, score
-from sentret_core.models.ltr.features import FIXED, feature_matrix, feature_names
+from sentret_core.models.ltr.features import ENTITY, FIXED, feature_matrix, feature_names
 from sentret_core.models.query import expected_labels, normalise, question_markers
 
 DOCS = [
@@ -30,6 +30,10 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Index:
 def test_question_words_become_markers_and_never_terms(tiny: Index) -> None:
     assert question_markers("When was it founded? Who, whom and how much") == ["?when", "?who", "?how-many"]
     assert question_markers("What year did it open") == ["?when"]
+    assert question_markers("What county is it in? Which states border it?") == ["?where"]
+    assert question_markers("How old is he and how long did he live") == ["?how-old", "?how-long"]
+    assert question_markers("what is the state of it, how often") == []  # "state" after "the": no question
+    assert expected_labels(("?how-long",)) == {"DATE", "TIME", "QUANTITY"}
     terms = normalise(tiny, "When was Paris founded?")
     assert terms == ["paris", "founded", "?when"]
     q = prepare(tiny, terms)
@@ -45,7 +49,7 @@ def test_fixed_features_equal_a_hand_computation(tiny: Index) -> None:
     q = prepare(tiny, "When was Paris founded?")
     ids = np.arange(5)
     X = feature_matrix(tiny, q, ids, [])
-    assert feature_names([]) == FIXED
+    assert feature_names([]) == (*FIXED, *ENTITY)
     col = {name: X[:, j] for j, name in enumerate(FIXED)}
     assert col["position"].tolist() == [0, 1, 2, 0, 1]
     assert col["inv_position"].tolist() == [1, 1 / 2, 1 / 3, 1, 1 / 2]
@@ -61,6 +65,32 @@ def test_fixed_features_equal_a_hand_computation(tiny: Index) -> None:
     assert col["answer_type"].tolist() == [0, 1, 0, 0, 0]
     assert np.array_equal(col["entities"], np.diff(tiny.G.indptr).astype(float))
     assert (col["top_entities"] <= col["entities"]).all()
+    assert X[:, len(FIXED):].sum() == 0  # no entity given: the entity features are 0
+
+
+def test_entity_features_equal_a_hand_computation(tiny: Index) -> None:
+    # terms (stop words removed; |s| counts them): 0 [paris capital france] 2 [paris museums]
+    # 3 [berlin capital germany]; entities: 0 Paris (in 0, 2, 4), 1 France, 2 1889, 3 Berlin, 4 Germany
+    q = prepare(tiny, "Paris capital")
+    ids = np.array([0, 2, 3])
+    X = feature_matrix(tiny, q, ids, [], entity=0)
+    col = {name: X[:, j] for j, name in enumerate(feature_names([]))}
+    # eq. 8, |s| - max(pos_q, pos_e): s0 3 - max(2 "capital", 1 "paris") = 1; s2 2 - max(1, 1) = 1;
+    # s3 does not mention Paris: 0
+    assert col["e:position"].tolist() == [1, 1, 0]
+    # C's entities are Paris, France, Berlin, Germany: all four among its 10 best; besides Paris,
+    # s0 mentions France, s2 nothing, s3 Berlin and Germany
+    assert col["e:other_top"].tolist() == [1, 0, 2]
+    # with C as S_q: |S_qe| = 2 of 3, P(e|θ_S) = 3/5
+    assert col["e:frequency"].tolist() == [2, 2, 2]
+    assert np.allclose(col["e:kld"], 2 / 3 * math.log((2 / 3) / (3 / 5)))
+    assert np.allclose(col["e:rarity"], math.log(5 / 3))
+    # an entity outside C (1889, only in sentence 1): frequency and KLD 0, rarity log(5/1)
+    Y = feature_matrix(tiny, q, ids, [], entity=2)
+    other = {name: Y[:, j] for j, name in enumerate(feature_names([]))}
+    assert other["e:position"].tolist() == [0, 0, 0] and other["e:other_top"].tolist() == [2, 1, 2]
+    assert other["e:frequency"].tolist() == [0, 0, 0] and other["e:kld"].tolist() == [0, 0, 0]
+    assert np.allclose(other["e:rarity"], math.log(5))
 
 
 def test_scorer_features_are_min_max_and_inverse_ranks_over_the_set(tiny: Index) -> None:

@@ -20,6 +20,7 @@ from sentret_core.models.ltr.examples import Examples, LearningTopic, build_exam
 from sentret_core.models.ltr.features import feature_matrix, feature_names
 from sentret_core.models.ltr.learners import Ranker, fit
 from sentret_core.models.ltr.store import load, save
+from sentret_core.support.engine import support
 
 
 def synthetic(seed: int, topics: int = 60, rows: int = 8, decisive: int = 2) -> tuple[np.ndarray, ...]:
@@ -163,3 +164,30 @@ def normalise_terms(index: Index, text: str) -> list[str]:
     from sentret_core.models.query import normalise
 
     return normalise(index, text)
+
+
+def test_support_gives_a_learned_ranker_each_entity(tiny: Index) -> None:
+    save("by-other-top", one_feature_ranker("e:other_top"), first_stage="bm25.v1", depth=100,
+         scorers=("bm25.v1",), meta={})  # fmt: skip
+    result = support(tiny, "Paris capital", models=["ltr.v1"], params={"ltr.v1": {"model": "by-other-top"}},
+                     per_entity=5)  # fmt: skip
+    q = prepare(tiny, "Paris capital")
+    C = np.sort(score(tiny, "Paris capital", "bm25.v1").ids)  # depth 100 keeps every match
+    column = feature_names(("bm25.v1",)).index("e:other_top")
+    seen = 0
+    for found in result.entities:
+        expected = feature_matrix(tiny, q, C, ("bm25.v1",), entity=found.entity.entity)[:, column]
+        for sentence in found.sentences["ltr.v1"]:
+            assert sentence.score == expected[np.searchsorted(C, sentence.sentence)]
+            seen += sentence.score > 0
+    assert seen  # the entity features are not all 0: each entity was given to the ranker
+
+
+def test_examples_of_an_entity_topic_carry_its_entity_features(tiny: Index) -> None:
+    topic = LearningTopic("t", ("paris", "capital"), {0: 1}, np.array([0, 2, 4]), entity=0)
+    ex = build_examples(tiny, [topic], ("bm25.v1",), "bm25.v1", depth=100)
+    q = prepare(tiny, ["paris", "capital"])
+    C = np.sort(score(tiny, q.terms, "bm25.v1").ids)
+    expected = feature_matrix(tiny, q, C, ("bm25.v1",), entity=0)[np.isin(C, [0, 2, 4])]
+    assert np.array_equal(ex.X, expected)
+    assert ex.X[:, feature_names(("bm25.v1",)).index("e:frequency")].tolist() == [3, 3, 3]

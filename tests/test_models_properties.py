@@ -88,6 +88,8 @@ def value_strategy(spec: ParamSpec) -> st.SearchStrategy[Any]:
         return st.sampled_from(spec.choices)
     if spec.artefact is not None:  # the artefact the fixture trained
         return st.just(spec.default)
+    if spec.contextual:  # ltr.v1's entity: none, or the nature index's one entity (id 0)
+        return st.sampled_from([None, 0])
     if spec.type is bool:
         return st.booleans()
     if spec.type is int:

@@ -65,7 +65,8 @@ def sid(index: Index, text: str) -> int:
 def test_question_words_are_counted_as_triggers(qa: Index) -> None:
     tables = load_triggers(qa)
     assert tables.meta["algorithm"] == "triggers.v2" and tables.meta["asks"] == list(ASKS)
-    assert dict(zip(ASKS, tables.asked.tolist())) == {"?who": 0, "?when": 1, "?where": 1, "?how-many": 0}
+    assert dict(zip(ASKS, tables.asked.tolist())) == {"?who": 0, "?when": 1, "?where": 1, "?how-many": 0,
+                                                      "?how-long": 0, "?how-old": 0}
     ne = tables.tables["ne_ask"].tocoo()
     found = {(ASKS[i], tables.labels[j]): int(v) for i, j, v in zip(ne.row, ne.col, ne.data)}
     # ?when: the DATE "14 March 1879" (3 terms) and the PERSON "Albert Einstein" (2); ?where: 1 each
@@ -118,9 +119,9 @@ def test_qa_and_ne_question_word_rows_together_by_hand(qa: Index) -> None:
     base = score(qa, "Where was Curie born?", "lm-trigger.v1", **params).score_of(s)
     assert got is not None and base is not None and math.isclose(got - base, math.log(expected), rel_tol=1e-12)
     dist = ask_distribution(qa, s, get_model("lm-trigger.v2").resolve(params))  # type: ignore[arg-type]
-    # ?when: p_qa = (1/2 + 2·1/2)/3, p_ne = (0 + 2·1/2)/3; ?who and ?how-many were never asked
+    # ?when: p_qa = (1/2 + 2·1/2)/3, p_ne = (0 + 2·1/2)/3; ?who and the ?how-… were never asked
     when = 0.2 * 0.5 + 0.3 * (1 / 3) + 0.5 * 0.5
-    assert np.allclose(dist, [0.0, when, expected, 0.0], rtol=1e-12)
+    assert np.allclose(dist, [0.0, when, expected, 0.0, 0.0, 0.0], rtol=1e-12)
     assert math.isclose(float(dist.sum()), 1.0, rel_tol=1e-12)
 
 

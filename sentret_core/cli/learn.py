@@ -40,7 +40,7 @@ def register(sub: Any) -> None:
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    from sentret_core.defaults import DEFAULT_RANKER
+    from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER
     from sentret_core.learning.learn import DEFAULT_DEPTH
     from sentret_core.models.ltr.features import DEFAULT_SCORERS
 
@@ -49,8 +49,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="LambdaMART (LightGBM) or logistic regression (default lambdamart)")  # fmt: skip
     parser.add_argument("--first-stage", default=DEFAULT_RANKER,
                         help=f"the ranker whose top sentences are re-ranked (default {DEFAULT_RANKER})")  # fmt: skip
-    parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH,
-                        help=f"how many of its best sentences are re-ranked (default {DEFAULT_DEPTH})")  # fmt: skip
+    parser.add_argument("--depth", type=int, default=None,
+                        help=f"how many of its best sentences are re-ranked (default {DEFAULT_DEPTH}; "
+                             f"{DEFAULT_K} for entity support, where the other models rank their top k)")  # fmt: skip
     parser.add_argument("--scorers", default=",".join(DEFAULT_SCORERS),
                         help="models whose scores are features, comma-separated (default the cheap ones)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0, help="seed of the folds and the learner (default 0)")
@@ -119,7 +120,8 @@ def _learn(args: argparse.Namespace, train: Any, dev: Any = None) -> int:
     if args.json:
         print(json.dumps({"name": args.out, "reference": result.learned.reference, **record}, default=str))
         return 0
-    print(f"ranker {result.learned.reference} ({args.learner}) re-ranks the top {args.depth} of {args.first_stage}")
+    print(f"ranker {result.learned.reference} ({args.learner}) re-ranks the top {result.learned.depth} "
+          f"of {args.first_stage}")
     for split, values in result.metrics.items():
         print(f"  {split}: MAP {values['map']:.4f}  MRR {values['mrr']:.4f}  over {values['topics']:.0f} topics")
     top = sorted(result.learned.ranker.importance().items(), key=lambda kv: -kv[1])[:8]

@@ -8,7 +8,8 @@ candidates tie at the bottom, and tie-aware metrics average over their orderings
 no model gains from an arbitrary order among sentences it cannot tell apart.
 Entity support (squad-support): as in the support engine
 (:class:`~sentret_core.support.context.QueryContext`), a sentence scorer F ranks S_qe, the
-sentences of *its own* top-k that mention e (seed 002 eq. 5/6); ``position`` (eq. 8) ranks the
+sentences of *its own* top-k that mention e (seed 002 eq. 5/6; a scorer that takes the entity,
+``ltr.v1``, is given it); ``position`` (eq. 8) ranks the
 ranker's S_qe; ``sum-*``/``avg-*`` (eq. 7) and both baselines rank Ŝ_qe, the ranker's top-k
 with ±``window`` context that mention e. A relevant sentence outside the candidates is not
 retrieved.
@@ -41,6 +42,7 @@ from sentret_core.evaluation.trec_io import Qrels, Run
 from sentret_core.evaluation.tuning import TuningResult, coordinate_ascent
 from sentret_core.models import get_model, score, top_k
 from sentret_core.models.query import normalise
+from sentret_core.models.spec import ENTITY_PARAM
 from sentret_core.support.context import QueryContext
 from sentret_core.support.sets import entity_sentences, first_hits, ranking_of
 
@@ -133,14 +135,19 @@ class Evaluator:
             for i, (name, p) in enumerate(zip(names, params)):
                 if i in contextual:
                     continue
-                ranked = top_k(score(self.index, terms, name, **p), self.k)
-                order = np.argsort(ranked.ids, kind="stable")
-                ids, values = np.asarray(ranked.ids)[order], np.asarray(ranked.scores)[order]
+                shared = None if get_model(name).takes_entity else self._top(terms, name, p)
                 for topic in group:
                     assert topic.entity is not None
+                    ids, values = shared or self._top(terms, name, {**p, ENTITY_PARAM: topic.entity})
                     keep = np.isin(ids, entity_sentences(self.index, topic.entity), assume_unique=True)
                     out[i].append((topic, ids[keep], values[keep]))
         return out
+
+    def _top(self, terms: list[str], model: str, params: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+        """``model``'s top-k for ``terms``, as (ids ascending, scores)."""
+        ranked = top_k(score(self.index, terms, model, **params), self.k)
+        order = np.argsort(ranked.ids, kind="stable")
+        return np.asarray(ranked.ids)[order], np.asarray(ranked.scores)[order]
 
     def _baseline_scores(self, model: str, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if model == RANDOM:
@@ -193,9 +200,10 @@ class Evaluator:
 
         def value(params: dict[str, Any]) -> float:
             try:
-                (scored,) = self.scored([(model, params)], topics)
-            except SentretError:  # a combination the model's constraints forbid
+                resolve_params(model, params)
+            except SentretError:  # a combination the model's constraints forbid (a damaged index is no such thing)
                 return -math.inf
+            (scored,) = self.scored([(model, params)], topics)
             if parsed.kind.startswith("ndcg"):
                 frame = evaluate(qrels, self._as_run(scored), [parsed.name], scale=self.bench.scale)
                 return float(frame[parsed.name].mean())

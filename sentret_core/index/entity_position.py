@@ -22,6 +22,11 @@ def _seq_keys(index: Index) -> np.ndarray:
     return keys
 
 
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The concatenated ranges starts[i] : starts[i] + lengths[i]."""
+    return np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
+
+
 def position_scores(index: Index, sentences: np.ndarray, terms: Sequence[str], entity: int) -> np.ndarray:
     """Eq. 8 for each of ``sentences``: |s| - max(pos_q(s), pos_e(s)), positions in terms."""
     sentences = np.asarray(sentences, dtype=np.int64)
@@ -30,20 +35,23 @@ def position_scores(index: Index, sentences: np.ndarray, terms: Sequence[str], e
     indptr = np.asarray(index.seq_indptr, dtype=np.int64)
     starts, lengths = indptr[sentences], indptr[sentences + 1] - indptr[sentences]
     owner = np.repeat(np.arange(len(sentences)), lengths)
-    flat = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
+    flat = _ranges(starts, lengths)
     position = flat - starts[owner] + 1
     query_ids = index.term_ids(list(terms))
     match = np.isin(np.asarray(index.seq_terms[flat]), query_ids[query_ids >= 0])
     pos_q = np.zeros(len(sentences), dtype=np.int64)
     np.maximum.at(pos_q, owner[match], position[match])
 
+    # the mentions of ``entity`` among those of the given sentences (mentions are stored by sentence)
+    mention_lo = index.mention_indptr[sentences]
+    counts = index.mention_indptr[sentences + 1] - mention_lo
+    rows = _ranges(mention_lo, counts)
+    where = np.repeat(np.arange(len(sentences)), counts)
     mentions = index.mention_columns
-    rows = np.flatnonzero(mentions["entity"] == entity)
-    m_sent = mentions["sentence"][rows]
-    where = np.searchsorted(sentences, m_sent)
-    inside = (where < len(sentences)) & (sentences[np.minimum(where, len(sentences) - 1)] == m_sent)
-    m_sent, where = m_sent[inside], where[inside]
-    token_end = mentions["token_end"][rows][inside]
+    keep = mentions["entity"][rows] == entity
+    rows, where = rows[keep], where[keep]
+    m_sent = sentences[where]
+    token_end = mentions["token_end"][rows]
     terms_before_end = np.searchsorted(_seq_keys(index), (m_sent << 32) + token_end) - indptr[m_sent]
     pos_e = np.zeros(len(sentences), dtype=np.int64)
     np.maximum.at(pos_e, where, terms_before_end)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sentret_core.defaults import DEFAULT_RANKER
+from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.crossval import cross_validate
 from sentret_core.evaluation.metrics import average_precision, reciprocal_rank
@@ -87,16 +87,24 @@ def learn(
     learner: str = "lambdamart",
     scorers: Sequence[str] = DEFAULT_SCORERS,
     first_stage: str = DEFAULT_RANKER,
-    depth: int = DEFAULT_DEPTH,
+    depth: int | None = None,
     seed: int = 0,
     progress: Progress | None = None,
 ) -> LearnResult:
-    """Fit ``learner`` on ``train`` (early stopping on ``dev``, or CV over ``folds``) and store it as ``name``."""
+    """Fit ``learner`` on ``train`` (early stopping on ``dev``, or CV over ``folds``) and store it as ``name``.
+
+    ``depth`` (how many of the first stage's best sentences are re-ranked) defaults to
+    :data:`DEFAULT_DEPTH`, or for an entity's support sentences to k = :data:`DEFAULT_K`: there every
+    other model ranks its own top k, and a ranker that re-ranks fewer loses the relevant sentences
+    beyond (squad-support, linear: MRR 0.932 at depth 100, 0.956 at 1,000).
+    """
     check_learner(learner)
     if dev is not None and folds is not None:
         raise SentretError("choose either a development set or cross-validation folds, not both")
     scorers = tuple(get_model(m).name for m in dict.fromkeys([first_stage, *scorers]))
     first_stage = scorers[0]
+    if depth is None:
+        depth = DEFAULT_K if any(t.entity is not None for t in train.topics) else DEFAULT_DEPTH
     if not 1 <= depth <= MAX_DEPTH:
         raise SentretError(f"the depth must be from 1 to {MAX_DEPTH:,} sentences (got {depth})")
     tell = progress or (lambda _text, _share: None)

@@ -45,6 +45,9 @@ class ParamSpec:
     # the smallest value allowed above 0: values strictly between 0 and it are refused (a Dirichlet
     # μ that tiny is 0 for any sentence, and its reciprocal overflows)
     min_positive: float | None = None
+    # set by the caller from what it is doing, not chosen by a user (``ltr.v1``'s entity, which the
+    # support engine passes per entity): no control in the app, never tuned
+    contextual: bool = False
 
     def allowed(self) -> str:
         """The allowed values in words, for error messages and help text."""
@@ -133,6 +136,7 @@ def param(
     nullable: bool = False,
     artefact: str | None = None,
     min_positive: float | None = None,
+    contextual: bool = False,
 ) -> Any:
     """A dataclass field carrying its :class:`ParamSpec` (its name and type are filled in later)."""
     meta = {
@@ -146,6 +150,7 @@ def param(
         "nullable": nullable,
         "artefact": artefact,
         "min_positive": min_positive,
+        "contextual": contextual,
     }
     return field(default=default, metadata={"sentret.param": meta})
 

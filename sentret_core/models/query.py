@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sentret_core.checks import clean_text
 from sentret_core.ingest.nlp import DEFAULT_MODEL, TermRules, load_pipeline, query_terms
 
 if TYPE_CHECKING:
@@ -22,14 +23,21 @@ NO_MATCH = "no sentence contains any query term"
 # seed 001's named-entity triggers). normalise() keeps each as a marker term "?<word>", which no
 # index term can equal (the tokenizer splits "?" off); prepare() sets them apart from the terms.
 MARKER = "?"
-_QUESTION = re.compile(r"\b(who|whom|whose|when|where|how\s+many|how\s+much|what\s+year)\b", re.IGNORECASE)
+_PLACE = r"(?:country|countries|county|counties|state|states|city|cities|continent|province|region)"
+_QUESTION = re.compile(
+    rf"\b(who|whom|whose|when|where|how\s+(?:many|much|long|old)|what\s+year|(?:what|which)\s+{_PLACE})\b",
+    re.IGNORECASE,
+)
 ANSWER_TYPES: dict[str, frozenset[str]] = {
     "?who": frozenset({"PERSON", "ORG", "NORP"}),
     "?when": frozenset({"DATE", "TIME"}),
     "?where": frozenset({"GPE", "LOC", "FAC"}),
     "?how-many": frozenset({"CARDINAL", "QUANTITY", "MONEY", "PERCENT"}),
+    "?how-long": frozenset({"DATE", "TIME", "QUANTITY"}),
+    "?how-old": frozenset({"DATE", "CARDINAL"}),
 }
 _SAME = {"?whom": "?who", "?whose": "?who", "?what-year": "?when", "?how-much": "?how-many"}
+_PLACE_QUESTION = re.compile(rf"\?(?:what|which)-{_PLACE}")  # "what country" asks where
 
 
 @lru_cache(maxsize=4)
@@ -43,14 +51,20 @@ def normalise(index: Index, text: str) -> list[str]:
     """The terms of ``text`` by the index's own rules (its spaCy model's tokenizer), then the
     markers of its question words (:func:`question_markers`)."""
     nlp, rules = pipeline(str(index.manifest.get("model", DEFAULT_MODEL)))
+    text = clean_text(text).text  # spaCy cannot hash a lone surrogate (sentret_core.checks)
     return query_terms(text, nlp, rules) + question_markers(text)
 
 
 def question_markers(text: str) -> list[str]:
     """The distinct question words of ``text`` as marker terms, in order: ``?who``, ``?when``,
-    ``?where``, ``?how-many`` (whom/whose → who, what year → when, how much → how-many)."""
+    ``?where``, ``?how-many``, ``?how-long``, ``?how-old`` (whom/whose → who, what year → when,
+    how much → how-many, what/which country, state, city … → where)."""
     found = (MARKER + "-".join(m.group(1).lower().split()) for m in _QUESTION.finditer(text))
-    return list(dict.fromkeys(_SAME.get(marker, marker) for marker in found))
+    return list(dict.fromkeys(_same(marker) for marker in found))
+
+
+def _same(marker: str) -> str:
+    return "?where" if _PLACE_QUESTION.fullmatch(marker) else _SAME.get(marker, marker)
 
 
 def is_marker(term: str) -> bool:

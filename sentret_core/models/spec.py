@@ -13,6 +13,8 @@ import numpy as np
 from sentret_core.errors import SentretError
 from sentret_core.models.params import Params, ParamSpec
 
+ENTITY_PARAM = "entity"  # a parameter by this name is the entity whose support sentences are ranked
+
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
     from sentret_core.models.query import Query
@@ -66,6 +68,12 @@ class ModelSpec:
         with contextlib.suppress(ValueError):
             path = path.resolve().relative_to(root)
         return f"{path.as_posix()}:{code.co_firstlineno}"
+
+    @property
+    def takes_entity(self) -> bool:
+        """True when the model ranks one entity's support sentences given that entity (a parameter
+        ``entity``, e.g. ``ltr.v1``): the support engine then scores once per entity."""
+        return ENTITY_PARAM in self.params.names()
 
     @property
     def version(self) -> int:

@@ -1,8 +1,8 @@
 """What every entity of one query shares (seed 002 §3): S_q, Ŝ_q, entity statistics, each model's top-k.
 
 Support models: any registered sentence scorer (eq. 5/6, over the sentences of its own top-k that
-mention e), ``position`` (eq. 8, over S_qe of the ranker) and ``sum-<score>`` / ``avg-<score>``
-(eq. 7, over Ŝ_qe of the ranker).
+mention e; a scorer that takes the entity, like ``ltr.v1``, is run once per entity), ``position``
+(eq. 8, over S_qe of the ranker) and ``sum-<score>`` / ``avg-<score>`` (eq. 7, over Ŝ_qe of the ranker).
 """
 
 from __future__ import annotations
@@ -12,14 +12,17 @@ from typing import Any
 
 import numpy as np
 
+from sentret_core.checks import check_int, check_labels, check_model_name, check_params, check_query
 from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_WINDOW, MAX_K, MAX_WINDOW
 from sentret_core.errors import SentretError
+from sentret_core.index.entity_position import position_scores
 from sentret_core.index.entity_stats import ENTITY_SCORES, EntityStats, entity_stats
+from sentret_core.index.loaded import check_index
 from sentret_core.index.reader import Index
 from sentret_core.models import get_model, score, top_k
 from sentret_core.models.query import normalise
+from sentret_core.models.spec import ENTITY_PARAM
 from sentret_core.support.entities import AGGREGATORS, aggregate, label_mask, resolve_labels
-from sentret_core.support.position import position_scores
 from sentret_core.support.sets import entity_sentences, in_sorted
 
 POSITION = "position"
@@ -40,12 +43,11 @@ class QueryContext:
         params: Mapping[str, Mapping[str, Any]] | None = None,
         entity_labels: Iterable[str] | None = None,
     ) -> None:
-        if not 1 <= k <= MAX_K:
-            raise SentretError(f"k must be between 1 and {MAX_K:,} (got {k})")
-        if not 0 <= window <= MAX_WINDOW:
-            raise SentretError(f"the context window must be between 0 and {MAX_WINDOW} sentences (got {window})")
+        index, query = check_index(index), check_query(query)  # arguments: sentret_core.checks
+        k, window = check_int("k", k, 1, MAX_K), check_int("window", window, 0, MAX_WINDOW)
+        ranker, entity_labels = check_model_name(ranker, "ranker"), check_labels(entity_labels)
         self.index, self.k, self.window = index, k, window
-        self.params = {get_model(name).name: dict(values) for name, values in (params or {}).items()}
+        self.params = {get_model(name).name: dict(values) for name, values in check_params(params).items()}
         self.query = query if isinstance(query, str) else " ".join(query)
         self.terms = tuple(normalise(index, query) if isinstance(query, str) else query)
         ids = index.term_ids(list(self.terms))
@@ -62,17 +64,20 @@ class QueryContext:
         self.context = index.neighbourhood(self.top, window)  # Ŝ_q, ascending
         self.stats: EntityStats = entity_stats(index, self.top)
 
-    def _ranked(self, model: str) -> Any:
-        scores = score(self.index, list(self.terms), model, **self.params.get(model, {}))
+    def _ranked(self, model: str, extra: Mapping[str, Any] | None = None) -> Any:
+        scores = score(self.index, list(self.terms), model, **{**self.params.get(model, {}), **(extra or {})})
         return top_k(scores, self.k)
 
-    def model_top(self, model: str) -> tuple[np.ndarray, np.ndarray]:
-        """A model's top-k as (ids ascending, scores)."""
-        if model not in self._tops:
-            ranked = self._ranked(model)
+    def model_top(self, model: str, entity: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """A model's top-k as (ids ascending, scores); for a model that takes the entity
+        (:attr:`~sentret_core.models.spec.ModelSpec.takes_entity`), its top-k for ``entity``."""
+        key = model if entity is None else f"{model}@{entity}"
+        if key not in self._tops:
+            extra = {} if entity is None else {ENTITY_PARAM: entity}
+            ranked = self._ranked(model, extra)
             order = np.argsort(ranked.ids, kind="stable")
-            self._tops[model] = (np.asarray(ranked.ids)[order], np.asarray(ranked.scores)[order])
-        return self._tops[model]
+            self._tops[key] = (np.asarray(ranked.ids)[order], np.asarray(ranked.scores)[order])
+        return self._tops[key]
 
     def candidates(self, entity: int, model: str) -> tuple[np.ndarray, np.ndarray]:
         """Every candidate support sentence of ``entity`` under ``model`` and its H_qe(s)."""
@@ -84,7 +89,8 @@ class QueryContext:
             ids = mentions[in_sorted(mentions, self.context)]
             how, name = model.split("-", 1)
             return ids, aggregate(self.index, ids, self.stats, name, how, self.allowed)
-        ids, scores = self.model_top(get_model(model).name)
+        spec = get_model(model)
+        ids, scores = self.model_top(spec.name, entity if spec.takes_entity else None)
         keep = in_sorted(ids, mentions)
         return ids[keep], scores[keep]
 

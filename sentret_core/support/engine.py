@@ -26,11 +26,22 @@ from typing import Any
 
 import numpy as np
 
-from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS, DEFAULT_WINDOW
-from sentret_core.errors import SentretError
+from sentret_core.checks import (
+    ONLY_CONTROL,
+    check_entity_ids,
+    check_int,
+    check_query,
+    check_str,
+    check_strings,
+    query_emptied,
+)
+from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS, DEFAULT_WINDOW, MAX_K
+from sentret_core.errors import ArgumentValueError, SentretError
 from sentret_core.index.entity_stats import ENTITY_SCORES, check_entity_score, rarity
+from sentret_core.index.loaded import check_index
 from sentret_core.index.reader import Index
 from sentret_core.models.query import retrieval_terms
+from sentret_core.models.registry import get_model
 from sentret_core.support.context import ENTITY_MODELS, POSITION, QueryContext, check_support_model
 from sentret_core.support.records import ContextSentence, EntitySupport, RankedEntity, SupportResult, SupportSentence
 
@@ -54,18 +65,34 @@ def support(
 
     ``entities`` (entity ids) skips the ranking and explains exactly those entities.
     ``params`` maps a model name to its parameters, e.g. ``{"bm25f.v1": {"k1": 0.9}}``.
+    ``window`` is the context of Ŝ_q, 0 to 10 sentences either side; ``window=0`` is seed 002's
+    "no context" (Ŝ_q = S_q, Fig. 2), so ``sum-*`` then aggregate over S_qe.
+
+    Every argument is checked before any work (:mod:`sentret_core.checks`):
+    :class:`~sentret_core.errors.ArgumentTypeError` (a ``TypeError``) for a wrong type — integers
+    must be ``int`` or numpy integers, never bool, float or str; ``models`` and ``entity_labels``
+    lists of strings; ``params`` a mapping of mappings — and :class:`~sentret_core.errors.SentretError`
+    (a ``ValueError``) for a value out of range: ``1 ≤ k ≤ 1,000,000``, ``0 ≤ window ≤ 10``,
+    ``1 ≤ top_entities ≤ 1000``, ``1 ≤ per_entity ≤ 100``, entity ids in ``[0, index.E)``, known
+    models, labels and entity scores. Query text is cleaned as in :func:`~sentret_core.models.score`.
     """
     timings: dict[str, float] = {}
     clock = time.perf_counter()
-    check_entity_score(entity_score)
-    if not 1 <= top_entities <= 1000 or not 1 <= per_entity <= 100:
-        raise SentretError("top_entities must be 1-1000 and per_entity 1-100")
-    models = tuple(check_support_model(m) for m in models)
+    index = check_index(index)
+    cleaned = check_query(query)
+    check_entity_score(check_str("entity_score", entity_score))
+    top_entities = check_int("top_entities", top_entities, 1, 1000)
+    per_entity = check_int("per_entity", per_entity, 1, 100)
+    k = check_int("k", k, 1, MAX_K)
+    entities = check_entity_ids(index, entities)
+    models = tuple(check_support_model(m) for m in check_strings("models", models))
     if not models:
-        raise SentretError("choose at least one support model")
+        raise ArgumentValueError("models is empty: choose at least one support model")
     ctx = QueryContext(
-        index, query, ranker=ranker, k=k, window=window, params=params, entity_labels=entity_labels
+        index, cleaned, ranker=ranker, k=k, window=window, params=params, entity_labels=entity_labels
     )
+    if ctx.reason is not None and query_emptied(query):
+        ctx.reason = ONLY_CONTROL
     timings["S_q"] = time.perf_counter() - clock
 
     clock = time.perf_counter()
@@ -74,7 +101,7 @@ def support(
 
     clock = time.perf_counter()
     for model in models:  # each model's top-k once, before the per-entity loop
-        if model != POSITION and model not in ENTITY_MODELS:
+        if model != POSITION and model not in ENTITY_MODELS and not get_model(model).takes_entity:
             ctx.model_top(model)
     timings["models"] = time.perf_counter() - clock
 

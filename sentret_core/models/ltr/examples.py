@@ -29,6 +29,7 @@ class LearningTopic:
     grades: Mapping[int, int]  # judged sentence id → grade (0 = not relevant)
     candidates: np.ndarray | None = field(default=None, compare=False)  # the only sentences it ranks
     outside_ties: bool = False
+    entity: int | None = None  # the entity whose support sentences it ranks (the entity features)
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def build_examples(
         first = scored(index, q, first_stage)
         chosen = top_set(first, depth)
         rows = np.flatnonzero(np.isin(chosen, topic.candidates)) if topic.candidates is not None else None
-        X = feature_matrix(index, q, chosen, scorers, {first_stage: first})
+        X = feature_matrix(index, q, chosen, scorers, {first_stage: first}, topic.entity)
         kept = chosen if rows is None else chosen[rows]
         blocks.append(X if rows is None else X[rows])
         labels.append(np.array([topic.grades.get(int(s), 0) for s in kept], dtype=np.int64))

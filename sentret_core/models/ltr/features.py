@@ -15,17 +15,24 @@ once from the index's arrays (no loop per sentence). The features, by group:
   ``entities`` how many s mentions, ``top_entities`` how many of them are among C's 10 best by
   KLD, ``entity_kld`` the best KLD among them;
 * ``answer_type``: 1 when s mentions an entity whose label answers the question word
-  (who → PERSON/ORG/NORP, when → DATE/TIME, …; :data:`~sentret_core.models.query.ANSWER_TYPES`).
+  (who → PERSON/ORG/NORP, when → DATE/TIME, …; :data:`~sentret_core.models.query.ANSWER_TYPES`);
+* the chosen entity e, when the ranker ranks e's support sentences (all 0 without one):
+  ``e:position`` seed 002's eq. 8, |s| - max(pos_q(s), pos_e(s)), for the sentences mentioning e;
+  ``e:other_top`` how many of C's 10 best entities by KLD s mentions besides e; e's own
+  ``e:kld``, ``e:frequency`` and ``e:rarity`` with C as S_q (the same for every sentence of a topic,
+  so they inform a pointwise model across topics, not LambdaMART within one).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sentret_core.index.entity_stats import entity_stats
+from sentret_core.index.entity_position import position_scores
+from sentret_core.index.entity_stats import EntityStats, entity_stats, rarity
 from sentret_core.models.query import expected_labels
 from sentret_core.models.registry import get_model
 
@@ -37,6 +44,7 @@ DEFAULT_SCORERS: tuple[str, ...] = ("bm25.v1", "bm25f.v1", "lm-dir.v1", "tfisf.v
 PER_SCORER = ("score", "rank", "doc_rank")
 FIXED = ("position", "inv_position", "first", "length", "coverage", "idf_overlap", "title_match",
          "entities", "top_entities", "entity_kld", "answer_type")  # fmt: skip
+ENTITY = ("e:position", "e:other_top", "e:kld", "e:frequency", "e:rarity")
 TOP_ENTITIES = 10
 
 Scored = tuple[np.ndarray, np.ndarray]  # a scorer's (ids ascending, scores)
@@ -44,7 +52,7 @@ Scored = tuple[np.ndarray, np.ndarray]  # a scorer's (ids ascending, scores)
 
 def feature_names(scorers: Sequence[str]) -> tuple[str, ...]:
     """The names of the columns :func:`feature_matrix` returns for ``scorers``, in order."""
-    return (*(f"{m}:{part}" for m in scorers for part in PER_SCORER), *FIXED)
+    return (*(f"{m}:{part}" for m in scorers for part in PER_SCORER), *FIXED, *ENTITY)
 
 
 def scored(index: Index, q: Query, model: str) -> Scored:
@@ -63,11 +71,33 @@ def top_set(first: Scored, depth: int) -> np.ndarray:
 
 
 def feature_matrix(
-    index: Index, q: Query, ids: np.ndarray, scorers: Sequence[str], known: Mapping[str, Scored] | None = None
+    index: Index,
+    q: Query,
+    ids: np.ndarray,
+    scorers: Sequence[str],
+    known: Mapping[str, Scored] | None = None,
+    entity: int | None = None,
 ) -> np.ndarray:
-    """The features of sentences ``ids`` (the set C, ascending) for query ``q``: ``len(ids)`` rows,
-    columns as :func:`feature_names`. ``known`` holds scores already computed (the first stage's)."""
+    """The features of sentences ``ids`` (the set C, ascending) for query ``q`` and, when given, the
+    chosen ``entity``: ``len(ids)`` rows, columns as :func:`feature_names`. ``known`` holds scores
+    already computed (the first stage's)."""
     ids = np.asarray(ids, dtype=np.int64)
+    base = query_features(index, q, ids, scorers, known)
+    return np.hstack([base.X, entity_features(index, q, ids, base.stats, entity)])
+
+
+@dataclass(frozen=True)
+class QueryFeatures:
+    """Every feature of C but the chosen entity's, and C's entity statistics (what those need)."""
+
+    X: np.ndarray
+    stats: EntityStats
+
+
+def query_features(
+    index: Index, q: Query, ids: np.ndarray, scorers: Sequence[str], known: Mapping[str, Scored] | None = None
+) -> QueryFeatures:
+    """The columns of :func:`feature_matrix` before :data:`ENTITY`: the same for every entity."""
     docs = index.sent_doc[ids]
     columns: list[np.ndarray] = []
     for model in scorers:
@@ -78,8 +108,9 @@ def feature_matrix(
     columns += [position, 1.0 / (1.0 + position), (position == 0).astype(np.float64)]
     columns.append(np.log1p(index.sent_len[ids].astype(np.float64)))
     columns += _overlap(index, q, ids, docs)
-    columns += _entity_features(index, q, ids)
-    return np.column_stack(columns) if len(ids) else np.zeros((0, len(columns)))
+    stats = entity_stats(index, ids)
+    columns += _entity_features(index, q, ids, stats)
+    return QueryFeatures(np.column_stack(columns) if len(ids) else np.zeros((0, len(columns))), stats)
 
 
 def _lookup(found: Scored, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -134,17 +165,26 @@ def _overlap(index: Index, q: Query, ids: np.ndarray, docs: np.ndarray) -> list[
     ]
 
 
-def _entity_features(index: Index, q: Query, ids: np.ndarray) -> list[np.ndarray]:
-    """entities, top_entities, entity_kld and answer_type of each sentence."""
+def _mentions(index: Index, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per sentence of ``ids`` how many entities it mentions, and per mention its row and entity."""
     rows = index.G[ids]
     counts = np.diff(rows.indptr)
-    owners = np.repeat(np.arange(len(ids)), counts)
-    mentioned = np.asarray(rows.indices, dtype=np.int64)
-    stats = entity_stats(index, ids)
-    kld = np.zeros(index.E)
-    kld[stats.ids] = stats.kld
+    return counts, np.repeat(np.arange(len(ids)), counts), np.asarray(rows.indices, dtype=np.int64)
+
+
+def _top_entities(index: Index, stats: EntityStats) -> np.ndarray:
+    """A mask over all entities: the :data:`TOP_ENTITIES` best of C by KLD."""
     top = np.zeros(index.E, dtype=bool)
     top[stats.ids[np.argsort(-stats.kld, kind="stable")[:TOP_ENTITIES]]] = True
+    return top
+
+
+def _entity_features(index: Index, q: Query, ids: np.ndarray, stats: EntityStats) -> list[np.ndarray]:
+    """entities, top_entities, entity_kld and answer_type of each sentence."""
+    counts, owners, mentioned = _mentions(index, ids)
+    kld = np.zeros(index.E)
+    kld[stats.ids] = stats.kld
+    top = _top_entities(index, stats)
     best = np.zeros(len(ids))
     np.maximum.at(best, owners, kld[mentioned])
     wanted = expected_labels(q.asks)
@@ -156,6 +196,26 @@ def _entity_features(index: Index, q: Query, ids: np.ndarray) -> list[np.ndarray
         best,
         answer.astype(np.float64),
     ]
+
+
+def entity_features(index: Index, q: Query, ids: np.ndarray, stats: EntityStats, entity: int | None) -> np.ndarray:
+    """The :data:`ENTITY` columns of sentences ``ids`` (C or part of it; ``stats`` are C's): 0 without an entity."""
+    n = len(ids)
+    if entity is None:
+        return np.zeros((n, len(ENTITY)))
+    _, owners, mentioned = _mentions(index, ids)
+    here = mentioned == entity
+    has = np.zeros(n, dtype=bool)
+    has[owners[here]] = True
+    position = np.zeros(n)
+    position[has] = position_scores(index, ids[has], q.terms, entity)
+    others = _top_entities(index, stats)[mentioned] & ~here
+    other_top = np.bincount(owners, weights=others.astype(np.float64), minlength=n)
+    where = int(np.searchsorted(stats.ids, entity))
+    found = where < len(stats) and stats.ids[where] == entity
+    kld, frequency = (float(stats.kld[where]), float(stats.frequency[where])) if found else (0.0, 0.0)
+    rare = float(rarity(index, np.array([entity]))[0])
+    return np.column_stack([position, other_top, np.full(n, kld), np.full(n, frequency), np.full(n, rare)])
 
 
 def _labels(index: Index) -> np.ndarray:
