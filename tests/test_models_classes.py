@@ -97,6 +97,17 @@ def test_training_is_deterministic_with_a_seed(week: Index) -> None:
     assert np.array_equal(again.classes, first.classes) and again.key == first.key
 
 
+def test_training_reports_its_progress_pass_by_pass(week: Index) -> None:
+    told: list[tuple[float, str]] = []
+    cmap = fit_classes(week, classes=4, min_count=1, iterations=10, seed=7, progress=lambda *a: told.append(a))
+    shares = [share for share, _ in told]
+    assert shares == sorted(shares) and shares[0] == 1 / 12 and shares[-1] == 1.0  # 10 passes + 2 steps
+    passes = [what for _, what in told if what.startswith("pass ")]
+    assert len(passes) == cmap.stats["passes"] < 10  # it converged early: its last pass moved nothing
+    assert passes[-1].endswith(": 0 words moved")
+    assert shares[1 : 1 + len(passes)] == [(n + 2) / 12 for n in range(len(passes))]
+
+
 def test_exchange_never_lowers_the_likelihood(week: Index) -> None:
     stats = bigrams(week)
     start = exchange(stats.matrix, stats.counts, 4, min_count=1, iterations=0)

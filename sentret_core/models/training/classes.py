@@ -56,7 +56,7 @@ import numpy as np
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
 from sentret_core.models.cache import cached
-from sentret_core.models.training.exchange import RARE_CHOICES, bigrams, exchange
+from sentret_core.models.training.exchange import RARE_CHOICES, Progress, bigrams, exchange
 from sentret_core.models.training.sources import describe_sources, source_list
 
 if TYPE_CHECKING:
@@ -107,8 +107,10 @@ def fit_classes(
     iterations: int = 20,
     seed: int = 0,
     rare: str = "assign",
+    progress: Progress | None = None,
 ) -> ClassMap:
-    """Train a class map of ``index`` (plus the bigrams of ``sources``) and return it; writes nothing."""
+    """Train a class map of ``index`` (plus the bigrams of ``sources``) and return it; writes nothing.
+    ``progress(share, what)`` follows the exchange passes."""
     _check(classes, min_count, iterations, seed, rare)
     extra = source_list(sources)
     params = {"classes": int(classes), "min_count": int(min_count), "iterations": int(iterations),
@@ -118,7 +120,7 @@ def fit_classes(
     stats_in = bigrams(index, extra)
     counted = time.perf_counter() - clock
     result = exchange(stats_in.matrix, stats_in.counts, int(classes), min_count=int(min_count),
-                      iterations=int(iterations), seed=int(seed), rare=rare)  # fmt: skip
+                      iterations=int(iterations), seed=int(seed), rare=rare, progress=progress)  # fmt: skip
     stats = {
         "seconds": round(time.perf_counter() - clock, 3),
         "bigram_seconds": round(counted, 3),
@@ -147,11 +149,12 @@ def train_classes(
     iterations: int = 20,
     seed: int = 0,
     rare: str = "assign",
+    progress: Progress | None = None,
 ) -> ClassMap:
     """Train a class map and write it as artefact ``name`` of ``index`` (replacing one of that name)."""
     artefacts.check_name(name)
     cmap = fit_classes(index, sources=sources, classes=classes, min_count=min_count, iterations=iterations,
-                       seed=seed, rare=rare)  # fmt: skip
+                       seed=seed, rare=rare, progress=progress)  # fmt: skip
     meta = {"algorithm": ALGORITHM, "params": cmap.params, "sources": list(cmap.sources), "stats": cmap.stats,
             "n_classes": cmap.n_classes}  # fmt: skip
     return _as_map(artefacts.write(index, KIND, name, {"classes": cmap.classes}, meta))

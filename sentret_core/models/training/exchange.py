@@ -5,7 +5,7 @@ It optimises the class-bigram likelihood of Brown clustering (seed 001 §3).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +15,8 @@ from scipy.special import xlogy
 
 from sentret_core.errors import SentretError
 from sentret_core.models.training.sources import vocabulary_map
+
+Progress = Callable[[float, str], None]  # (share done, what is happening)
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -173,8 +175,14 @@ def exchange(
     iterations: int = 10,
     seed: int = 0,
     rare: str = "assign",
+    progress: Progress | None = None,
 ) -> ExchangeResult:
-    """Cluster the W words of the bigram matrix ``B`` into (at most) K classes; see the module doc."""
+    """Cluster the W words of the bigram matrix ``B`` into (at most) K classes; see the module doc.
+
+    ``progress(share, what)`` is told after the initialisation and after each pass (passes stop
+    early once none moves a word, so the share then jumps to 1).
+    """
+    tell = progress or (lambda _share, _what: None)
     if rare not in RARE_CHOICES:
         raise SentretError(f"rare must be one of {', '.join(RARE_CHOICES)} (got {rare!r})")
     W = B.shape[0]
@@ -195,10 +203,12 @@ def exchange(
         a, b = ex.vectors(w)
         ex.remove(w, a, b)
         ex.add(w, int(np.argmax(ex.gains(w, a, b))), a, b)
+    steps = iterations + 2  # the initialisation, the passes, the rare words
+    tell(1 / steps, f"{len(trainable):,} words in {K} classes; exchange passes next (at most {iterations})")
     # 2. exchange passes
     rng = np.random.default_rng(seed)
     moves: list[int] = []
-    for _ in range(iterations):
+    for done in range(1, iterations + 1):
         moved = 0
         for w in rng.permutation(trainable).tolist():
             g = int(cls[w])
@@ -212,6 +222,7 @@ def exchange(
             else:
                 ex.add(w, g, a, b)
         moves.append(moved)
+        tell((done + 1) / steps, f"pass {done} of at most {iterations}: {moved:,} words moved")
         if moved == 0:
             break
     # 3. rare words: each to its best class given the trained map
@@ -227,6 +238,7 @@ def exchange(
             a, b = ex.vectors(w)
             ex.remove(w, a, b)
             ex.add(w, k, a, b)
+    tell(1.0, "done")
     used_shared = bool((cls == K).any())
     return ExchangeResult(
         cls.astype(np.int32),

@@ -4,7 +4,6 @@ learned on the Evaluate page)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -63,9 +62,16 @@ def _train_form(model: str, kind: str, path: str, key: str, taken: set[str]) -> 
         name = artefacts.check_name(name.strip())
         if name in taken:
             raise SentretError(f"{name!r} exists already: choose a new name (others may be using it)")
-        trainer: Callable[..., Any] = train_classes if kind == "classes" else train_triggers
-        with st.spinner(f"Training {kind} {name!r}…", show_time=True):
-            trainer(load_index(path), name=name, **options)
+        if kind == "classes":  # the exchange passes report how far they are
+            bar = st.progress(0.0, text=f"Training classes {name!r}: counting bigrams…")
+
+            def show(share: float, what: str) -> None:
+                bar.progress(share, text=f"Training classes {name!r}: {what}")
+
+            train_classes(load_index(path), name=name, progress=show, **options)
+        else:  # about a second on the demo corpus
+            with st.spinner(f"Training {kind} {name!r}…", show_time=True):
+                train_triggers(load_index(path), name=name, **options)
         st.session_state[key] = name
         st.rerun()
 
