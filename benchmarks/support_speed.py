@@ -1,6 +1,7 @@
 """Support-request latency: S_q, entity ranking, each model's top-k and the support sentences.
 
-    .venv/bin/python benchmarks/support_speed.py [--index /tmp/sentret_bench_idx] [--queries 200]
+    .venv/bin/python benchmarks/support_speed.py [--index /tmp/sentret_bench_idx] [--queries 200] [--k 4000]
+                                                 [--ltr NAME]   # a 4th column: ltr.v1 with a stored ranker
 
 The full request of the brief: k = 4000, 3 models (BM25F, LM 2S-I, TF-ISF), 20 entities, 3 support
 sentences each, on the ≥150k-sentence index of ``retrieval_speed.py`` (built once, reused). Prints
@@ -21,6 +22,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from retrieval_speed import DEFAULT_INDEX, draw_queries, ensure_index
 
+from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
 from sentret_core.index.entity_stats import entity_stats
 from sentret_core.support.engine import support
 
@@ -34,18 +36,21 @@ def main() -> None:
     parser.add_argument("--index", type=Path, default=DEFAULT_INDEX)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--k", type=int, default=4000)
+    parser.add_argument("--ltr", metavar="NAME", help="add ltr.v1 with the stored ranker NAME (scored per entity)")
     args = parser.parse_args()
+    models = [*DEFAULT_SUPPORT_MODELS, *(["ltr.v1"] if args.ltr else [])]
+    params = {"ltr.v1": {"model": args.ltr}} if args.ltr else None
 
     index = ensure_index(args.index)
     queries: list[str | list[str]] = [*PAPER_QUERIES, *draw_queries(index, args.queries, seed=7)]
-    print(f"{index}; {len(queries)} queries, k = {args.k}, 3 models, 20 entities × 3 sentences")
+    print(f"{index}; {len(queries)} queries, k = {args.k}, {', '.join(models)}, 20 entities × 3 sentences")
     for q in queries[:10]:  # warm-up: caches of query-independent data (context counts, p(d|s), …)
-        support(index, q, k=args.k)
+        support(index, q, k=args.k, models=models, params=params)
 
     totals, stages = [], {}
     for q in queries:
         start = time.perf_counter()
-        result = support(index, q, k=args.k, top_entities=20, per_entity=3)
+        result = support(index, q, k=args.k, top_entities=20, per_entity=3, models=models, params=params)
         totals.append(time.perf_counter() - start)
         for stage, seconds in result.timings.items():
             stages.setdefault(stage, []).append(seconds)
