@@ -4,8 +4,9 @@
 
 With ``--index`` it measures that index; with ``--sentences N`` it first writes a synthetic index of
 N sentences into ``--out`` (default /tmp/sentret-synthetic-N; kept, and reused when already there)
-through the real IndexWriter — Zipf-distributed terms, ~12 per sentence, 3.5 sentences per document,
-an entity mention in every other sentence — fed with parsed documents made up here, not by spaCy.
+through the real IndexWriter (``synthetic.py``, shared with ``scale.py``) — Zipf-distributed terms,
+~12 per sentence, 3.5 sentences per document, an entity mention in every other sentence — fed with
+parsed documents made up there, not by spaCy.
 
 It prints the median of ``--repeat`` runs of:
 
@@ -26,55 +27,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sentret_core.index.format import read_manifest, write_manifest  # noqa: E402
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from synthetic import synthetic  # noqa: E402
+
+from sentret_core.index.format import read_manifest  # noqa: E402
 from sentret_core.index.reader import Index  # noqa: E402
-
-
-def synthetic(out: Path, n_sentences: int, seed: int = 16) -> Path:
-    """An index of ``n_sentences`` made-up sentences, written by the real IndexWriter."""
-    from sentret_core.ingest.build import IndexWriter
-    from sentret_core.ingest.nlp import DEFAULT_MODEL, NORMALISATION, Mention, ParsedDocument, ParsedSentence
-
-    if (out / "manifest.json").exists():
-        return out
-    out.mkdir(parents=True)
-    rng = np.random.default_rng(seed)
-    vocab = [f"w{i}" for i in range(200_000)]
-    labels = ("PERSON", "GPE", "ORG", "DATE")
-    writer = IndexWriter(out)
-    lengths = rng.integers(4, 21, size=n_sentences)
-    terms = np.minimum(rng.zipf(1.2, size=int(lengths.sum())) - 1, len(vocab) - 1)
-    per_doc = rng.integers(1, 7, size=n_sentences)
-    started, s, t = time.perf_counter(), 0, 0
-    doc = 0
-    while s < n_sentences:
-        sentences = []
-        for _ in range(min(int(per_doc[doc]), n_sentences - s)):
-            words = [vocab[i] for i in terms[t : t + lengths[s]]]
-            t += int(lengths[s])
-            text = " ".join(words)
-            chars, at = [], 0
-            for word in words:
-                chars.append((at, at + len(word)))
-                at += len(word) + 1
-            mentions = []
-            if s % 2 == 0:
-                mentions.append(Mention(words[0], labels[s % 4], 0, 1, 0, len(words[0])))
-            sentences.append(ParsedSentence(text, 0, len(text), words, list(range(len(words))), chars, mentions))
-            s += 1
-        writer.add(ParsedDocument(f"d{doc}", f"document {doc}", ["document", f"w{doc % 1000}"], sentences, t))
-        doc += 1
-    counts = writer.finish()
-    write_manifest(out, {"model": DEFAULT_MODEL, "normalisation": NORMALISATION, "source": "synthetic",
-                         "counts": dict(counts, words=int(lengths.sum()))})  # fmt: skip
-    print(f"wrote {n_sentences:,} synthetic sentences ({doc:,} documents) in {time.perf_counter() - started:.0f} s "
-          f"→ {out}", file=sys.stderr)  # fmt: skip
-    return out
 
 
 def timed(fn: Callable[[], object], repeat: int) -> float:

@@ -1,0 +1,348 @@
+"""Scale (issue 15, measurement only): build, load and query a synthetic index of ``--sentences`` sentences.
+
+    .venv/bin/python benchmarks/scale.py [--sentences 1000000] [--queries 250] [--out DIR] [--reuse]
+    .venv/bin/pip install -e ".[bench]"     # the peers: tantivy, bm25s, numba
+
+The corpus is ``synthetic.py``'s (shared with ``validation_cost.py``): Zipf-distributed terms and
+entities written straight into an index by the real IndexWriter, no spaCy. The build runs in a
+child process so that its peak memory (``ru_maxrss``) is the build's alone. Then, in this process:
+
+* ``Index.load`` time (first and median of 5) and the index size on disk;
+* ``bm25.v1``, ``bm25f.v1`` and ``lm-2si.v1`` top-10 and top-1000 latency (``score`` + ``top_k``),
+  p50/p95 over the queries, the first call per model timed apart as warm-up;
+* a full support request (``support``; 3 default models, 20 entities × 3 sentences, k = 1000 and 4000);
+* the same BM25 top-10 queries in tantivy (whitespace tokenizer over each sentence's terms, so both
+  see identical terms) and bm25s (numba backend when numba imports, else numpy), interleaved with
+  sentret's bm25.v1 query by query, and sentret's ratio to each. Missing peers are named and skipped.
+
+Queries: 2-4 distinct terms drawn (seeded) from the vocabulary, each term from the mid-frequency band
+(0.01% ≤ sf/N ≤ 1%) with probability 0.7, else from the frequent (> 1%) or rare (< 0.01%, sf ≥ 2)
+band with 0.15 each. Times are one run per query (wall clock); p50/p95 are over queries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from synthetic import synthetic  # noqa: E402
+
+MODELS = ("bm25.v1", "bm25f.v1", "lm-2si.v1")
+SUPPORT_KS = (1000, 4000)
+BANDS = (("mid", 0.7), ("frequent", 0.15), ("rare", 0.15))
+
+
+def rss_mb() -> float:
+    """This process's peak resident set so far (ru_maxrss is in KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def current_rss_mb() -> float:
+    """This process's resident set now (Linux; nan elsewhere)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+    return pages * resource.getpagesize() / 2**20
+
+
+def build_child(out: Path, n: int) -> None:
+    """``--build-only``: write the index and print one JSON line of timings and peak memory."""
+    stats: dict[str, Any] = {}
+    started = time.perf_counter()
+    synthetic(out, n, stats=stats)
+    stats["build_s"] = time.perf_counter() - started
+    stats["peak_rss_mb"] = rss_mb()
+    print(json.dumps(stats))
+
+
+def build(out: Path, n: int, reuse: bool) -> dict[str, Any]:
+    if (out / "manifest.json").exists():
+        if reuse:
+            return {"reused": True}
+        manifest = json.loads((out / "manifest.json").read_text())
+        if manifest.get("source") != "synthetic":
+            raise SystemExit(f"{out} holds an index that is not synthetic: not replacing it")
+        shutil.rmtree(out)
+    elif out.exists():
+        raise SystemExit(f"{out} exists and is not an index: choose another --out")
+    proc = subprocess.run(
+        [sys.executable, __file__, "--build-only", "--sentences", str(n), "--out", str(out)],
+        check=True,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def disk_size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def draw_queries(index: Any, n: int, seed: int = 15) -> list[list[str]]:
+    sf = np.asarray(index.sf)
+    N = index.N
+    lo, hi = max(2, N // 10_000), N // 100
+    pools = {
+        "mid": np.flatnonzero((sf >= lo) & (sf <= hi)),
+        "frequent": np.flatnonzero(sf > hi),
+        "rare": np.flatnonzero((sf >= 2) & (sf < lo)),
+    }
+    bands = [b for b, _ in BANDS if len(pools[b])]
+    weights = np.array([w for b, w in BANDS if len(pools[b])])
+    rng = np.random.default_rng(seed)
+    vocab = index.vocab
+    queries = []
+    for _ in range(n):
+        size = int(rng.integers(2, 5))
+        chosen: set[int] = set()
+        while len(chosen) < size:
+            band = bands[rng.choice(len(bands), p=weights / weights.sum())]
+            chosen.add(int(rng.choice(pools[band])))
+        queries.append([vocab[t] for t in sorted(chosen)])
+    return queries
+
+
+def percentiles(seconds: list[float]) -> tuple[float, float]:
+    ms = np.array(seconds) * 1000
+    return float(np.percentile(ms, 50)), float(np.percentile(ms, 95))
+
+
+def timed_each(run: Callable[[list[str]], object], queries: list[list[str]]) -> tuple[float, list[float]]:
+    """(seconds of the first call, the warm-up; seconds of each query after it)."""
+    start = time.perf_counter()
+    run(queries[0])
+    first = time.perf_counter() - start
+    times = []
+    for q in queries:
+        start = time.perf_counter()
+        run(q)
+        times.append(time.perf_counter() - start)
+    return first, times
+
+
+class Peers:
+    """tantivy and bm25s over the index's own term sequences; absent ones are named in ``missing``."""
+
+    def __init__(self, index: Any, want_numba: bool = True) -> None:
+        self.missing: list[str] = []
+        self.notes: list[str] = []
+        self.runs: dict[str, Callable[[list[str]], object]] = {}
+        self.hits: dict[str, Callable[[list[str]], list[int]]] = {}
+        self.index = index
+        self.vocab = np.array(index.vocab, dtype=object)
+        self.indptr = np.asarray(index.seq_indptr)
+        self.seq_terms = np.asarray(index.seq_terms)
+        try:
+            import tantivy  # noqa: F401
+        except ImportError:
+            self.missing.append("tantivy")
+        else:
+            self._tantivy()
+        try:
+            import bm25s  # noqa: F401
+        except ImportError:
+            self.missing.append("bm25s")
+        else:
+            backend = "numpy"
+            try:
+                import numba  # noqa: F401
+            except ImportError:
+                self.missing.append("numba (bm25s runs its numpy backend instead)")
+            else:
+                backend = "numba" if want_numba else "numpy"
+            self._bm25s(backend)
+
+    def _sentence(self, i: int) -> np.ndarray:
+        return self.vocab[self.seq_terms[self.indptr[i] : self.indptr[i + 1]]]
+
+    def _tantivy(self) -> None:
+        import tantivy
+
+        started, rss = time.perf_counter(), current_rss_mb()
+        builder = tantivy.SchemaBuilder()
+        builder.add_text_field("body", stored=False, tokenizer_name="whitespace", index_option="freq")
+        builder.add_unsigned_field("sid", stored=True, indexed=False)
+        schema = builder.build()
+        index = tantivy.Index(schema)  # in memory, as ours is in the page cache
+        writer = index.writer(heap_size=1_000_000_000, num_threads=1)
+        for i in range(self.index.N):
+            doc = tantivy.Document()
+            doc.add_text("body", " ".join(self._sentence(i)))
+            doc.add_unsigned("sid", i)
+            writer.add_document(doc)
+        writer.commit()
+        writer.wait_merging_threads()
+        index.reload()
+        searcher = index.searcher()
+        self.notes.append(
+            f"tantivy: indexed in {time.perf_counter() - started:.1f} s (in RAM, 1 writer thread), "
+            f"{searcher.num_segments} segment(s), RSS {rss:,.0f} → {current_rss_mb():,.0f} MB"
+        )
+        Occur, Query = tantivy.Occur, tantivy.Query
+
+        def query(q: list[str]) -> Any:
+            return Query.boolean_query([(Occur.Should, Query.term_query(schema, "body", t)) for t in q])
+
+        def run(q: list[str]) -> object:
+            return searcher.search(query(q), 10).hits
+
+        def hits(q: list[str]) -> list[int]:
+            return [searcher.doc(address)["sid"][0] for _, address in searcher.search(query(q), 10).hits]
+
+        self.runs["tantivy"] = run
+        self.hits["tantivy"] = hits
+
+    def _bm25s(self, backend: str) -> None:
+        import bm25s
+
+        started, rss = time.perf_counter(), current_rss_mb()
+        tokens = [self._sentence(i).tolist() for i in range(self.index.N)]  # shared str objects
+        retriever = bm25s.BM25(k1=1.2, b=0.75, method="atire", idf_method="robertson", backend=backend)
+        retriever.index(tokens, show_progress=False)
+        del tokens
+        name = f"bm25s {backend}"
+
+        def retrieve(q: list[str]) -> Any:
+            return retriever.retrieve([q], k=10, show_progress=False, n_threads=0)
+
+        start = time.perf_counter()
+        retrieve(["w1", "w2"])  # numba compiles here
+        jit = time.perf_counter() - start
+        self.notes.append(
+            f"{name}: indexed in {start - started:.1f} s, first retrieve (JIT) {jit:.1f} s, "
+            f"RSS {rss:,.0f} → {current_rss_mb():,.0f} MB; method=atire, idf=robertson, retrieve() n_threads=0"
+        )
+        self.runs[name] = retrieve
+        self.hits[name] = lambda q: [int(i) for i in np.asarray(retrieve(q)[0])[0]]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--sentences", type=int, default=1_000_000)
+    parser.add_argument("--queries", type=int, default=250)
+    parser.add_argument("--out", help="where the index goes (default /tmp/sentret-scale-N)")
+    parser.add_argument("--reuse", action="store_true", help="use an index already at --out (no build timing)")
+    parser.add_argument("--no-peers", action="store_true", help="skip tantivy and bm25s")
+    parser.add_argument("--build-only", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    out = Path(args.out or f"/tmp/sentret-scale-{args.sentences}")
+    if args.build_only:
+        build_child(out, args.sentences)
+        return 0
+
+    from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
+    from sentret_core.index.reader import Index
+    from sentret_core.models import score, top_k
+    from sentret_core.support.engine import support
+
+    wall = time.perf_counter()
+    print(f"sentret scale benchmark: {args.sentences:,} synthetic sentences → {out}")
+    built = build(out, args.sentences, args.reuse)
+    print("\nbuild (child process)")
+    if built.get("reused"):
+        print("  reused the index already there (--reuse): no build timing")
+    else:
+        print(f"  build time                  {built['build_s']:9.1f} s  (feeding IndexWriter {built['add_s']:.1f} s, "
+              f"finish() {built['finish_s']:.1f} s; {built['documents']:,} documents)")  # fmt: skip
+        print(f"  build peak memory           {built['peak_rss_mb']:9,.0f} MB (ru_maxrss of the child)")
+    print(f"  index size on disk          {disk_size(out) / 1e6:9,.1f} MB")
+
+    start = time.perf_counter()
+    index = Index.load(out)
+    first_load = time.perf_counter() - start
+    loads = []
+    for _ in range(5):
+        start = time.perf_counter()
+        Index.load(out)
+        loads.append(time.perf_counter() - start)
+    print(f"  Index.load                  {first_load * 1000:9.1f} ms first, {statistics.median(loads) * 1000:.1f} ms "
+          f"median of 5 (page cache warm from the build)")  # fmt: skip
+    nnz = int(np.asarray(index.seq_indptr)[-1])
+    print(f"  {index.N:,} sentences, {len(index.vocab):,} terms, {nnz:,} term occurrences, {index.E:,} entities")
+
+    print(f"  RSS after loading {current_rss_mb():,.0f} MB")
+    queries = draw_queries(index, args.queries)
+    sizes = np.bincount([len(q) for q in queries], minlength=5)[2:]
+    print(f"\n{len(queries)} queries, {sizes[0]}/{sizes[1]}/{sizes[2]} of 2/3/4 terms, e.g. {queries[:3]}")
+
+    print(f"\nsentence scorers (score + top_k), ms{'':14s}p50      p95   first call   RSS after, MB")
+    for model in MODELS:
+        for k in (10, 1000):
+            first, times = timed_each(lambda q, m=model, k=k: top_k(score(index, q, m), k), queries)
+            p50, p95 = percentiles(times)
+            print(f"  {model:12s} top-{k:<5d}  {p50:16.2f} {p95:8.2f} {first * 1000:10.1f} {current_rss_mb():14,.0f}")
+    counts = [len(score(index, q, "bm25.v1").ids) for q in queries]
+    median, p95 = int(np.median(counts)), int(np.percentile(counts, 95))
+    print(f"  candidates per query (bm25.v1): median {median:,}, p95 {p95:,}")
+    print(f"  peak RSS so far {rss_mb():,.0f} MB")
+
+    models = ", ".join(DEFAULT_SUPPORT_MODELS)
+    print(f"\nfull support request ({models}; 20 entities × 3 sentences), ms      p50      p95   first call")
+    for k in SUPPORT_KS:
+        first, times = timed_each(lambda q, k=k: support(index, q, k=k, top_entities=20, per_entity=3), queries)
+        p50, p95 = percentiles(times)
+        print(f"  k = {k:<5d}{'':47s}{p50:9.2f} {p95:8.2f} {first * 1000:10.1f}")
+    print(f"  RSS now {current_rss_mb():,.0f} MB")
+    print(f"  peak RSS so far {rss_mb():,.0f} MB")
+
+    if args.no_peers:
+        print("\npeers skipped (--no-peers)")
+    else:
+        print("\npeers: BM25 top-10 on the same sentences and queries")
+        peers = Peers(index)
+        if peers.missing:
+            print(f"  MISSING (pip install -e '.[bench]'): {', '.join(peers.missing)} — skipped")
+        for note in peers.notes:
+            print(f"  {note}")
+        runs: dict[str, Callable[[list[str]], object]] = {
+            "sentret bm25.v1": lambda q: top_k(score(index, q, "bm25.v1"), 10),
+            **peers.runs,
+        }
+        for run in runs.values():  # warm-up
+            for q in queries[:5]:
+                run(q)
+        times: dict[str, list[float]] = {name: [] for name in runs}
+        for q in queries:  # interleaved: load from elsewhere falls on all alike
+            for name, run in runs.items():
+                start = time.perf_counter()
+                run(q)
+                times[name].append(time.perf_counter() - start)
+        ours = percentiles(times["sentret bm25.v1"])
+        head = f"  {'implementation':22s}{'p50 ms':>9s}{'p95 ms':>9s}"
+        print(f"{head}   sentret ÷ it (p50, p95)   top-10 overlap with sentret")
+        for name, values in times.items():
+            p50, p95 = percentiles(values)
+            overlap = ""
+            if name in peers.hits:
+                shared = [
+                    len(set(peers.hits[name](q)) & set(top_k(score(index, q, "bm25.v1"), 10).ids.tolist())) / 10
+                    for q in queries[:50]
+                ]
+                overlap = f"{statistics.mean(shared):.2f} (50 queries)"
+            ratio = "" if name.startswith("sentret") else f"{ours[0] / p50:6.2f}×, {ours[1] / p95:6.2f}×"
+            print(f"  {name:22s}{p50:9.3f}{p95:9.3f}   {ratio:24s}{overlap}")
+        print("  (sentret ÷ it > 1: sentret is slower; overlap < 1: ties at rank 10, which sentret breaks by id")
+        print("   and the peers otherwise, and tantivy's quantised length norms)")
+    print(f"\nRSS now {current_rss_mb():,.0f} MB, peak RSS of this process {rss_mb():,.0f} MB; "
+          f"whole run {time.perf_counter() - wall:.0f} s")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
