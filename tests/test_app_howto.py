@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from sentret_core import Index
+from sentret_core.index.entity_stats import entity_sentences
 from sentret_core.models import explain, get_model, list_models, score, top_k
-from sentret_core.support.sets import entity_sentences, entry_ranks, first_hits
+from sentret_core.support.sets import entry_ranks, first_hits
 from sentret_core.support.teaching import (
     contribution_parts,
     control_kind,

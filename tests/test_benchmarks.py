@@ -27,6 +27,7 @@ from sentret_core.evaluation.evaluable import tuning_space
 from sentret_core.evaluation.measures import evaluate
 from sentret_core.evaluation.plan import plan
 from sentret_core.evaluation.runs import Evaluator
+from sentret_core.index.entity_stats import entity_sentences
 from sentret_core.ingest.corpus import Document
 from sentret_core.ingest.qa_files import read_wikiqa
 from sentret_core.support.context import QueryContext
@@ -526,7 +527,6 @@ def test_a_learned_ranker_is_given_each_topics_entity(squad: Benchmark) -> None:
 
     from sentret_core.models import score, top_k
     from sentret_core.models.ltr.store import save
-    from sentret_core.support.sets import entity_sentences
 
     # a ranker that reads only an entity feature: without the topic's entity every score would be 0
     save("by-other-top", one_feature_ranker("e:other_top"), first_stage="bm25.v1", depth=100,

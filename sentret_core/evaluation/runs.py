@@ -40,11 +40,12 @@ from sentret_core.evaluation.measures import DEFAULT_METRICS, Metric, evaluate, 
 from sentret_core.evaluation.metrics import Mode, average_precision, precision_at_k, r_precision, reciprocal_rank
 from sentret_core.evaluation.trec_io import Qrels, Run
 from sentret_core.evaluation.tuning import TuningResult, coordinate_ascent
+from sentret_core.index.entity_stats import entity_sentences
 from sentret_core.models import get_model, score, top_k
 from sentret_core.models.query import normalise
 from sentret_core.models.spec import ENTITY_PARAM
 from sentret_core.support.context import QueryContext
-from sentret_core.support.sets import entity_sentences, first_hits, ranking_of
+from sentret_core.support.sets import first_hits, ranking_of
 
 PESSIMISTIC = "map-pessimistic"
 OPTIMISTIC = "map-optimistic"

@@ -60,6 +60,12 @@ def entity_sf(index: Index) -> np.ndarray:
     return sf
 
 
+def entity_sentences(index: Index, entity: int) -> np.ndarray:
+    """The sentences mentioning ``entity``, ascending (a column of G)."""
+    GT = index.GT
+    return np.asarray(GT.indices[GT.indptr[entity] : GT.indptr[entity + 1]], dtype=np.int64)
+
+
 def entity_stats(index: Index, top: np.ndarray) -> EntityStats:
     """Frequency, rarity, combination and KLD of the entities mentioned in the sentences ``top`` (S_q)."""
     top = np.asarray(top, dtype=np.int64)

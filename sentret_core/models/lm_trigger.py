@@ -281,7 +281,7 @@ _FORMULA_V2 = _FORMULA + (
     formula=_FORMULA_V2,
     paper=f"{PAPER_001} §5-6 eq. 9-12 (NE triggering from question words, §6.5)",
     description=(
-        "the trigger LM where the question's wh-word (who, when, where, how many) also triggers the "
+        "the trigger LM where the question's wh-word (who, when, where, how many, how long, how old) also triggers the "
         "answer's entity labels and terms (?when → DATE), learned from QA pairs; tuned defaults"
     ),
     distribution=distribution_trigger,

@@ -16,14 +16,14 @@ from sentret_core.checks import check_int, check_labels, check_model_name, check
 from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_WINDOW, MAX_K, MAX_WINDOW
 from sentret_core.errors import SentretError
 from sentret_core.index.entity_position import position_scores
-from sentret_core.index.entity_stats import ENTITY_SCORES, EntityStats, entity_stats
+from sentret_core.index.entity_stats import ENTITY_SCORES, EntityStats, entity_sentences, entity_stats
 from sentret_core.index.loaded import check_index
 from sentret_core.index.reader import Index
 from sentret_core.models import get_model, score, top_k
 from sentret_core.models.query import normalise
 from sentret_core.models.spec import ENTITY_PARAM
 from sentret_core.support.entities import AGGREGATORS, aggregate, label_mask, resolve_labels
-from sentret_core.support.sets import entity_sentences, in_sorted
+from sentret_core.support.sets import in_sorted
 
 POSITION = "position"
 ENTITY_MODELS = tuple(f"{how}-{name}" for how in AGGREGATORS for name in ENTITY_SCORES)

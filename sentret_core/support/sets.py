@@ -74,7 +74,3 @@ def in_sorted(values: np.ndarray, sorted_array: np.ndarray) -> np.ndarray:
     return np.asarray(sorted_array[where] == values)
 
 
-def entity_sentences(index: Index, entity: int) -> np.ndarray:
-    """The sentences mentioning ``entity``, ascending (a column of G)."""
-    GT = index.GT
-    return np.asarray(GT.indices[GT.indptr[entity] : GT.indptr[entity + 1]], dtype=np.int64)

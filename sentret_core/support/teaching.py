@@ -27,7 +27,8 @@ import numpy as np
 import pandas as pd
 
 from sentret_core.defaults import DEFAULT_WINDOW
-from sentret_core.support.sets import entity_sentences, entry_ranks
+from sentret_core.index.entity_stats import entity_sentences
+from sentret_core.support.sets import entry_ranks
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index

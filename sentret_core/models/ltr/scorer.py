@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sentret_core.errors import SentretError
+from sentret_core.index.entity_stats import entity_sentences
 from sentret_core.models.cache import cached_lru
 from sentret_core.models.ltr.features import (
     QueryFeatures,
@@ -107,12 +108,8 @@ def _explain(index: Index, q: Query, sentence: int, p: LtrParams) -> Explained:
 )
 def score_ltr(index: Index, q: Query, p: LtrParams) -> tuple[np.ndarray, np.ndarray]:
     learned, chosen, _, base = _prepared(index, q, p)
-    rows = slice(None) if p.entity is None else np.isin(chosen, _mentions(index, p.entity), assume_unique=True)
+    rows = slice(None) if p.entity is None else np.isin(chosen, entity_sentences(index, p.entity), assume_unique=True)
     ids = chosen[rows]
     X = np.hstack([base.X[rows], entity_features(index, q, ids, base.stats, p.entity)])
     return ids, learned.ranker.predict(X)
 
-
-def _mentions(index: Index, entity: int) -> np.ndarray:
-    GT = index.GT
-    return np.asarray(GT.indices[GT.indptr[entity] : GT.indptr[entity + 1]])
