@@ -1,14 +1,17 @@
 """Scale (issue 15, measurement only): build, load and query a synthetic index of ``--sentences`` sentences.
 
     .venv/bin/python benchmarks/scale.py [--sentences 1000000] [--queries 250] [--out DIR] [--reuse]
+        [--no-peers | --skip-tantivy | --skip-bm25s]
     .venv/bin/pip install -e ".[bench]"     # the peers: tantivy, bm25s, numba
 
 The corpus is ``synthetic.py``'s (shared with ``validation_cost.py``): Zipf-distributed terms and
-entities written straight into an index by the real IndexWriter, no spaCy. The build runs in a
-child process so that its peak memory (``ru_maxrss``) is the build's alone. Then, in this process:
+entities generated straight into parsed shards (numpy and pyarrow, no spaCy), timed. The index is
+built from the shards (``build_from_shards``, out of core) in a child process so that its peak
+memory (``ru_maxrss``) is the build's alone. Then, in this process:
 
-* ``Index.load`` time (first and median of 5) and the index size on disk;
-* ``bm25.v1``, ``bm25f.v1`` and ``lm-2si.v1`` top-10 and top-1000 latency (``score`` + ``top_k``),
+* ``Index.load`` time (first and median of 5), the index size on disk and the shards' size;
+* ``bm25.v1``, ``bm25f.v1`` and ``lm-2si.v1`` top-10 and top-1000 latency (``search``: ``top_k`` of ``score``,
+  MaxScore-pruned for bm25.v1),
   p50/p95 over the queries, the first call per model timed apart as warm-up;
 * a full support request (``support``; 3 default models, 20 entities × 3 sentences, k = 1000 and 4000);
 * the same BM25 top-10 queries in tantivy (whitespace tokenizer over each sentence's terms, so both
@@ -40,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from synthetic import synthetic  # noqa: E402
+from synthetic import generate_shards  # noqa: E402
 
 MODELS = ("bm25.v1", "bm25f.v1", "lm-2si.v1")
 SUPPORT_KS = (1000, 4000)
@@ -61,17 +64,21 @@ def current_rss_mb() -> float:
     return pages * resource.getpagesize() / 2**20
 
 
-def build_child(out: Path, n: int) -> None:
-    """``--build-only``: write the index and print one JSON line of timings and peak memory."""
-    stats: dict[str, Any] = {}
+def build_child(out: Path) -> None:
+    """``--build-only``: build the index from its shards and print one JSON line of timings and peak memory."""
+    from sentret_core.ingest.build import build_from_shards
+
     started = time.perf_counter()
-    synthetic(out, n, stats=stats)
-    stats["build_s"] = time.perf_counter() - started
-    stats["peak_rss_mb"] = rss_mb()
-    print(json.dumps(stats))
+    build_from_shards(shards_of(out), out)
+    print(json.dumps({"build_s": time.perf_counter() - started, "peak_rss_mb": rss_mb()}))
+
+
+def shards_of(out: Path) -> Path:
+    return out.with_name(f"{out.name}-shards")
 
 
 def build(out: Path, n: int, reuse: bool) -> dict[str, Any]:
+    """Generate the shards here (timed), then build the index from them in a child (peak memory its own)."""
     if (out / "manifest.json").exists():
         if reuse:
             return {"reused": True}
@@ -81,17 +88,21 @@ def build(out: Path, n: int, reuse: bool) -> dict[str, Any]:
         shutil.rmtree(out)
     elif out.exists():
         raise SystemExit(f"{out} exists and is not an index: choose another --out")
+    shutil.rmtree(shards_of(out), ignore_errors=True)
+    started = time.perf_counter()
+    documents = generate_shards(shards_of(out), n)
+    generate_s = time.perf_counter() - started
     proc = subprocess.run(
         [sys.executable, __file__, "--build-only", "--sentences", str(n), "--out", str(out)],
         check=True,
         stdout=subprocess.PIPE,
         text=True,
     )
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return dict(json.loads(proc.stdout.strip().splitlines()[-1]), generate_s=generate_s, documents=documents)
 
 
-def disk_size(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+def disk_size(path: Path, skip: str = "shards") -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and skip not in p.relative_to(path).parts)
 
 
 def draw_queries(index: Any, n: int, seed: int = 15) -> list[list[str]]:
@@ -139,7 +150,7 @@ def timed_each(run: Callable[[list[str]], object], queries: list[list[str]]) -> 
 class Peers:
     """tantivy and bm25s over the index's own term sequences; absent ones are named in ``missing``."""
 
-    def __init__(self, index: Any, want_numba: bool = True) -> None:
+    def __init__(self, index: Any, want_numba: bool = True, skip: frozenset[str] = frozenset()) -> None:
         self.missing: list[str] = []
         self.notes: list[str] = []
         self.runs: dict[str, Callable[[list[str]], object]] = {}
@@ -153,12 +164,15 @@ class Peers:
         except ImportError:
             self.missing.append("tantivy")
         else:
-            self._tantivy()
+            if "tantivy" not in skip:
+                self._tantivy()
         try:
             import bm25s  # noqa: F401
         except ImportError:
             self.missing.append("bm25s")
         else:
+            if "bm25s" in skip:
+                return
             backend = "numpy"
             try:
                 import numba  # noqa: F401
@@ -239,29 +253,39 @@ def main() -> int:
     parser.add_argument("--out", help="where the index goes (default /tmp/sentret-scale-N)")
     parser.add_argument("--reuse", action="store_true", help="use an index already at --out (no build timing)")
     parser.add_argument("--no-peers", action="store_true", help="skip tantivy and bm25s")
+    parser.add_argument("--skip-tantivy", action="store_true", help="skip tantivy (41 s of indexing at 10M)")
+    parser.add_argument("--skip-bm25s", action="store_true", help="skip bm25s (3 min of indexing at 10M)")
     parser.add_argument("--build-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     out = Path(args.out or f"/tmp/sentret-scale-{args.sentences}")
     if args.build_only:
-        build_child(out, args.sentences)
+        build_child(out)
         return 0
 
     from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
     from sentret_core.index.reader import Index
-    from sentret_core.models import score, top_k
+    from sentret_core.models import score, search, top_k
     from sentret_core.support.engine import support
 
     wall = time.perf_counter()
+    phases: list[tuple[str, float]] = []
+
+    def mark(phase: str) -> None:  # wall time of each phase, summed up at the end
+        phases.append((phase, time.perf_counter() - wall - sum(t for _, t in phases)))
+
     print(f"sentret scale benchmark: {args.sentences:,} synthetic sentences → {out}")
     built = build(out, args.sentences, args.reuse)
+    mark("shards + build")
     print("\nbuild (child process)")
     if built.get("reused"):
         print("  reused the index already there (--reuse): no build timing")
     else:
-        print(f"  build time                  {built['build_s']:9.1f} s  (feeding IndexWriter {built['add_s']:.1f} s, "
-              f"finish() {built['finish_s']:.1f} s; {built['documents']:,} documents)")  # fmt: skip
+        print(f"  shards generated            {built['generate_s']:9.1f} s  ({built['documents']:,} documents; "
+              f"numpy/pyarrow straight into shards, no spaCy)")  # fmt: skip
+        print(f"  build time (from shards)    {built['build_s']:9.1f} s")
         print(f"  build peak memory           {built['peak_rss_mb']:9,.0f} MB (ru_maxrss of the child)")
-    print(f"  index size on disk          {disk_size(out) / 1e6:9,.1f} MB")
+    print(f"  shards on disk              {disk_size(shards_of(out)) / 1e6:9,.1f} MB")
+    print(f"  index size on disk          {disk_size(out) / 1e6:9,.1f} MB (without its shards/ copy)")
 
     start = time.perf_counter()
     index = Index.load(out)
@@ -277,14 +301,15 @@ def main() -> int:
     print(f"  {index.N:,} sentences, {len(index.vocab):,} terms, {nnz:,} term occurrences, {index.E:,} entities")
 
     print(f"  RSS after loading {current_rss_mb():,.0f} MB")
+    mark("load")
     queries = draw_queries(index, args.queries)
     sizes = np.bincount([len(q) for q in queries], minlength=5)[2:]
     print(f"\n{len(queries)} queries, {sizes[0]}/{sizes[1]}/{sizes[2]} of 2/3/4 terms, e.g. {queries[:3]}")
 
-    print(f"\nsentence scorers (score + top_k), ms{'':14s}p50      p95   first call   RSS after, MB")
+    print(f"\nsentence scorers (search = top_k of score), ms{'':4s}p50      p95   first call   RSS after, MB")
     for model in MODELS:
         for k in (10, 1000):
-            first, times = timed_each(lambda q, m=model, k=k: top_k(score(index, q, m), k), queries)
+            first, times = timed_each(lambda q, m=model, k=k: search(index, q, m, k), queries)
             p50, p95 = percentiles(times)
             print(f"  {model:12s} top-{k:<5d}  {p50:16.2f} {p95:8.2f} {first * 1000:10.1f} {current_rss_mb():14,.0f}")
     counts = [len(score(index, q, "bm25.v1").ids) for q in queries]
@@ -292,6 +317,7 @@ def main() -> int:
     print(f"  candidates per query (bm25.v1): median {median:,}, p95 {p95:,}")
     print(f"  peak RSS so far {rss_mb():,.0f} MB")
 
+    mark("sentret scorers")
     models = ", ".join(DEFAULT_SUPPORT_MODELS)
     print(f"\nfull support request ({models}; 20 entities × 3 sentences), ms      p50      p95   first call")
     for k in SUPPORT_KS:
@@ -301,17 +327,21 @@ def main() -> int:
     print(f"  RSS now {current_rss_mb():,.0f} MB")
     print(f"  peak RSS so far {rss_mb():,.0f} MB")
 
+    mark("support requests")
     if args.no_peers:
         print("\npeers skipped (--no-peers)")
     else:
         print("\npeers: BM25 top-10 on the same sentences and queries")
-        peers = Peers(index)
+        skip = frozenset(name for name, flag in (("tantivy", args.skip_tantivy), ("bm25s", args.skip_bm25s)) if flag)
+        peers = Peers(index, skip=skip)
+        if skip:
+            print(f"  skipped: {', '.join(sorted(skip))}")
         if peers.missing:
             print(f"  MISSING (pip install -e '.[bench]'): {', '.join(peers.missing)} — skipped")
         for note in peers.notes:
             print(f"  {note}")
         runs: dict[str, Callable[[list[str]], object]] = {
-            "sentret bm25.v1": lambda q: top_k(score(index, q, "bm25.v1"), 10),
+            "sentret bm25.v1": lambda q: search(index, q, "bm25.v1", 10),
             **peers.runs,
         }
         for run in runs.values():  # warm-up
@@ -339,7 +369,13 @@ def main() -> int:
             print(f"  {name:22s}{p50:9.3f}{p95:9.3f}   {ratio:24s}{overlap}")
         print("  (sentret ÷ it > 1: sentret is slower; overlap < 1: ties at rank 10, which sentret breaks by id")
         print("   and the peers otherwise, and tantivy's quantised length norms)")
-    print(f"\nRSS now {current_rss_mb():,.0f} MB, peak RSS of this process {rss_mb():,.0f} MB; "
+        if "tantivy" in times:
+            t50, t95 = percentiles(times["tantivy"])
+            ratio = f"p50 {ours[0] / t50:.2f}×, p95 {ours[1] / t95:.2f}×"
+            print(f"  BM25 top-10 sentret ÷ tantivy: {ratio} (target ≤ 1.5×)")
+        mark("peers")
+    print("\nphase wall times: " + ", ".join(f"{phase} {t:.0f} s" for phase, t in phases))
+    print(f"RSS now {current_rss_mb():,.0f} MB, peak RSS of this process {rss_mb():,.0f} MB; "
           f"whole run {time.perf_counter() - wall:.0f} s")  # fmt: skip
     return 0
 

@@ -4,9 +4,9 @@
 
 With ``--index`` it measures that index; with ``--sentences N`` it first writes a synthetic index of
 N sentences into ``--out`` (default /tmp/sentret-synthetic-N; kept, and reused when already there)
-through the real IndexWriter (``synthetic.py``, shared with ``scale.py``) — Zipf-distributed terms,
-~12 per sentence, 3.5 sentences per document, an entity mention in every other sentence — fed with
-parsed documents made up there, not by spaCy.
+from shards generated beside it (``synthetic.py``, shared with ``scale.py``; numpy and pyarrow, no
+spaCy) — Zipf-distributed terms, ~12 per sentence, 3.5 sentences per document, an entity mention in
+every other sentence.
 
 It prints the median of ``--repeat`` runs of:
 

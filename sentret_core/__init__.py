@@ -15,9 +15,9 @@ from sentret_core.errors import (
     SentretError,
 )
 from sentret_core.index.reader import Index, verify
-from sentret_core.ingest.build import BuildSummary, build_index
+from sentret_core.ingest.build import BuildSummary, add_documents, build_from_shards, build_index, parse_source
 from sentret_core.ingest.corpus import Document, read_corpus
-from sentret_core.models import Explanation, Scores, explain, get_model, list_models, score, top_k
+from sentret_core.models import Explanation, Scores, explain, get_model, list_models, score, search, top_k
 from sentret_core.support.engine import support
 from sentret_core.support.records import SupportResult
 
@@ -36,12 +36,16 @@ __all__ = [
     "SentretError",
     "SupportResult",
     "__version__",
+    "add_documents",
+    "build_from_shards",
     "build_index",
     "explain",
     "get_model",
     "list_models",
+    "parse_source",
     "read_corpus",
     "score",
+    "search",
     "support",
     "top_k",
     "verify",

@@ -22,7 +22,7 @@ import pytest
 
 from sentret_core import Index, build_index
 from sentret_core.errors import SentretError
-from sentret_core.ingest import build, staging
+from sentret_core.ingest import assemble, build, staging
 from sentret_core.ingest.corpus import Document
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="process ids are read from /proc")
@@ -175,7 +175,7 @@ def test_a_full_disk_is_one_message_naming_the_folder(
         (folder / f"{name}.partial").write_bytes(b"x" * 5000)
         raise error
 
-    monkeypatch.setattr(build, "save_matrix", fill_the_disk)
+    monkeypatch.setattr(assemble, "save_matrix", fill_the_disk)
     with pytest.raises(SentretError) as caught:
         build_index(small_corpus, out, n_process=1, force=True)
     message = str(caught.value)

@@ -110,21 +110,11 @@ def test_neighbours_never_cross_documents(small_index: Index) -> None:
 
 
 def test_presegmented_documents_keep_their_sentences(tmp_path: Path) -> None:
-    docs = [presegmented("d", "T", ["First one. Still the first.", "", "Third."])]
-    source = tmp_path / "c.jsonl"
-    source.write_text("")
-    from sentret_core.index.format import write_manifest
-    from sentret_core.ingest.build import IndexWriter
-    from sentret_core.ingest.nlp import load_pipeline
+    from sentret_core.ingest.build import build_from_documents
 
-    out = tmp_path / "idx"
-    out.mkdir()
-    writer = IndexWriter(out)
-    for doc in parse_documents(docs, load_pipeline(), n_process=1):
-        writer.add(doc)
-    counts = writer.finish()
-    write_manifest(out, {"counts": counts})
-    index = Index.load(out)
+    docs = [presegmented("d", "T", ["First one. Still the first.", "", "Third."])]
+    build_from_documents(docs, tmp_path / "idx", source="test", n_process=1)
+    index = Index.load(tmp_path / "idx")
     assert index.texts == ["First one. Still the first.", "", "Third."]
 
 
@@ -238,7 +228,8 @@ def test_the_manifest_records_sizes_headers_and_its_own_checksum(small_index: In
 
     manifest = json.loads((small_index.path / "manifest.json").read_text())
     assert manifest["checksum"] == canonical_checksum(manifest)
-    files = sorted(p.name for p in small_index.path.iterdir() if p.is_file() and p.name != "manifest.json")
+    files = sorted([*(p.name for p in small_index.path.iterdir() if p.is_file() and p.name != "manifest.json"),
+                    "shards/manifest.json"])  # the shards' own manifest records each shard's sha256
     assert sorted(manifest["files"]) == sorted(manifest["sizes"]) == files
     assert all(manifest["sizes"][name] == (small_index.path / name).stat().st_size for name in files)
     for name in (f for f in files if f.endswith(".npy")):

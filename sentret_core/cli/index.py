@@ -1,10 +1,13 @@
-"""``sentret index | info | verify``: build an index, show its counts, check its files."""
+"""``sentret index | info | verify``: build an index, show its counts, check its files (and the options
+the spaCy pass shares with ``sentret parse`` and ``sentret add``)."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from sentret_core.cli.common import command
@@ -17,8 +20,6 @@ def register(sub: Any) -> None:
 
 
 def _add_index(sub: Any) -> None:
-    from sentret_core.ingest.nlp import DEFAULT_BATCH_SIZE, DEFAULT_MODEL
-
     p = command(
         sub, "index", "Index documents: a folder of .txt/.md, a .jsonl, a .csv, or 'demo'.", _run_index
     )
@@ -26,25 +27,48 @@ def _add_index(sub: Any) -> None:
         "source", help="folder, .jsonl or .csv file, or 'demo' (Wikipedia vital-article summaries)"
     )
     p.add_argument("--out", required=True, help="the index folder to create")
-    p.add_argument("--format", default="auto", choices=["auto", "txt", "jsonl", "csv"])
-    p.add_argument("--encoding", default="utf-8", help="text encoding of the source files (default utf-8)")
-    p.add_argument("--n-process", type=int, default=2, help="spaCy worker processes (default 2)")
-    p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="documents per spaCy batch")
-    p.add_argument(
-        "--model", default=DEFAULT_MODEL, help=f"installed spaCy pipeline (default {DEFAULT_MODEL})"
-    )
+    source_options(p)
+    engine_options(p)
     p.add_argument("--force", action="store_true",
                    help="replace the index at --out (never a folder that is not an index)")
 
 
-def _run_index(args: argparse.Namespace) -> int:
+def source_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", default="auto", choices=["auto", "txt", "jsonl", "csv"])
+    p.add_argument("--encoding", default="utf-8", help="text encoding of the source files (default utf-8)")
+
+
+def engine_options(p: argparse.ArgumentParser, model_default: str | None = None) -> None:
+    """How the spaCy pass runs: here (--n-process) or on Ray Data (--engine ray)."""
+    from sentret_core.ingest.nlp import DEFAULT_BATCH_SIZE, DEFAULT_MODEL
+
+    p.add_argument("--engine", default="local", choices=["local", "ray"],
+                   help="run the spaCy pass here (local, default) or on Ray Data (ray: pip install 'sentret[scale]')")
+    p.add_argument("--n-process", type=int, default=2, help="local engine: spaCy worker processes (default 2)")
+    p.add_argument("--address", default=None,
+                   help="ray engine: the cluster to join ('auto' or ray://host:port; default: a local Ray)")
+    p.add_argument("--num-workers", type=int, default=None,
+                   help="ray engine: parsing actors, one CPU each (default: the CPUs Ray has)")
+    p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="documents per spaCy batch")
+    p.add_argument("--model", default=model_default or DEFAULT_MODEL,
+                   help=f"installed spaCy pipeline (default {model_default or DEFAULT_MODEL})")  # fmt: skip
+
+
+def engine_of(args: argparse.Namespace, model: str | None = None) -> Any:
+    from sentret_core.ingest.parse import Engine
+
+    model = args.model if model is None else model
+    return Engine(args.engine, model, args.n_process, args.batch_size, args.address, args.num_workers)
+
+
+@contextlib.contextmanager
+def progress_bar(source: str, verb: str) -> Iterator[Callable[[int, int], None]]:
+    """A documents bar with words and words/s; a log file gets a line every 15 s, not a flood."""
     from tqdm import tqdm
 
-    from sentret_core.ingest.build import build_index
-
-    total = 10_033 if args.source == "demo" else None
-    interval = 0.5 if sys.stderr.isatty() else 15.0  # a log file gets a line every 15 s, not a flood
-    with tqdm(total=total, unit="doc", desc="indexing", file=sys.stderr, mininterval=interval) as bar:
+    total = 10_033 if source == "demo" else None
+    interval = 0.5 if sys.stderr.isatty() else 15.0
+    with tqdm(total=total, unit="doc", desc=verb, file=sys.stderr, mininterval=interval) as bar:
         last = [0]
 
         def progress(documents: int, words: int) -> None:
@@ -53,24 +77,26 @@ def _run_index(args: argparse.Namespace) -> int:
             rate = words / bar.format_dict["elapsed"] if bar.format_dict["elapsed"] else 0.0
             bar.set_postfix_str(f"{words:,} words, {rate:,.0f} words/s", refresh=False)
 
-        summary = build_index(
-            args.source,
-            args.out,
-            fmt=args.format,
-            encoding=args.encoding,
-            model=args.model,
-            n_process=args.n_process,
-            batch_size=args.batch_size,
-            force=args.force,
-            progress=progress,
-        )
+        yield progress
+
+
+def print_built(summary: Any, verb: str = "indexed") -> None:
     for note in summary.notes:
         print(f"sentret: note: {note}", file=sys.stderr)
+    rate = f" ({summary.words_per_second:,.0f} words/s)" if verb == "indexed" else ""
     print(
-        f"indexed {summary.documents:,} documents, {summary.sentences:,} sentences, {summary.words:,} words, "
-        f"{summary.terms:,} terms, {summary.entities:,} entities in {summary.seconds:.1f} s "
-        f"({summary.words_per_second:,.0f} words/s) → {summary.path}"
+        f"{verb} {summary.documents:,} documents, {summary.sentences:,} sentences, {summary.words:,} words, "
+        f"{summary.terms:,} terms, {summary.entities:,} entities in {summary.seconds:.1f} s{rate} → {summary.path}"
     )
+
+
+def _run_index(args: argparse.Namespace) -> int:
+    from sentret_core.ingest.build import build_index
+
+    with progress_bar(args.source, "indexing") as progress:
+        summary = build_index(args.source, args.out, fmt=args.format, encoding=args.encoding, force=args.force,
+                              progress=progress, engine=engine_of(args))  # fmt: skip
+    print_built(summary)
     return 0
 
 

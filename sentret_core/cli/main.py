@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sentret_core.cli import eval as eval_commands
-from sentret_core.cli import index, judgments, learn, models, search, train
+from sentret_core.cli import index, judgments, learn, models, search, shards, train
 from sentret_core.cli.common import EXIT_BUG, EXIT_USAGE
 
 EXIT_INTERRUPTED = 130
@@ -103,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
 
 COMMANDS: list[Callable[[Any], None]] = [
     index.register,
+    shards.register,
     search.register,
     models.register,
     train.register,

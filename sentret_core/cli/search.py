@@ -29,13 +29,13 @@ def _add_search(sub: Any) -> None:
 def _run_search(args: argparse.Namespace) -> int:
     from sentret_core.checks import clean_text
     from sentret_core.index.reader import Index
-    from sentret_core.models import score, top_k
+    from sentret_core.models import search
 
     if args.k < 1:
         raise SentretError(f"--k must be at least 1 (got {args.k})")
-    query = clean_text(args.query).text  # what score() searches for, and what we print
+    query = clean_text(args.query).text  # what search() searches for, and what we print
     index = Index.load(args.index)
-    found = top_k(score(index, args.query, args.model, **param_pairs(args.param, qualified=False)), args.k)
+    found = search(index, args.query, args.model, args.k, **param_pairs(args.param, qualified=False))
     hits = [
         {
             "rank": rank,

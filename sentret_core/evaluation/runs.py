@@ -41,7 +41,7 @@ from sentret_core.evaluation.metrics import Mode, average_precision, precision_a
 from sentret_core.evaluation.trec_io import Qrels, Run
 from sentret_core.evaluation.tuning import TuningResult, coordinate_ascent
 from sentret_core.index.entity_stats import entity_sentences
-from sentret_core.models import get_model, score, top_k
+from sentret_core.models import get_model, score, search
 from sentret_core.models.query import normalise
 from sentret_core.models.spec import ENTITY_PARAM
 from sentret_core.support.context import QueryContext
@@ -146,7 +146,7 @@ class Evaluator:
 
     def _top(self, terms: list[str], model: str, params: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
         """``model``'s top-k for ``terms``, as (ids ascending, scores)."""
-        ranked = top_k(score(self.index, terms, model, **params), self.k)
+        ranked = search(self.index, terms, model, self.k, **params)
         order = np.argsort(ranked.ids, kind="stable")
         return np.asarray(ranked.ids)[order], np.asarray(ranked.scores)[order]
 

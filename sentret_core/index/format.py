@@ -23,6 +23,7 @@ from sentret_core.index.validate import canonical_checksum, describe_files, mani
 FORMAT = "sentret-index"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
+SHARDS = "shards"  # the parsed shards the index was built from (their own manifest lists them)
 
 SENTENCE_ARRAYS = ("sent_doc", "sent_pos", "sent_start", "sent_end", "sent_len")
 SEQUENCE_ARRAYS = ("seq_indptr", "seq_terms", "seq_tokens", "seq_char_start", "seq_char_end")
@@ -98,10 +99,14 @@ def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
 
     The manifest records each file's sha256 and size, each array's dtype and shape (checked at
     every load), and a checksum over its own canonical content (:mod:`sentret_core.index.validate`).
-    Hidden files are not part of an index (a build's staging folder keeps its owner record in one).
+    Hidden files are not part of an index (a build's staging folder keeps its owner record in one). Of
+    the parsed shards (``shards/``) it records their own manifest, which records each shard's sha256.
     """
     manifest = dict(manifest, format=FORMAT, format_version=FORMAT_VERSION)
-    names = [file.name for file in sorted(folder.iterdir()) if file.name != MANIFEST and not file.name.startswith(".")]
+    names = [file.name for file in sorted(folder.iterdir())
+             if file.is_file() and file.name != MANIFEST and not file.name.startswith(".")]  # fmt: skip
+    if (folder / SHARDS / MANIFEST).is_file():
+        names.append(f"{SHARDS}/{MANIFEST}")
     manifest["files"] = {name: sha256_of(folder / name) for name in names}
     manifest["sizes"], manifest["arrays"] = describe_files(folder, names)
     manifest.pop("checksum", None)

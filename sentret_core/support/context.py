@@ -19,7 +19,7 @@ from sentret_core.index.entity_position import position_scores
 from sentret_core.index.entity_stats import ENTITY_SCORES, EntityStats, entity_sentences, entity_stats
 from sentret_core.index.loaded import check_index
 from sentret_core.index.reader import Index
-from sentret_core.models import get_model, score, top_k
+from sentret_core.models import get_model, search
 from sentret_core.models.query import normalise
 from sentret_core.models.spec import ENTITY_PARAM
 from sentret_core.support.entities import AGGREGATORS, aggregate, label_mask, resolve_labels
@@ -65,8 +65,7 @@ class QueryContext:
         self.stats: EntityStats = entity_stats(index, self.top)
 
     def _ranked(self, model: str, extra: Mapping[str, Any] | None = None) -> Any:
-        scores = score(self.index, list(self.terms), model, **{**self.params.get(model, {}), **(extra or {})})
-        return top_k(scores, self.k)
+        return search(self.index, list(self.terms), model, self.k, **{**self.params.get(model, {}), **(extra or {})})
 
     def model_top(self, model: str, entity: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """A model's top-k as (ids ascending, scores); for a model that takes the entity

@@ -1,0 +1,152 @@
+"""The spaCy pass on Ray Data: the same shards as the local engine, parsed by a pool of actors.
+
+The driver reads the source (every format, encoding and duplicate-id check of the local engine) and
+hands it to Ray in chunks of a shard's documents (:data:`~sentret_core.ingest.shards.SHARD_DOCUMENTS`), each
+with its ordinal. ``map_batches`` runs a callable class, :class:`Parser`, on ``num_workers`` actors
+(one CPU each): each loads the spaCy pipeline once and parses its batches with the local engine's
+own code, so the shards are the same. The parsed rows stream back in order and each chunk becomes
+one shard. Ray is optional (``pip install 'sentret[scale]'``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from sentret_core.errors import SentretError
+from sentret_core.ingest.corpus import Document
+from sentret_core.ingest.nlp import load_pipeline, parse_documents
+from sentret_core.ingest.pipeline import check_same_pipeline, pipeline_record
+from sentret_core.ingest.shards import ShardWriter, to_table
+
+if TYPE_CHECKING:
+    from sentret_core.ingest.parse import Engine
+
+NEEDS_RAY = "--engine ray needs Ray: pip install 'sentret[scale]' (or pip install 'ray[data]')"
+_INPUT = pa.schema([("ordinal", pa.int64()), ("id", pa.string()), ("title", pa.string()), ("text", pa.string()),
+                    ("sentences", pa.list_(pa.string()))])  # fmt: skip
+
+
+class Parser:
+    """A Ray actor's work: the spaCy pipeline, loaded once, over batches of documents.
+
+    The model and spaCy batch size are class attributes (:func:`parser_for`), not constructor
+    arguments, which Ray would keep in its object store for restarts it warns about.
+    """
+
+    model = ""
+    batch_size = 64
+
+    def __init__(self) -> None:
+        self.nlp = load_pipeline(self.model)
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        rows = batch.to_pylist()
+        docs = [Document(r["id"], r["title"], r["text"], None if r["sentences"] is None else tuple(r["sentences"]))
+                for r in rows]  # fmt: skip
+        parsed = parse_documents(docs, self.nlp, n_process=1, batch_size=self.batch_size)
+        table = to_table(parsed, 0)
+        return table.set_column(0, "ordinal", batch.column("ordinal"))
+
+
+def parser_for(model: str, batch_size: int) -> type[Parser]:
+    return type("Parser", (Parser,), {"model": model, "batch_size": batch_size})
+
+
+def parse_with_ray(
+    writer: ShardWriter, documents: Iterable[Document], engine: Engine, progress: Callable[[int, int], None] | None
+) -> dict[str, Any]:
+    """Parse ``documents`` on Ray into new shards of ``writer``; return the pipeline record."""
+    ray = _import_ray()
+    record = pipeline_record(load_pipeline(engine.model), engine.model)
+    check_same_pipeline(writer.pipeline, record)
+    writer.pipeline = record
+    started_here = not ray.is_initialized()
+    if started_here:
+        _start(ray, engine)
+    _quiet_data()
+    try:
+        workers = engine.num_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        docs = words = 0
+        for chunk in _chunks(documents, writer.next_ordinal, writer.shard_documents):
+            table = _parse_chunk(ray, chunk, engine, workers)
+            writer.write(table)
+            docs += table.num_rows
+            words += int(pa.compute.sum(table.column("n_words")).as_py() or 0)
+            if progress is not None:
+                progress(docs, words)
+    finally:
+        if started_here:
+            ray.shutdown()
+    return record
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+        import ray.data
+    except ImportError:
+        raise SentretError(NEEDS_RAY) from None
+    return ray
+
+
+def _start(ray: Any, engine: Engine) -> None:
+    """Join the cluster at ``engine.address``, or start a Ray here with one CPU per worker."""
+    os.environ.setdefault("RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO", "0")
+    # Ray's C++ core logs a warning-worthy note as an error for every actor pool (ray#53727); errors
+    # that matter still reach us as Python exceptions
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
+    quiet = {"include_dashboard": False, "logging_level": logging.ERROR, "log_to_driver": False}
+    if engine.address:
+        try:
+            ray.init(address=engine.address, logging_level=logging.ERROR, log_to_driver=False)
+        except (ConnectionError, RuntimeError, ValueError) as err:
+            raise SentretError(f"cannot join the Ray cluster at --address {engine.address}: {err}") from None
+    else:
+        ray.init(num_cpus=engine.num_workers or os.cpu_count() or 1, **quiet)
+
+
+def _quiet_data() -> None:
+    """Results in input order; no progress bars or per-dataset log lines (ours is the progress bar)."""
+    from ray.data import DataContext
+
+    context = DataContext.get_current()
+    context.execution_options.preserve_order = True
+    context.enable_progress_bars = False
+    context.print_on_execution_start = False
+    logging.getLogger("ray.data").setLevel(logging.ERROR)
+
+
+def _chunks(documents: Iterable[Document], first_ordinal: int, size: int) -> Iterator[pa.Table]:
+    """The documents as tables of ``size`` rows (one shard each), numbered from ``first_ordinal``."""
+    stream = iter(documents)
+    ordinal = first_ordinal
+    while chunk := list(itertools.islice(stream, size)):
+        yield pa.Table.from_pydict({
+            "ordinal": list(range(ordinal, ordinal + len(chunk))), "id": [d.id for d in chunk],
+            "title": [d.title for d in chunk], "text": [d.text for d in chunk],
+            "sentences": [None if d.sentences is None else list(d.sentences) for d in chunk],
+        }, schema=_INPUT)  # fmt: skip
+        ordinal += len(chunk)
+
+
+def _parse_chunk(ray: Any, chunk: pa.Table, engine: Engine, workers: int) -> pa.Table:
+    """One chunk through the actor pool, its rows back in ordinal order."""
+    # batches small enough for every worker to get several, large enough to keep spaCy's batching
+    batch = max(1, min(engine.batch_size * 4, -(-chunk.num_rows // (workers * 4))))
+    # one block per batch (a repartition would need CPUs the actors hold)
+    dataset = ray.data.from_arrow([chunk.slice(at, batch) for at in range(0, chunk.num_rows, batch)])
+    parsed = dataset.map_batches(
+        parser_for(engine.model, engine.batch_size), batch_size=batch, batch_format="pyarrow",
+        compute=ray.data.ActorPoolStrategy(size=workers), num_cpus=1,
+    )  # fmt: skip
+    tables = [pa.Table.from_batches([b]) if isinstance(b, pa.RecordBatch) else b
+              for b in parsed.iter_batches(batch_size=None, batch_format="pyarrow")]  # fmt: skip
+    table = pa.concat_tables(tables) if tables else to_table([], 0)
+    return table.sort_by("ordinal")
+

@@ -1,0 +1,216 @@
+"""Parsed shards: the spaCy pass's output as Parquet files, so an index can be built (and rebuilt) without it.
+
+A shards folder holds ``part-NNNNN.parquet`` files and ``manifest.json``. A shard has one row per
+document, in source order (``ordinal``), with its sentences nested (:data:`SCHEMA`): their text and
+offsets, their terms with token and character positions, and their entity mentions. The manifest
+records the pipeline that parsed them (an index is only built from shards of one pipeline), what
+each shard holds (counts the build sizes its arrays by) and its sha256, and a checksum of itself.
+Both engines (local ``nlp.pipe`` and Ray Data) write this same format.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from sentret_core.errors import SentretError
+from sentret_core.index.validate import canonical_checksum, sha256_of
+from sentret_core.ingest.nlp import ParsedDocument
+
+FORMAT = "sentret-shards"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+# documents per shard of the local engine: bounded memory while parsing and building
+SHARD_DOCUMENTS = 20_000
+
+MENTION = pa.struct([
+    ("text", pa.string()), ("label", pa.string()),
+    ("token_start", pa.int32()), ("token_end", pa.int32()), ("char_start", pa.int32()), ("char_end", pa.int32()),
+])  # fmt: skip
+SENTENCE = pa.struct([
+    ("text", pa.string()), ("start", pa.int64()), ("end", pa.int64()),
+    ("terms", pa.list_(pa.string())), ("term_tokens", pa.list_(pa.int32())),
+    ("term_char_start", pa.list_(pa.int32())), ("term_char_end", pa.list_(pa.int32())),
+    ("mentions", pa.list_(MENTION)),
+])  # fmt: skip
+SCHEMA = pa.schema([
+    ("ordinal", pa.int64()), ("id", pa.string()), ("title", pa.string()), ("n_words", pa.int64()),
+    ("title_terms", pa.list_(pa.string())), ("sentences", pa.list_(SENTENCE)),
+])  # fmt: skip
+# what the build needs to know of each shard before reading it (array sizes)
+SHARD_COUNTS = ("documents", "indexed_documents", "sentences", "term_occurrences", "title_term_occurrences",
+                "mentions", "words")  # fmt: skip
+
+
+def to_table(documents: Iterable[ParsedDocument], first_ordinal: int) -> pa.Table:
+    """Parsed documents as one shard's rows."""
+    rows = [
+        {
+            "ordinal": first_ordinal + i,
+            "id": doc.id,
+            "title": doc.title,
+            "n_words": doc.n_words,
+            "title_terms": doc.title_terms,
+            "sentences": [
+                {
+                    "text": s.text, "start": s.start, "end": s.end, "terms": s.terms, "term_tokens": s.term_tokens,
+                    "term_char_start": [a for a, _ in s.term_chars], "term_char_end": [b for _, b in s.term_chars],
+                    "mentions": [m._asdict() for m in s.mentions],
+                }
+                for s in doc.sentences
+            ],
+        }
+        for i, doc in enumerate(documents)
+    ]
+    return pa.Table.from_pylist(rows, schema=SCHEMA)
+
+
+def shard_counts(table: pa.Table) -> dict[str, int]:
+    """The counts the manifest records for a shard (documents without sentences are not indexed)."""
+    sentences = table.column("sentences")
+    n_sentences = pc.list_value_length(sentences).fill_null(0)
+    indexed = pc.greater(n_sentences, 0)
+    flat = pc.list_flatten(sentences)
+    title_lengths = pc.list_value_length(table.column("title_terms")).fill_null(0)
+    return {
+        "documents": table.num_rows,
+        "indexed_documents": _sum(pc.cast(indexed, pa.int64())),
+        "sentences": _sum(n_sentences),
+        "term_occurrences": _sum(pc.list_value_length(pc.struct_field(flat, "terms"))),
+        "title_term_occurrences": _sum(pc.if_else(indexed, title_lengths, 0)),
+        "mentions": _sum(pc.list_value_length(pc.struct_field(flat, "mentions"))),
+        "words": _sum(table.column("n_words")),
+    }
+
+
+def _sum(values: Any) -> int:
+    total = pc.sum(values).as_py()
+    return int(total or 0)
+
+
+class ShardWriter:
+    """Writes parsed documents as shards into ``folder``; :meth:`finish` writes the manifest.
+
+    ``keep`` lists shards already in the folder (an index's, when documents are added); new
+    shards are numbered after them and new documents' ordinals continue theirs.
+    """
+
+    def __init__(self, folder: Path, pipeline: dict[str, Any], keep: list[dict[str, Any]] | None = None,
+                 shard_documents: int = SHARD_DOCUMENTS) -> None:  # fmt: skip
+        self.folder = folder
+        self.pipeline = pipeline
+        self.shards = list(keep or [])
+        self.next_ordinal = self.shards[-1]["last_ordinal"] + 1 if self.shards else 0
+        self._buffer: list[ParsedDocument] = []
+        self.shard_documents = shard_documents
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def add(self, doc: ParsedDocument) -> None:
+        self._buffer.append(doc)
+        if len(self._buffer) >= self.shard_documents:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._buffer:
+            self.write(to_table(self._buffer, self.next_ordinal))
+            self._buffer = []
+
+    def write(self, table: pa.Table) -> None:
+        """One shard from rows in :data:`SCHEMA` whose ordinals continue the folder's."""
+        name = f"part-{len(self.shards):05d}.parquet"
+        pq.write_table(table.cast(SCHEMA), self.folder / name)
+        self.add_written(name)
+
+    def add_written(self, name: str) -> None:
+        """Record a shard file already in the folder (the Ray engine writes its own)."""
+        file = self.folder / name
+        table = pq.read_table(file, columns=["ordinal", "n_words", "title_terms", "sentences"])
+        ordinals = table.column("ordinal")
+        counts = shard_counts(table)
+        if counts["documents"] == 0:
+            file.unlink()
+            return
+        self.shards.append({
+            "file": name, **counts,
+            "first_ordinal": pc.min(ordinals).as_py(), "last_ordinal": pc.max(ordinals).as_py(),
+            "size": file.stat().st_size, "sha256": sha256_of(file),
+        })  # fmt: skip
+        self.next_ordinal = self.shards[-1]["last_ordinal"] + 1
+
+    def finish(self, sources: list[str]) -> dict[str, Any]:
+        self.flush()
+        return write_shards_manifest(self.folder, self.pipeline, self.shards, sources)
+
+
+def write_shards_manifest(folder: Path, pipeline: dict[str, Any], shards: list[dict[str, Any]],
+                          sources: list[str]) -> dict[str, Any]:  # fmt: skip
+    totals = {key: sum(int(s[key]) for s in shards) for key in SHARD_COUNTS}
+    manifest: dict[str, Any] = {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "pipeline": pipeline, "sources": sources,
+        "shards": shards, "counts": totals,
+    }  # fmt: skip
+    manifest["checksum"] = canonical_checksum(manifest)
+    tmp = folder / f".{MANIFEST}.tmp"
+    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True))
+    os.replace(tmp, folder / MANIFEST)
+    return manifest
+
+
+def read_shards_manifest(folder: str | Path) -> dict[str, Any]:
+    """A shards folder's manifest, checked against its own checksum; each shard present at its size."""
+    folder = Path(folder)
+    file = folder / MANIFEST
+    if not file.is_file():
+        raise SentretError(f"{folder}: not a shards folder (no {MANIFEST}); make one with `sentret parse`")
+    try:
+        manifest = json.loads(file.read_bytes())
+    except (OSError, ValueError):
+        raise SentretError(f"{folder}: {MANIFEST} cannot be read (it is damaged); parse the source again") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise SentretError(f"{folder}: not a shards folder ({MANIFEST} is not one); make one with `sentret parse`")
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise SentretError(f"{folder}: shards format version {manifest.get('format_version')} is not supported "
+                           f"(this sentret reads version {FORMAT_VERSION}); parse the source again")  # fmt: skip
+    if manifest.get("checksum") != canonical_checksum(manifest):
+        raise SentretError(f"{folder}: {MANIFEST} does not match its checksum (it was edited or damaged)")
+    for shard in manifest["shards"]:
+        path = folder / shard["file"]
+        if not path.is_file() or path.stat().st_size != shard["size"]:
+            raise SentretError(f"{folder}: shard {shard['file']} is missing or damaged; parse the source again")
+    return manifest
+
+
+def read_shard(folder: Path, shard: dict[str, Any]) -> pa.Table:
+    """One shard's rows in ordinal order, checked against the manifest's sha256."""
+    path = folder / shard["file"]
+    if sha256_of(path) != shard["sha256"]:
+        raise SentretError(f"{folder}: shard {shard['file']} does not match its checksum; parse the source again")
+    table = pq.read_table(path, schema=SCHEMA)
+    ordinals = table.column("ordinal").to_numpy()
+    if len(ordinals) > 1 and not (ordinals[1:] > ordinals[:-1]).all():
+        table = table.take(pc.sort_indices(table, [("ordinal", "ascending")]))
+    return table
+
+
+def document_ids(folder: Path, manifest: dict[str, Any]) -> Iterator[str]:
+    for shard in manifest["shards"]:
+        yield from pq.read_table(folder / shard["file"], columns=["id"]).column("id").to_pylist()
+
+
+def link_shards(source: Path, target: Path, manifest: dict[str, Any]) -> None:
+    """The shard files and manifest of ``source`` in ``target``: hard links (shards are never
+    modified in place), copies across file systems."""
+    target.mkdir(parents=True, exist_ok=True)
+    for name in [*(s["file"] for s in manifest["shards"]), MANIFEST]:
+        try:
+            os.link(source / name, target / name)
+        except OSError:
+            shutil.copy2(source / name, target / name)

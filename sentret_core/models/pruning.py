@@ -1,0 +1,102 @@
+"""Exact top-k without scoring every candidate: MaxScore (Turtle & Flood 1995) over numpy postings.
+
+For a score that is a sum over query terms of non-negative contributions, each bounded by
+``ub_t``: order the terms by ``ub_t``; score a sample of candidates exactly to get θ, the k-th
+best of their scores (a lower bound of the true k-th best); the longest run of smallest-bound
+terms with ``Σ ub_t < θ`` is *non-essential* — a sentence holding none of the others scores
+below θ and cannot be in the top k. So only the postings of the essential terms are candidates;
+the non-essential terms' counts are looked up in their sorted postings for those candidates.
+
+Scores are those of the exhaustive scorer bit for bit: contributions are computed by the same
+formula and summed by :func:`~sentret_core.models.vectors.union_sum` in query-term order, so
+every candidate's sum adds the same numbers in the same order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from sentret_core.models.bm25 import sentence_k, term_weights
+from sentret_core.models.bm25_formulas import saturation
+from sentret_core.models.postings import Postings, postings
+from sentret_core.models.vectors import EMPTY_IDS, EMPTY_SCORES, union, union_sum
+
+if TYPE_CHECKING:
+    from sentret_core.index.reader import Index
+    from sentret_core.models.query import Query
+
+# (index, query, params, k) → (ids ascending, scores, whether the model has any candidate) holding
+# the top k of the exhaustive scorer, or None to fall back to it
+Pruned = Callable[["Index", "Query", Any, int], "tuple[np.ndarray, np.ndarray, bool] | None"]
+SLACK = 1e-9  # relative margin on Σ ub_t < θ: a bound summed in floating point may round low
+SAMPLE = 4096  # candidates scored for θ (at least 4k); shorter queries are not pruned at all
+# below this many postings in the longest list, scoring every candidate is faster (benchmarks/scale.py:
+# at 1M and 10M sentences, pruning from 16k-64k postings gave the best p50 and p95)
+PRUNE_FROM = 32_768
+
+
+def bm25_candidates(index: Index, q: Query, p: Any, k: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """bm25.v1's top-k candidates with their exact scores (MaxScore).
+
+    Bound: a contribution is ``w_t·(k1+1)·c/(k1·B(s)+c)`` with ``w_t`` = idf·query factor, so it
+    is at most ``w_t·(k1+1)`` when ``w_t > 0`` and at most 0 when ``w_t ≤ 0`` (rsj idf, sf > N/2).
+    """
+    post = postings(index)
+    sizes = np.array([post.size(t) for t in q.ids], dtype=np.int64)
+    if k == 0:
+        return EMPTY_IDS, EMPTY_SCORES, bool(sizes.any())
+    budget = max(SAMPLE, 4 * k)
+    weights = term_weights(index, q, p)
+    if len(weights) < 2 or sizes.max() <= max(budget, PRUNE_FROM) or not np.all(np.isfinite(weights)):
+        return None  # nothing worth pruning: the exhaustive path is as fast
+    ub = np.maximum(weights, 0.0) * (p.k1 + 1.0)
+    order = np.argsort(-ub, kind="stable")  # largest bound first
+    K = sentence_k(index, p.k1, p.b)
+    sample = _sample(post, q.ids[order], k, budget)
+    if len(sample) < k:  # fewer than k candidates in all
+        return None
+    theta = np.partition(_exact(post, K, p.k1, q.ids, weights, sample, set())[1], len(sample) - k)[len(sample) - k]
+    n_rest = int(np.count_nonzero(np.cumsum(ub[order[::-1]]) * (1.0 + SLACK) < theta))  # a prefix: cumsum grows
+    if n_rest == 0:
+        return None
+    rest = float(np.sum(ub[order[len(order) - n_rest :]]))
+    essential = np.sort(order[: len(order) - n_rest])  # all with w_t > 0: θ > 0 put every w_t ≤ 0 in the rest
+    cand, partial = _exact(post, K, p.k1, q.ids[essential], weights[essential], EMPTY_IDS, set(range(len(essential))))
+    cand = cand[(partial + rest) * (1.0 + SLACK) >= theta]  # the others cannot reach θ
+    ids, scores = _exact(post, K, p.k1, q.ids, weights, cand, set())
+    return ids, scores, True
+
+
+def _sample(post: Postings, terms: np.ndarray, k: int, budget: int) -> np.ndarray:
+    """Candidates to take θ from: the postings of the given terms in turn (largest bound first)
+    while they fit in ``budget``, and at least k of them when there are."""
+    sample = EMPTY_IDS
+    for t in terms:
+        room = max(budget - len(sample), k - len(sample))
+        if room <= 0:
+            break
+        rows = post.raw(int(t))[0]
+        sample = union([sample, np.asarray(rows[:room], dtype=np.int32)])
+    return sample
+
+
+def _exact(
+    post: Postings, K: np.ndarray, k1: float, ids: np.ndarray, weights: np.ndarray, cand: np.ndarray, whole: set[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Exact scores of ``cand`` (sorted), as :func:`~sentret_core.models.bm25.score_bm25` sums them.
+
+    Terms at positions in ``whole`` have all their postings in ``cand``; the others are looked up.
+    """
+    rows, vals = [], []
+    for i, (t, w) in enumerate(zip(ids, weights)):
+        r, c = post(int(t)) if i in whole else post.lookup(int(t), cand)
+        if len(r):
+            rows.append(r)
+            vals.append(saturation(c, K.take(r), k1, w))
+    return union_sum(rows, vals)
+
+
+PRUNED: dict[str, Pruned] = {"bm25.v1": bm25_candidates}
