@@ -174,9 +174,9 @@ class _Shard:
                            self._stream_positions(title_offsets, sent_offsets))  # fmt: skip
         n_title = int(title_offsets[-1])
         self.title_terms, self.seq_terms = ids[:n_title], ids[n_title:].astype(np.int32)
-        self.seq_tokens = _values(sent_terms_field(flat, "term_tokens"), np.int32)
-        self.seq_char_start = _values(sent_terms_field(flat, "term_char_start"), np.int32)
-        self.seq_char_end = _values(sent_terms_field(flat, "term_char_end"), np.int32)
+        self.seq_tokens = _values(_nested_values(flat, "term_tokens"), np.int32)
+        self.seq_char_start = _values(_nested_values(flat, "term_char_start"), np.int32)
+        self.seq_char_end = _values(_nested_values(flat, "term_char_end"), np.int32)
         self._flat = flat
         self.documents = pd.DataFrame({
             "id": table.column("id").to_pandas(), "title": table.column("title").to_pandas(),
@@ -229,7 +229,7 @@ class _Shard:
         return columns
 
 
-def sent_terms_field(flat: pa.StructArray, name: str) -> pa.Array:
+def _nested_values(flat: pa.StructArray, name: str) -> pa.Array:
     return flat.field(name).flatten()
 
 
