@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 import urllib.parse
@@ -32,7 +31,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from browser_util import CHROMIUM, _healthy, chromium, free_port, stop  # noqa: E402
+from browser_util import CHROMIUM, chromium, streamlit_server  # noqa: E402
 
 QUERIES = [
     "Picasso and peace",
@@ -74,28 +73,10 @@ new MutationObserver(() => { window.__lastChange = performance.timeOrigin + perf
 
 @contextmanager
 def server(app_root: Path, index: Path, log: Path) -> Iterator[str]:
-    port = free_port()
-    env = dict(os.environ, SENTRET_INDEX=str(index), SENTRET_INDEX_ROOT=str(index.parent), PYTHONUNBUFFERED="1")
-    env.setdefault("SENTRET_JUDGMENTS_DB", str(log.parent / "judgments.sqlite"))
-    env["SENTRET_STAGE_LOG"] = "1"  # the pages log each run's stages (sentret_core.ui.state.Stages)
-    command = [
-        sys.executable, "-m", "streamlit", "run", str(app_root / "app.py"),
-        "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    with log.open("wb") as out:
-        process = subprocess.Popen(command, cwd=app_root, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                   start_new_session=True)  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while not _healthy(url):
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not start:\n{log.read_text(errors='replace')[-2000:]}")
-            time.sleep(0.2)
-        yield url
-    finally:
-        stop(process)
+    """The app of ``app_root`` on ``index``, its pages logging each run's stages (ui.state.Stages)."""
+    with streamlit_server(index, index.parent, log, timeout=120, extra_env={"SENTRET_STAGE_LOG": "1"},
+                          app_root=app_root) as running:  # fmt: skip
+        yield running.url
 
 
 def now(page: Any) -> float:

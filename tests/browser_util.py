@@ -70,22 +70,23 @@ def _healthy(url: str) -> bool:
 
 @contextmanager
 def streamlit_server(
-    index: Path, root: Path, log: Path, timeout: float = 60.0, extra_env: dict[str, str] | None = None
+    index: Path, root: Path, log: Path, timeout: float = 60.0, extra_env: dict[str, str] | None = None,
+    app_root: Path = ROOT,
 ) -> Iterator[Server]:
-    """``streamlit run app.py`` on a free port with the app pointed at ``index`` (and ``extra_env``
-    set); stopped on exit."""
+    """``streamlit run app.py`` (of ``app_root``, this checkout by default) on a free port with the app
+    pointed at ``index`` (and ``extra_env`` set); stopped on exit."""
     port = free_port()
     env = dict(os.environ, SENTRET_INDEX=str(index), SENTRET_INDEX_ROOT=str(root), PYTHONUNBUFFERED="1")
     env.update(extra_env or {})
     # never the real data/judgments/: a caller's own database, else one beside the server log
     env.setdefault("SENTRET_JUDGMENTS_DB", str(log.parent / "judgments.sqlite"))
     command = [
-        sys.executable, "-m", "streamlit", "run", str(APP),
+        sys.executable, "-m", "streamlit", "run", str(app_root / "app.py"),
         "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
     ]  # fmt: skip
     with log.open("wb") as out:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        process = subprocess.Popen(command, cwd=app_root, env=env, stdout=out, stderr=subprocess.STDOUT,
                                    start_new_session=True)  # fmt: skip
     server = Server(f"http://127.0.0.1:{port}", process, log)
     try:

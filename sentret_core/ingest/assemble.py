@@ -37,8 +37,7 @@ class FirstSeen:
 
     def encode(self, keys: pa.Array, first_position: np.ndarray | None = None) -> np.ndarray:
         """Ids of ``keys``; keys new to us are numbered in order of ``first_position`` (default: their order)."""
-        encoded = pc.dictionary_encode(keys).combine_chunks() if isinstance(keys, pa.ChunkedArray) else \
-            pc.dictionary_encode(keys)  # fmt: skip
+        encoded = pc.dictionary_encode(keys)
         codes = encoded.indices.to_numpy(zero_copy_only=False)
         uniques = encoded.dictionary.to_pylist()
         order: Any = range(len(uniques))

@@ -124,22 +124,16 @@ class ShardWriter:
             self._buffer = []
 
     def write(self, table: pa.Table) -> None:
-        """One shard from rows in :data:`SCHEMA` whose ordinals continue the folder's."""
-        name = f"part-{len(self.shards):05d}.parquet"
-        pq.write_table(table.cast(SCHEMA), self.folder / name)
-        self.add_written(name)
-
-    def add_written(self, name: str) -> None:
-        """Record a shard file already in the folder (the Ray engine writes its own)."""
-        file = self.folder / name
-        table = pq.read_table(file, columns=["ordinal", "n_words", "title_terms", "sentences"])
-        ordinals = table.column("ordinal")
-        counts = shard_counts(table)
-        if counts["documents"] == 0:
-            file.unlink()
+        """One shard from rows in :data:`SCHEMA` whose ordinals continue the folder's (none: no shard)."""
+        if table.num_rows == 0:
             return
+        table = table.cast(SCHEMA)
+        name = f"part-{len(self.shards):05d}.parquet"
+        file = self.folder / name
+        pq.write_table(table, file)
+        ordinals = table.column("ordinal")
         self.shards.append({
-            "file": name, **counts,
+            "file": name, **shard_counts(table),
             "first_ordinal": pc.min(ordinals).as_py(), "last_ordinal": pc.max(ordinals).as_py(),
             "size": file.stat().st_size, "sha256": sha256_of(file),
         })  # fmt: skip

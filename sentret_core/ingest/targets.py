@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 from sentret_core.errors import SentretError
+from sentret_core.ingest.shards import FORMAT as SHARDS_FORMAT
 from sentret_core.ingest.shards import MANIFEST as SHARDS_MANIFEST
 
 
 def is_shards(path: Path) -> bool:
-    return (path / SHARDS_MANIFEST).is_file() and not (path / "X.indptr.npy").exists()
+    try:
+        return json.loads((path / SHARDS_MANIFEST).read_bytes()).get("format") == SHARDS_FORMAT
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def check_target(out: Path, force: bool, is_ours: Callable[[Path], bool], what: str) -> None:

@@ -47,30 +47,23 @@ class UrlReader:
         return default
 
     def integer(self, key: str, low: int, high: int, default: int) -> int:
-        if key not in self.params:
-            return default
-        raw = self.params[key]
-        try:
-            value = int(raw)
-        except ValueError:
-            self._bad(key, raw, "is not a whole number", default)
-            return default
-        if not low <= value <= high:
-            self._bad(key, raw, f"is outside {low}-{high}", default)
-            return default
-        return value
+        return int(self._within(key, int, "a whole number", low, high, default, f"{low}-{high}"))
 
     def number(self, key: str, low: float, high: float, default: float) -> float:
+        return float(self._within(key, float, "a number", low, high, default, f"{low:g}-{high:g}"))
+
+    def _within(self, key: str, parse: Callable[[str], float], what: str, low: float, high: float,
+                default: float, span: str) -> float:  # fmt: skip
         if key not in self.params:
             return default
         raw = self.params[key]
         try:
-            value = float(raw)
+            value = parse(raw)
         except ValueError:
-            self._bad(key, raw, "is not a number", default)
+            self._bad(key, raw, f"is not {what}", default)
             return default
         if not low <= value <= high:
-            self._bad(key, raw, f"is outside {low:g}-{high:g}", default)
+            self._bad(key, raw, f"is outside {span}", default)
             return default
         return value
 
