@@ -12,6 +12,7 @@ import errno
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -138,7 +139,7 @@ def test_after_sigkill_the_workers_die_and_the_next_build_sweeps_the_folder(
 
     live = tmp_path / ".running.building-live"  # a build still running: this process's
     live.mkdir()
-    (live / staging.OWNER).write_text(json.dumps(staging._me()))
+    (live / staging.OWNER).write_text(json.dumps(_owner("live")))
     foreign = tmp_path / ".mine.building-by-hand"
     foreign.mkdir()
     (foreign / "keep.txt").write_text("no owner file: not ours to judge")
@@ -147,16 +148,44 @@ def test_after_sigkill_the_workers_die_and_the_next_build_sweeps_the_folder(
     assert summary.notes == (f"removed {tmp_path / left}, left behind by a build that is no longer running",)
 
 
+def _owner(name: str, **changes: object) -> dict[str, object]:
+    return {"kind": staging.MARKER, "build_id": name, **staging._me(), **changes}
+
+
 def test_a_recycled_pid_or_another_host_is_judged_by_its_owner_record(tmp_path: Path) -> None:
-    me = staging._me()
-    for name, owner in [("recycled", {**me, "started": -1}), ("elsewhere", {**me, "pid": 1 << 22, "host": "other"}),
-                        ("gone", {**me, "pid": 1 << 22})]:  # fmt: skip
+    for name, owner in [("recycled", _owner("recycled", started=-1)),
+                        ("elsewhere", _owner("elsewhere", pid=1 << 22, host="other")),
+                        ("gone", _owner("gone", pid=1 << 22))]:  # fmt: skip
         folder = tmp_path / f".idx.building-{name}"
         folder.mkdir()
         (folder / staging.OWNER).write_text(json.dumps(owner))
     notes = staging.remove_stale(tmp_path)
     assert staging_folders(tmp_path) == [".idx.building-elsewhere"]
     assert len(notes) == 2
+
+
+@pytest.mark.parametrize(
+    "owner",
+    [
+        {"host": "HOST", "pid": 1 << 22},  # an owner record of the old kind, without sentret's marker
+        {"kind": "something-else", "build_id": "abc", "host": "HOST", "pid": 1 << 22},
+        {"kind": staging.MARKER, "build_id": "another-id", "host": "HOST", "pid": 1 << 22},
+    ],
+    ids=["no-marker", "other-marker", "other-build-id"],
+)
+def test_a_look_alike_of_a_staging_folder_is_never_swept(tmp_path: Path, owner: dict[str, object]) -> None:
+    """A user's `.photos.building-abc` whose owner file names a process that is gone keeps its contents
+    unless it carries sentret's marker *and* its own build id."""
+    photos = tmp_path / ".photos.building-abc"
+    photos.mkdir()
+    (photos / "holiday.jpg").write_bytes(b"\xff\xd8 a photo")
+    record = {key: socket.gethostname() if value == "HOST" else value for key, value in owner.items()}
+    (photos / staging.OWNER).write_text(json.dumps(record))
+    empty = tmp_path / ".old.building-xyz"  # empty, no owner file: not ours either
+    empty.mkdir()
+    os.utime(empty, (0, 0))
+    assert staging.remove_stale(tmp_path) == []
+    assert (photos / "holiday.jpg").read_bytes() == b"\xff\xd8 a photo" and empty.is_dir()
 
 
 @pytest.mark.parametrize(

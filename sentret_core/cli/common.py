@@ -35,3 +35,49 @@ def param_pairs(items: Sequence[str], *, qualified: bool) -> dict[str, Any]:
         else:
             parsed[key] = value
     return parsed
+
+
+def check_output(out: str, inputs: Sequence[str | None], what: str = "--out") -> None:
+    """Refuse an output path that is, or lies inside, one of the command's ``inputs`` (a database's
+    journal files count as the database), before anything is written."""
+    import os
+    from pathlib import Path
+
+    from sentret_core.errors import SentretError
+
+    target = Path(out).resolve()
+    for given in inputs:
+        if not given or given == "-":
+            continue
+        source = Path(given).resolve()
+        sidecars = {source.with_name(source.name + end) for end in ("-wal", "-shm", "-journal")}
+        same = target.exists() and source.exists() and os.path.samefile(target, source)
+        if same or target == source or target in sidecars or source in target.parents:
+            raise SentretError(
+                f"{what} {out}: that is {given}, which this command reads; writing there would destroy it, "
+                "so nothing was written. Choose another file."
+            )
+
+
+def write_output(out: str, text: str) -> None:
+    """Write ``text`` to ``out`` atomically: a failed write leaves any old file as it was."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from sentret_core.errors import SentretError
+
+    path = Path(out)
+    if path.is_dir():
+        raise SentretError(f"{out}: is a folder; name a file to write")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError as exc:
+        raise SentretError(f"cannot write {out}: {exc.strerror or exc}") from None

@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from sentret_core.cli.common import command, param_pairs
+from sentret_core.cli.common import check_output, command, param_pairs
 from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_WINDOW
 
 BENCHMARK_NAMES = ("wikiqa", "squad-support", "trecqa")
@@ -149,6 +149,9 @@ def run(args: argparse.Namespace) -> int:
                    option=True)  # fmt: skip
     check_int("--min-candidates", args.min_candidates, 1)
     check_int("--n-process", args.n_process, 1)
+    for out, option in ((args.qrels_out, "--qrels-out"), (args.run_out, "--run-out")):
+        if out:
+            check_output(out, [args.data, args.tune_on], option)
     models = _split(args.models)
     if models is not None and not models:
         raise SentretError("--models is empty; name at least one model")

@@ -12,6 +12,8 @@ from typing import Any
 
 from sentret_core.cli.common import command
 
+MAX_TOP = 10_000  # entities per label in `sentret info`
+
 
 def register(sub: Any) -> None:
     _add_index(sub)
@@ -108,9 +110,11 @@ def _add_info(sub: Any) -> None:
 
 
 def _run_info(args: argparse.Namespace) -> int:
+    from sentret_core.checks import check_int
     from sentret_core.index.overview import overview
     from sentret_core.index.reader import Index
 
+    check_int("--top", args.top, 0, MAX_TOP)
     info = overview(Index.load(args.index), top=args.top)
     if args.json:
         print(json.dumps(info, indent=2, ensure_ascii=False))

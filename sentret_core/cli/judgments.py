@@ -35,6 +35,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sentret_core.cli.common import check_output, write_output
 from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
 
 if TYPE_CHECKING:
@@ -218,6 +219,8 @@ def _annotators(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from sentret_core.errors import SentretError
 
+    if args.out is not None:
+        check_output(args.out, [args.db])
     with _open(args.db, read_only=True) as store:
         admin = _admin(store, args)
         if args.format == "qrels":
@@ -235,10 +238,7 @@ def _export(args: argparse.Namespace) -> int:
     if args.out is None:
         sys.stdout.write(text)
         return 0
-    try:
-        Path(args.out).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise SentretError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    write_output(args.out, text)
     print(f"wrote {text.count(chr(10))} lines to {args.out}", file=sys.stderr)
     return 0
 

@@ -7,8 +7,7 @@ import json
 from typing import Any
 
 from sentret_core.cli.common import command, param_pairs
-from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS
-from sentret_core.errors import SentretError
+from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS, MAX_K
 
 
 def register(sub: Any) -> None:
@@ -27,12 +26,11 @@ def _add_search(sub: Any) -> None:
 
 
 def _run_search(args: argparse.Namespace) -> int:
-    from sentret_core.checks import clean_text
+    from sentret_core.checks import check_int, clean_text
     from sentret_core.index.reader import Index
     from sentret_core.models import search
 
-    if args.k < 1:
-        raise SentretError(f"--k must be at least 1 (got {args.k})")
+    check_int("--k", args.k, 1, MAX_K)
     query = clean_text(args.query).text  # what search() searches for, and what we print
     index = Index.load(args.index)
     found = search(index, args.query, args.model, args.k, **param_pairs(args.param, qualified=False))

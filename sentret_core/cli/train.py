@@ -80,7 +80,7 @@ def _run_artefacts(args: argparse.Namespace) -> int:
     from sentret_core.index.format import read_manifest
 
     read_manifest(args.index)  # a clear error if it is not an index
-    if args.remove:
+    if args.remove is not None:
         artefacts.remove(args.index, args.remove)
         print(f"{args.index}: removed artefact {args.remove}")
         return 0

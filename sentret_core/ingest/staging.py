@@ -1,9 +1,10 @@
 """The hidden folder a build writes into: made with its owner recorded, swept when abandoned, disk-full named.
 
 A build writes ``.<name>.building-XXXX`` beside its target and records who owns it (host, pid and the
-process's start time, so a recycled pid is not mistaken for the owner) in a small file inside. A build
-removes such folders whose owner is no longer running; one without an owner file is removed only when
-it is empty and old (a build killed between making it and writing the file).
+process's start time, so a recycled pid is not mistaken for the owner) in a small file inside, marked as
+sentret's own with the folder's build id ``XXXX``. A build removes such folders whose owner is no longer
+running, and nothing else: a folder without that marker and matching id is never touched, however much
+its name looks like one of ours (an empty one a killed build may leave costs nothing).
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ import os
 import shutil
 import socket
 import tempfile
-import time
 from pathlib import Path
 
 from sentret_core.errors import SentretError
 from sentret_core.ingest.interrupt import signals_deferred
 
 OWNER = ".sentret-build.json"
-_ORPHAN_AGE_S = 3600.0
+MARKER = "sentret-build-staging"
+_BUILDING = ".building-"
 
 
 def make_staging(out: Path) -> tuple[Path, list[str]]:
@@ -33,7 +34,8 @@ def make_staging(out: Path) -> tuple[Path, list[str]]:
         with signals_deferred():  # never a folder without its owner file
             tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
             try:
-                (tmp / OWNER).write_text(json.dumps(_me()), encoding="utf-8")
+                owner = {"kind": MARKER, "build_id": _build_id(tmp), **_me()}
+                (tmp / OWNER).write_text(json.dumps(owner), encoding="utf-8")
             except OSError:
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
@@ -50,7 +52,7 @@ def release(tmp: Path) -> None:
 def remove_stale(parent: Path) -> list[str]:
     """Remove the staging folders in ``parent`` whose build is no longer running; say which."""
     notes = []
-    for folder in sorted(parent.glob(".*.building-*")):
+    for folder in sorted(parent.glob(f".*{_BUILDING}*")):
         if folder.is_dir() and not folder.is_symlink() and _abandoned(folder):
             shutil.rmtree(folder, ignore_errors=True)
             notes.append(f"removed {folder}, left behind by a build that is no longer running")
@@ -88,14 +90,22 @@ def _me() -> dict[str, object]:
     return {"host": socket.gethostname(), "pid": os.getpid(), "started": _start_time(os.getpid())}
 
 
+def _build_id(folder: Path) -> str:
+    return folder.name.rpartition(_BUILDING)[2]
+
+
 def _abandoned(folder: Path) -> bool:
+    """Ours (marker and build id match the folder) and its owner is gone; anything else is not ours to judge."""
+    owner_file = folder / OWNER
     try:
-        owner = json.loads((folder / OWNER).read_text(encoding="utf-8"))
+        if owner_file.is_symlink() or not owner_file.is_file() or owner_file.stat().st_size > 4096:
+            return False
+        owner = json.loads(owner_file.read_text(encoding="utf-8"))
+        if owner.get("kind") != MARKER or owner.get("build_id") != _build_id(folder):
+            return False
         host, pid, started = owner["host"], int(owner["pid"]), owner.get("started")
-    except FileNotFoundError:
-        return _empty_and_old(folder)
-    except (OSError, ValueError, KeyError, TypeError):
-        return False  # not ours to judge
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return False
     return host == socket.gethostname() and not _running(pid, started)
 
 
@@ -125,13 +135,6 @@ def _proc_stat(pid: int) -> tuple[str, int] | None:
         return None
     fields = stat[stat.rindex(")") + 2 :].split()  # the command name may hold spaces and parentheses
     return fields[0], int(fields[19])
-
-
-def _empty_and_old(folder: Path) -> bool:
-    try:
-        return not any(folder.iterdir()) and time.time() - folder.stat().st_mtime > _ORPHAN_AGE_S
-    except OSError:
-        return False
 
 
 def _free(folder: Path) -> int:

@@ -1,29 +1,35 @@
 """Reading one text file line by line in the encoding asked for: binary files refused, byte-order marks honoured.
 
-The first block is sniffed from the same open file that is then decoded (a named pipe works too). A
-NUL character in it means a binary file; for UTF-16 and UTF-32 that is a NUL *character*, not a zero
-byte, since every ASCII letter has one. A leading byte-order mark is never part of the text.
+The first block is sniffed from the same open file that is then decoded. A NUL character means a
+binary file, in the first block or on any later line; for UTF-16 and UTF-32 that is a NUL *character*,
+not a zero byte, since every ASCII letter has one. A leading byte-order mark is never part of the text.
+A named pipe works too, but one that nothing writes to is refused after a bounded wait, never read forever;
+devices and sockets are refused.
 """
 
 from __future__ import annotations
 
 import codecs
 import io
+import os
+import select
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 from sentret_core.errors import CorpusError
 
 SNIFF_BYTES = 8192
+PIPE_WAIT_S = 10.0  # how long a named pipe may stay silent before it is refused
 _WIDE = ("utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be")
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 
 def text_lines(path: Path, encoding: str = "utf-8") -> Iterator[tuple[int, str]]:
     """``(line number, line)`` pairs of ``path`` decoded with ``encoding`` (newlines kept)."""
-    codec = _codec(encoding)
+    codec = check_encoding(encoding)
     try:
-        handle = path.open("rb")
+        handle = _open(path)
     except OSError as exc:
         raise CorpusError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     with handle:
@@ -32,9 +38,28 @@ def text_lines(path: Path, encoding: str = "utf-8") -> Iterator[tuple[int, str]]
         text = io.TextIOWrapper(handle, encoding=codec, newline="")
         try:
             for number, line in enumerate(text, start=1):
+                if "\x00" in line:
+                    raise CorpusError(f"{path}, line {number}: holds a NUL character: a binary file, not text")
                 yield number, line[1:] if number == 1 and line.startswith("\ufeff") else line
         except UnicodeDecodeError as err:
             raise decode_error(path, encoding, err) from None
+
+
+def _open(path: Path) -> io.BufferedReader:
+    """``path`` opened for reading: a regular file, or a named pipe something writes to within :data:`PIPE_WAIT_S`."""
+    mode = os.stat(path).st_mode
+    if stat.S_ISREG(mode):
+        return path.open("rb")
+    if not stat.S_ISFIFO(mode):
+        raise CorpusError(f"{path}: not a file (a device, socket or folder); name a text file")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # opening a pipe with no writer would block forever
+    poll = select.poll()
+    poll.register(fd, select.POLLIN)
+    if not poll.poll(PIPE_WAIT_S * 1000):
+        os.close(fd)
+        raise CorpusError(f"{path}: a named pipe that nothing wrote to in {PIPE_WAIT_S:.0f} s; start its writer first")
+    os.set_blocking(fd, True)
+    return open(fd, "rb")  # the caller closes it
 
 
 def decode_error(path: Path, encoding: str, err: UnicodeDecodeError) -> CorpusError:
@@ -44,11 +69,15 @@ def decode_error(path: Path, encoding: str, err: UnicodeDecodeError) -> CorpusEr
     )
 
 
-def _codec(encoding: str) -> str:
+def check_encoding(encoding: str) -> str:
+    """The codec for ``encoding``, a text encoding (``hex`` or ``rot13`` are codecs, but not of text)."""
+    if not isinstance(encoding, str) or not encoding:
+        raise CorpusError(f"--encoding must name a text encoding such as utf-8 or latin-1 (got {encoding!r})")
     try:
         name = codecs.lookup(encoding).name
-    except LookupError:
-        raise CorpusError(f"unknown encoding {encoding!r}") from None
+        "".encode(name)  # LookupError for a codec that is not a text encoding
+    except (LookupError, ValueError):
+        raise CorpusError(f"unknown text encoding {encoding!r}; use e.g. utf-8, utf-16 or latin-1") from None
     return "utf-8-sig" if name == "utf-8" else name
 
 
