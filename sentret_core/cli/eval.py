@@ -13,7 +13,7 @@ from typing import Any
 from sentret_core.cli.common import check_output, command, param_pairs
 from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_WINDOW
 
-BENCHMARK_NAMES = ("wikiqa", "squad-support", "trecqa")
+BENCHMARK_NAMES = ("wikiqa", "squad-support", "trecqa", "candidates")
 DEFAULT_METRICS = "map,mrr,p@1,p@10,r-prec,ndcg@10"
 
 

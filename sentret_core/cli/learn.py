@@ -15,8 +15,9 @@ from sentret_core.cli.judgments import _admin, _open, _token
 def register(sub: Any) -> None:
     learn = command(sub, "learn", "Learn a ranker (ltr.v1) from a benchmark or a session's judgments.", _no_source)
     sources = learn.add_subparsers(title="what to learn from", metavar="SOURCE")
-    for name in ("wikiqa", "trecqa", "squad-support"):
-        bench = command(sources, name, f"Learn from {name}'s training file.", _run_benchmark)
+    for name in ("wikiqa", "trecqa", "squad-support", "candidates"):
+        what = "a candidates JSONL file (see the README)" if name == "candidates" else f"{name}'s training file"
+        bench = command(sources, name, f"Learn from {what}.", _run_benchmark)
         bench.set_defaults(benchmark=name)
         bench.add_argument("--data", required=True, metavar="PATH", help="the training file")
         choice = bench.add_mutually_exclusive_group()
@@ -24,6 +25,9 @@ def register(sub: Any) -> None:
         choice.add_argument("--folds", type=int, metavar="K", help="K-fold cross-validation over the topics")
         if name == "squad-support":
             bench.add_argument("--distractors", choices=("demo",), help="add the demo corpus's documents")
+            bench.add_argument("--min-candidates", type=int, default=1, metavar="N",
+                               help="keep topics whose entity has at least N candidate sentences "
+                                    "(as `sentret eval squad-support` does; default 1)")  # fmt: skip
         bench.add_argument("--cache", metavar="DIR", help="where benchmark indexes are cached")
         bench.add_argument("--n-process", type=int, default=1, help="spaCy processes when indexing (default 1)")
         _common(bench)
@@ -62,7 +66,7 @@ def _no_source(args: argparse.Namespace) -> int:
     from sentret_core.errors import SentretError
 
     raise SentretError("say what to learn from: `sentret learn wikiqa --data FILE --out NAME` (or trecqa, "
-                       "squad-support, judgments)")  # fmt: skip
+                       "squad-support, candidates, judgments)")  # fmt: skip
 
 
 class _Progress:
@@ -81,13 +85,15 @@ class _Progress:
 
 
 def _run_benchmark(args: argparse.Namespace) -> int:
+    from sentret_core.checks import check_int
     from sentret_core.evaluation.benchmarks import load_benchmark
     from sentret_core.index.format import sha256_of
     from sentret_core.learning.learn import Data
     from sentret_core.learning.topics import benchmark_topics
 
     benchmark = args.benchmark
-    options = {"distractors": getattr(args, "distractors", None), "cache": args.cache, "n_process": args.n_process}
+    options = {"distractors": getattr(args, "distractors", None), "cache": args.cache, "n_process": args.n_process,
+               "min_candidates": check_int("--min-candidates", getattr(args, "min_candidates", 1), 1)}  # fmt: skip
 
     def data(path: str) -> Data:
         bench = load_benchmark(benchmark, path, log=lambda text: print(text, file=sys.stderr), **options)

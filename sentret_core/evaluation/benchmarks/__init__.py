@@ -1,7 +1,8 @@
 """Public benchmarks as sentret collections: an index, topics and qrels (``../shared/data/README.md``).
 
-``wikiqa`` and ``trecqa`` are plain sentence retrieval (binary labels); ``squad-support`` is
-entity support (graded qrels). Each converter reads its file offline and builds (once, cached)
+``wikiqa``, ``trecqa`` and a user's own ``candidates`` JSONL are plain sentence retrieval over a closed
+candidate set per question (one code path: :mod:`~sentret_core.evaluation.benchmarks.candidates`);
+``squad-support`` is entity support (graded qrels). Each converter reads its file offline and builds (once, cached)
 the collection's index through :mod:`~sentret_core.evaluation.benchmarks.indexing`.
 """
 
@@ -12,11 +13,12 @@ from pathlib import Path
 
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.benchmarks.base import Benchmark, Log
+from sentret_core.evaluation.benchmarks.candidates import load_candidates
 from sentret_core.evaluation.benchmarks.squad import load_squad_support
 from sentret_core.evaluation.benchmarks.trecqa import load_trecqa
 from sentret_core.evaluation.benchmarks.wikiqa import load_wikiqa
 
-BENCHMARKS: tuple[str, ...] = ("wikiqa", "squad-support", "trecqa")
+BENCHMARKS: tuple[str, ...] = ("wikiqa", "squad-support", "trecqa", "candidates")
 
 
 def load_benchmark(
@@ -40,6 +42,8 @@ def load_benchmark(
         return load_wikiqa(path, cache=cache, n_process=n_process, log=log)
     if name == "trecqa":
         return load_trecqa(path, cache=cache, n_process=n_process, log=log)
+    if name == "candidates":
+        return load_candidates(path, cache=cache, n_process=n_process, log=log)
     return load_squad_support(
         path, distractors=distractors, min_candidates=min_candidates, cache=cache, n_process=n_process, log=log
     )

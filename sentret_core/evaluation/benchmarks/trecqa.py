@@ -15,23 +15,13 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from sentret_core.errors import SentretError
-from sentret_core.evaluation.benchmarks.base import (
-    Benchmark,
-    Log,
-    Topic,
-    document_rows,
-    sentence_docids,
-)
-from sentret_core.evaluation.benchmarks.indexing import cached_index
-from sentret_core.ingest.corpus import Document, presegmented
+from sentret_core.evaluation.benchmarks.base import Benchmark, Log
+from sentret_core.evaluation.benchmarks.candidates import CandidateQuestion, CandidateSet, candidate_benchmark
 from sentret_core.ingest.qa_files import check_id, read_lines
 
 
@@ -128,37 +118,20 @@ def load_trecqa(
     log: Log | None = None,
 ) -> Benchmark:
     """The TrecQA benchmark of one XML (or TSV) file: every distinct candidate is a document."""
-    data_path = Path(path)
-    questions = read_trecqa(data_path)
-    distinct = sorted({s for q in questions for s, _ in q.candidates}, key=lambda s: (_text_key(s), s))
-    number = {sentence: i for i, sentence in enumerate(distinct)}
-    width = max(5, len(str(len(distinct))))
-
-    def documents() -> Iterator[Document]:
-        for i, sentence in enumerate(distinct):
-            yield presegmented(f"T{i:0{width}d}", "", [sentence])
-
+    found = trecqa_candidates(read_trecqa(path))
     # The index depends on the set of sentences only, not on the file: key it by that set.
-    recipe = {"sentences": hashlib.sha256("\n".join(distinct).encode("utf-8")).hexdigest()}
-    index = cached_index("trecqa", data_path, recipe, documents, cache=cache, n_process=n_process, log=log)
-    rows = document_rows(index)
-    first = index.doc_first
-    docids = sentence_docids(index)
-    topics, qrels = [], {}
-    for question in questions:
-        if not any(label for _, label in question.candidates):
-            continue
-        ids = np.array(
-            [first[rows[f"T{number[s]:0{width}d}"]] for s, _ in question.candidates], dtype=np.int64
-        )
-        labels = [label for _, label in question.candidates]
-        relevant = tuple(sorted(int(s) for s, label in zip(ids, labels) if label))
-        topics.append(Topic(question.id, question.id, question.text, relevant, np.sort(ids)))
-        qrels[question.id] = {docids[int(s)]: label for s, label in sorted(zip(ids.tolist(), labels))}
-    if not topics:
-        raise SentretError(f"{data_path}: no question has a positive candidate")
-    stats = {
-        "questions": len(questions),
-        "candidates": sum(len(t.candidates) for t in topics if t.candidates is not None),
-    }
-    return Benchmark("trecqa", data_path, index, tuple(topics), qrels, "sentences", "binary", {}, stats)
+    distinct = "\n".join(sentences[0] for _, sentences in found.documents.values())
+    recipe = {"sentences": hashlib.sha256(distinct.encode("utf-8")).hexdigest()}
+    return candidate_benchmark("trecqa", Path(path), found, recipe, cache=cache, n_process=n_process, log=log)
+
+
+def trecqa_candidates(questions: list[TrecQAQuestion]) -> CandidateSet:
+    """TrecQA in the candidates format: each distinct sentence a one-sentence document with an empty
+    title, the documents in the order of their text's SHA-256 (never the file's order)."""
+    distinct = sorted({s for q in questions for s, _ in q.candidates}, key=lambda s: (_text_key(s), s))
+    width = max(5, len(str(len(distinct))))
+    doc = {sentence: f"T{i:0{width}d}" for i, sentence in enumerate(distinct)}
+    documents = {doc[sentence]: ("", [sentence]) for sentence in distinct}
+    found = [CandidateQuestion(q.id, q.text, tuple((doc[s], 0, label) for s, label in q.candidates))
+             for q in questions]  # fmt: skip
+    return CandidateSet(documents, found)

@@ -13,16 +13,11 @@ sentences), labels 0/1.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
-
-from sentret_core.errors import SentretError
-from sentret_core.evaluation.benchmarks.base import Benchmark, Log, Topic, document_rows, sentence_docids
-from sentret_core.evaluation.benchmarks.indexing import cached_index
-from sentret_core.ingest.corpus import Document, presegmented
-from sentret_core.ingest.qa_files import read_wikiqa
+from sentret_core.evaluation.benchmarks.base import Benchmark, Log
+from sentret_core.evaluation.benchmarks.candidates import CandidateQuestion, CandidateSet, candidate_benchmark
+from sentret_core.ingest.qa_files import WikiQAData, read_wikiqa
 
 
 def load_wikiqa(
@@ -34,34 +29,14 @@ def load_wikiqa(
 ) -> Benchmark:
     """The WikiQA benchmark of one TSV split: topics are the questions with a correct sentence."""
     data_path = Path(path)
-    parsed = read_wikiqa(data_path)
+    return candidate_benchmark("wikiqa", data_path, wikiqa_candidates(read_wikiqa(data_path)), {},
+                               cache=cache, n_process=n_process, log=log)  # fmt: skip
 
-    def documents() -> Iterator[Document]:
-        for doc, (title, sentences) in parsed.documents.items():
-            yield presegmented(doc, title, sentences)
 
-    index = cached_index("wikiqa", data_path, {}, documents, cache=cache, n_process=n_process, log=log)
-    rows = document_rows(index)
-    first = index.doc_first
-    topics, qrels = [], {}
-    docids = sentence_docids(index)
-    for question in parsed.questions:
-        if not any(question.labels):
-            continue
-        d = rows.get(question.document)
-        if d is None:
-            raise SentretError(
-                f"{index.path}: the cached index lacks document {question.document}; delete it"
-            )
-        ids = first[d] + np.asarray(question.positions, dtype=np.int64)
-        order = np.argsort(ids, kind="stable")
-        relevant = tuple(int(s) for s, label in zip(ids, question.labels) if label)
-        topics.append(Topic(question.id, question.id, question.text, relevant, ids[order]))
-        qrels[question.id] = {docids[int(s)]: int(label) for s, label in zip(ids, question.labels)}
-    if not topics:
-        raise SentretError(f"{data_path}: no question has a correct sentence")
-    stats = {
-        "questions": len(parsed.questions),
-        "candidates": sum(len(t.candidates) for t in topics if t.candidates is not None),
-    }
-    return Benchmark("wikiqa", data_path, index, tuple(topics), qrels, "sentences", "binary", {}, stats)
+def wikiqa_candidates(parsed: WikiQAData) -> CandidateSet:
+    """A WikiQA split in the candidates format: one document per DocumentID, in the file's order."""
+    questions = [
+        CandidateQuestion(q.id, q.text, tuple((q.document, p, label) for p, label in zip(q.positions, q.labels)))
+        for q in parsed.questions
+    ]
+    return CandidateSet(parsed.documents, questions)
