@@ -50,6 +50,7 @@ def register(
     paper: str,
     description: str,
     distribution: Distribution | None = None,
+    open_vocabulary: bool = False,
     replace: bool = False,
 ) -> Callable[[Scorer], Scorer]:
     """Decorator: register the decorated scorer as model ``name`` (keyword arguments as in ModelSpec)."""
@@ -67,6 +68,7 @@ def register(
                 paper=paper,
                 description=description,
                 distribution=distribution,
+                open_vocabulary=open_vocabulary,
             ),
             replace=replace,
         )

@@ -42,7 +42,7 @@ class ModelSpec:
 
     name: str  # versioned, e.g. "bm25f.v1"
     display_name: str
-    family: str  # "tfisf", "bm25" or "lm"
+    family: str  # "tfisf", "bm25", "lm", "ltr" or "embed"
     params: type[Params]
     scorer: Scorer
     explainer: Explainer
@@ -50,6 +50,7 @@ class ModelSpec:
     paper: str
     description: str
     distribution: Distribution | None = None
+    open_vocabulary: bool = False  # it scores words the index has never seen (embed.v1)
     _resolved: dict[Any, Params] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -74,6 +75,11 @@ class ModelSpec:
         """True when the model ranks one entity's support sentences given that entity (a parameter
         ``entity``, e.g. ``ltr.v1``): the support engine then scores once per entity."""
         return ENTITY_PARAM in self.params.names()
+
+    def reason(self, q: Query) -> str | None:
+        """Why ``q`` cannot match under this model, before scoring (``None``: score it). A model with an
+        open vocabulary scores any query that has terms, known to the index or not."""
+        return None if self.open_vocabulary and q.terms else q.reason
 
     @property
     def version(self) -> int:

@@ -1,0 +1,1 @@
+"""The semantic family: cosine similarity of static word embeddings (``embed.v1``)."""
