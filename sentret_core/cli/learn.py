@@ -111,7 +111,8 @@ def _run_judgments(args: argparse.Namespace) -> int:
     index = Index.load(args.index)
     admin = _admin(_open(args.db), args)
     topics = session_topics(admin, args.session, index, args.rule)
-    return _learn(args, Data(index, topics, {"session": args.session, "database": args.db, "rule": args.rule}))
+    description = {"session": args.session, "database": args.db, "rule": args.rule}
+    return _learn(args, Data(index, topics, description, unjudged_non_relevant=False))
 
 
 def _learn(args: argparse.Namespace, train: Any, dev: Any = None) -> int:
@@ -128,8 +129,14 @@ def _learn(args: argparse.Namespace, train: Any, dev: Any = None) -> int:
         return 0
     print(f"ranker {result.learned.reference} ({args.learner}) re-ranks the top {result.learned.depth} "
           f"of {args.first_stage}")
+    left_out = result.usable.get("without_relevant", 0)
     for split, values in result.metrics.items():
-        print(f"  {split}: MAP {values['map']:.4f}  MRR {values['mrr']:.4f}  over {values['topics']:.0f} topics")
+        print(f"  {split}: MAP {values['map']:.4f}  MRR {values['mrr']:.4f}  over {values['topics']:.0f} topics"
+              + (f" ({left_out} training topics without a relevant sentence left out)" if left_out else ""))
+    if result.comparison is not None:
+        others = sorted(result.comparison.baselines.items(), key=lambda kv: -kv[1]["map"])
+        print("  on the same topics: " + ", ".join(f"{m} MAP {v['map']:.4f}" for m, v in others))
+        print(f"  verdict: {result.comparison.verdict}")
     top = sorted(result.learned.ranker.importance().items(), key=lambda kv: -kv[1])[:8]
     print("  features that mattered most: " + ", ".join(f"{n} {v:.3g}" for n, v in top))
     print(f"  use it: --models ltr.v1 --param ltr.v1.model={args.out}")

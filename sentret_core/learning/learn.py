@@ -7,13 +7,18 @@
   those topics, never on the test fold) and scored on its fold; the stored ranker is then fitted
   on every topic with the folds' median number of trees, and the CV scores are recorded.
 * With neither, it is fitted once (LambdaMART: 200 trees) and no score is recorded.
+
+Topics without a relevant sentence are left out and counted, too few teaching topics are refused
+(:mod:`~sentret_core.learning.enough`), a ranker that scores every training sentence alike is refused, and
+a scored ranker is compared with each single model and doc-order on the same topics
+(:mod:`~sentret_core.learning.comparison`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -24,6 +29,8 @@ from sentret_core.errors import SentretError
 from sentret_core.evaluation.crossval import cross_validate
 from sentret_core.evaluation.metrics import average_precision, reciprocal_rank
 from sentret_core.index.reader import Index
+from sentret_core.learning.comparison import Comparison, compare_with_baselines
+from sentret_core.learning.enough import Usable, check_enough, usable_topics
 from sentret_core.models.ltr.examples import Examples, LearningTopic, build_examples
 from sentret_core.models.ltr.features import DEFAULT_SCORERS
 from sentret_core.models.ltr.learners import Ranker, check_learner, fit
@@ -43,6 +50,10 @@ class Data:
     index: Index
     topics: Sequence[LearningTopic]
     description: dict[str, Any] = field(default_factory=dict)
+    unjudged_non_relevant: bool = True  # a benchmark's protocol; a session's unjudged sentences are unknown
+
+    def usable(self) -> Usable:
+        return usable_topics(self.topics, self.unjudged_non_relevant)
 
 
 @dataclass(frozen=True)
@@ -51,6 +62,8 @@ class LearnResult:
     metrics: dict[str, dict[str, float]]  # "dev" or "cv" → map, mrr, topics
     folds: list[dict[str, Any]]
     per_topic: pd.DataFrame  # dev or test-fold values per topic (empty without either)
+    comparison: Comparison | None = None  # beside the single models and doc-order (with dev or folds)
+    usable: dict[str, int] = field(default_factory=dict)  # topics kept, teaching, left out
 
 
 def topic_values(ranker: Ranker, examples: Examples) -> pd.DataFrame:
@@ -108,6 +121,13 @@ def learn(
     if not 1 <= depth <= MAX_DEPTH:
         raise SentretError(f"the depth must be from 1 to {MAX_DEPTH:,} sentences (got {depth})")
     tell = progress or (lambda _text, _share: None)
+    usable = train.usable()
+    check_enough(usable, folds=folds)
+    train = replace(train, topics=usable.topics)
+    if dev is not None:
+        dev_usable = dev.usable()
+        check_enough(dev_usable, what="development")
+        dev = replace(dev, topics=dev_usable.topics)
 
     def examples(data: Data, what: str) -> Examples:
         stage = f"computing the features of {len(data.topics):,} {what} topics"
@@ -118,18 +138,22 @@ def learn(
     metrics: dict[str, dict[str, float]] = {}
     fold_records: list[dict[str, Any]] = []
     per_topic = pd.DataFrame(columns=["map", "mrr"])
+    comparison = None
     if dev is not None:
         dev_ex = examples(dev, "development")
         tell(f"fitting {learner} (early stopping on the development topics)", 0.5)
         ranker, chosen = fit(learner, train_ex.features, _as_set(train_ex), _as_set(dev_ex), seed=seed)
         per_topic = topic_values(ranker, dev_ex)
         metrics["dev"] = _summary(per_topic)
+        comparison = compare_with_baselines(per_topic, dev_ex, topic_values)
     elif folds is not None:
         ranker, chosen, per_topic, fold_records = _cross_validated(learner, train_ex, folds, seed, tell)
         metrics["cv"] = _summary(per_topic)
+        comparison = compare_with_baselines(per_topic, train_ex, topic_values)
     else:
         tell(f"fitting {learner}", 0.5)
         ranker, chosen = fit(learner, train_ex.features, _as_set(train_ex), seed=seed)
+    _check_not_constant(ranker, train_ex)
     meta = {
         "settings": chosen,
         "seed": seed,
@@ -137,11 +161,24 @@ def learn(
         "dev": {**dev.description, "topics": len(dev.topics)} if dev is not None else None,
         "folds": folds,
         "metrics": metrics,
+        "topics": usable.describe(),
+        "comparison": comparison.to_dict() if comparison is not None else None,
         "importance": ranker.importance(),
     }
     tell(f"storing the ranker {name!r}", 1.0)
     learned = save(name, ranker, first_stage=first_stage, depth=depth, scorers=scorers, meta=meta)
-    return LearnResult(learned, metrics, fold_records, per_topic)
+    return LearnResult(learned, metrics, fold_records, per_topic, comparison, usable.describe())
+
+
+def _check_not_constant(ranker: Ranker, examples: Examples) -> None:
+    """Refuse a ranker that gives every training sentence the same score: its rankings are arbitrary ties."""
+    scores = ranker.predict(examples.X)
+    if len(scores) and float(np.ptp(scores)) <= 1e-12 * max(1.0, float(np.abs(scores).max())):
+        raise SentretError(
+            f"the learned ranker scores all {len(scores):,} training sentences alike, so its rankings would be "
+            "arbitrary ties; nothing was stored. Judge more topics (with relevant and non-relevant sentences) "
+            "or try --learner linear."
+        )
 
 
 def _cross_validated(

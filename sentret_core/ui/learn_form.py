@@ -10,6 +10,7 @@ import streamlit as st
 
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
+from sentret_core.learning.enough import check_enough
 from sentret_core.learning.learn import Data, learn
 from sentret_core.learning.topics import session_topics
 from sentret_core.ui.judgments import session_index
@@ -42,19 +43,24 @@ def learn_form(admin: Admin, session: str, index_path: str) -> None:
             index = session_index(index_path)
             if index is None:
                 raise SentretError(f"the session's index {index_path} cannot be opened")
-            topics = session_topics(admin, session, index)
-            if len(topics) < 2:
-                raise SentretError("cross-validation needs at least two judged topics")
+            data = Data(index, session_topics(admin, session, index), {"session": session}, unjudged_non_relevant=False)
+            check_enough(data.usable(), folds=folds)  # before any feature is computed
             bar = st.progress(0.0, text="Learning…")
 
             def show(text: str, share: float) -> None:
                 bar.progress(min(share, 1.0), text)
 
-            result = learn(name, Data(index, topics, {"session": session}), folds=min(folds, len(topics)),
-                           learner=str(learner), progress=show)  # fmt: skip
-            cv = result.metrics["cv"]
+            result = learn(name, data, folds=folds, learner=str(learner), progress=show)
+            cv, comparison = result.metrics["cv"], result.comparison
+            left_out = result.usable.get("without_relevant", 0)
             st.success(f"Learned {result.learned.reference}: cross-validated MAP {cv['map']:.4f}, MRR "
-                       f"{cv['mrr']:.4f} over {cv['topics']:.0f} topics.")  # fmt: skip
+                       f"{cv['mrr']:.4f} over {cv['topics']:.0f} topic{'s' if cv['topics'] != 1 else ''}"
+                       + (f" ({left_out} without a relevant sentence left out)." if left_out else "."))  # fmt: skip
+            if comparison is not None:
+                st.info(f"Verdict: {comparison.verdict}.")
+                rows = [{"model": "this ranker", **comparison.ranker}] + [
+                    {"model": m, **v} for m, v in sorted(comparison.baselines.items(), key=lambda kv: -kv[1]["map"])]
+                st.dataframe(pd.DataFrame(rows).rename(columns={"map": "MAP", "mrr": "MRR"}), hide_index=True)
             ranker = result.learned.ranker
             values = ranker.weights() if ranker.learner == "linear" else ranker.importance()
             column = "weight (standardised feature)" if ranker.learner == "linear" else "gain"
