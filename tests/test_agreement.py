@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from collections.abc import Sequence
 
@@ -384,3 +385,30 @@ def test_a_kappa_from_one_shared_item_is_not_given() -> None:
     assert summary.fleiss.value is None and summary.fleiss.n == 1
     assert summary.fleiss.text() == "— (too few shared items (n = 1 < 10): items graded by all 4 annotators)"
     assert all(k.value is None and k.n == 1 for _, _, k in summary.pairs)
+
+
+def test_no_variance_in_the_grades_gives_reasons_not_nan() -> None:
+    from sentret_core.annotation.agreement_summary import NO_VARIATION, Coefficient, agreement_summary
+
+    # issue 29: A and B give grade 3 to all 12 shared items, C gives 3 to one of them. Chance
+    # disagreement is zero (p_A(3) = p_B(3) = 1, so Σ_{c≠k} p_A(c)·p_B(k) = 0): κ and α are 0/0,
+    # undefined. Today the pairwise matrix of the summary held NaN (and the A×C cell a κ from one
+    # item); every cell is now the pair's Coefficient, its value None with the reason.
+    judgments = [
+        Judgment("s", "q:e", "q", "e", item, item, "", "", who, "person", 3, None, "", "")
+        for who in ("A", "B") for item in range(12)
+    ]  # fmt: skip
+    judgments.append(Judgment("s", "q:e", "q", "e", 0, 0, "", "", "C", "person", 3, None, "", ""))
+    summary = agreement_summary(judgments, resamples=50)
+    undefined = Coefficient(None, 12, note=NO_VARIATION)
+    pairs = {(a, b): kappa for a, b, kappa in summary.pairs}
+    assert pairs[("A", "B")] == undefined
+    assert pairs[("A", "C")] == Coefficient(None, 1, note="too few shared items (n = 1 < 10)")
+    assert summary.alpha == undefined and summary.alpha.text() == f"— ({NO_VARIATION})"  # 12 items ≥ 2 grades
+    assert summary.cohen.at["A", "B"] == summary.cohen.at["B", "A"] == undefined
+    assert summary.cohen.at["A", "C"] == pairs[("A", "C")]
+    assert summary.cohen.at["A", "A"] == Coefficient(None, 0, note="the same annotator")
+    cells = [summary.cohen.at[a, b] for a in summary.annotators for b in summary.annotators]
+    assert all(isinstance(cell, Coefficient) and cell.value is None and cell.note for cell in cells)
+    flat = json.dumps(summary.to_dict(), allow_nan=False)  # would raise on a NaN anywhere
+    assert NO_VARIATION in flat

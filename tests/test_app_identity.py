@@ -15,9 +15,19 @@ from sentret_core import Index
 from sentret_core.annotation.records import AnnotatorSecret
 from sentret_core.annotation.session_setup import create_session
 from sentret_core.annotation.store import JudgmentStore
+from sentret_core.annotation.throttle import SignInThrottle
 from sentret_core.ui.judgments import cached_store
 
 TOKEN = "identity-page-token"
+
+
+class FixedClock:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
 SCRIPT = "from sentret_core.ui.pages import annotate\nannotate.render()\n"
 
 
@@ -104,10 +114,32 @@ def test_a_disabled_annotator_is_signed_out_by_the_page(
 def test_repeated_failures_on_the_page_are_slowed_down(
     people: tuple[JudgmentStore, dict[str, AnnotatorSecret]],
 ) -> None:
-    _, secrets = people
-    cached_store.clear()  # the app's own store (and its counts of failures) for this database
+    store, secrets = people
+    clock = FixedClock(1000.0)  # no real time passes between the attempts
+    cached_store.clear()
+    cached_store(str(store.path)).throttle = SignInThrottle(clock=clock)  # the app's own store
     for _ in range(3):
         assert form("s", "alice", "guess").error[0].value == "wrong name or passphrase for session 's'"
+    cached_store.clear()  # a restart: the counts are in the database, not in the store object
+    cached_store(str(store.path)).throttle = SignInThrottle(clock=clock)
     app = form("s", "alice", secrets["alice"].passphrase)  # even the right one must wait now
     assert app.error[0].value.startswith("too many failed sign-ins for 'alice': try again in")
     assert signed_in_as(app) is None
+
+
+def test_wrong_admin_tokens_on_the_page_are_slowed_down(
+    people: tuple[JudgmentStore, dict[str, AnnotatorSecret]],
+) -> None:
+    store, _ = people
+    cached_store.clear()
+    cached_store(str(store.path)).throttle = SignInThrottle(clock=FixedClock(1000.0))
+    script = "from sentret_core.ui.pages import admin as admin_page\nadmin_page.render()\n"
+
+    def token(given: str) -> list[str]:
+        app = AppTest.from_string(script, default_timeout=60).run()
+        app.text_input(key="admin_token").input(given)
+        return [e.value for e in app.button[0].click().run().error]
+
+    assert [token(f"guess {n}") for n in range(3)] == [["wrong admin token"]] * 3  # three free failures
+    # the 4th, even the right token, waits 1 s (1·2^(3−3)): today every one was answered at once
+    assert token(TOKEN) == ["too many failed sign-ins with the admin token: try again in 1 s"]

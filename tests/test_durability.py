@@ -26,6 +26,7 @@ from sentret_core.annotation.admin import Admin
 from sentret_core.annotation.annotator import AnnotatorHandle
 from sentret_core.annotation.records import ADMIN_TOKEN_ENV, PoolItem, PoolSettings, Progress
 from sentret_core.annotation.store import JudgmentStore
+from sentret_core.annotation.throttle import SignInThrottle
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import topic_id
 
@@ -213,6 +214,7 @@ def test_an_annotator_never_sees_or_changes_another_annotators_grades(
 def test_admin_actions_refuse_without_the_token(store: JudgmentStore) -> None:
     store.sign_in("s", "alice", PASSPHRASE).grade(1, 3)
     before = table_counts(store)
+    store.throttle = SignInThrottle(free=100)  # eight failures in a row; slowing down: test_throttle.py
     for wrong in ("", "guess", TOKEN.upper(), TOKEN[:-1]):
         with pytest.raises(SentretError, match=r"^wrong admin token$"):
             store.admin(wrong)

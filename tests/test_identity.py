@@ -230,7 +230,7 @@ class Clock:
         return self.now
 
 
-def test_repeated_failures_are_slowed_down_per_name_and_per_client(store: JudgmentStore) -> None:
+def test_repeated_failures_are_slowed_down_per_name_and_client_and_per_client(store: JudgmentStore) -> None:
     clock = Clock()
     store.throttle = SignInThrottle(free=3, base=1.0, cap=60.0, window=900.0, clock=clock)
     alice = store.admin(TOKEN).add_annotator("s", "alice")
@@ -238,35 +238,40 @@ def test_repeated_failures_are_slowed_down_per_name_and_per_client(store: Judgme
     for _ in range(3):  # three free failures from client A
         with pytest.raises(SentretError, match="wrong name or passphrase"):
             store.sign_in("s", "alice", "guess", client="A")
-    # the fourth attempt waits 1 s after the third failure, even with the right passphrase
+    # the fourth attempt from A waits 1 s after the third failure, even with the right passphrase
     with pytest.raises(SentretError, match=r"^too many failed sign-ins for 'alice': try again in 1 s$"):
-        store.sign_in("s", "alice", alice.passphrase, client="B")  # per name: another client waits too
+        store.sign_in("s", "alice", alice.passphrase, client="A")
     with pytest.raises(SentretError, match="too many failed sign-ins"):
         store.sign_in("s", "bob", "bob's passphrase", client="A")  # per client: another name waits too
+    # per name *and* client: A's failures do not lock alice out from her own client B
+    assert store.sign_in("s", "alice", alice.passphrase, client="B").annotator == "alice"
     assert store.sign_in("s", "bob", "bob's passphrase", client="C").annotator == "bob"
-    clock.now += 1.0
-    with pytest.raises(SentretError, match="wrong name or passphrase"):
-        store.sign_in("s", "alice", "guess again", client="D")  # 4th failure: the wait doubles
+    for _ in range(4):  # 3 free failures from D, then a 4th 1 s later: the wait doubles
+        with pytest.raises(SentretError, match="wrong name or passphrase"):
+            store.sign_in("s", "alice", "guess again", client="D")
+        clock.now += 1.0 if _ == 2 else 0.0
     clock.now += 1.5
     with pytest.raises(SentretError, match="try again in 1 s"):
-        store.sign_in("s", "alice", alice.passphrase, client="D")  # 2 s after the 4th failure
+        store.sign_in("s", "alice", alice.passphrase, client="D")  # 1.5 s after the 4th failure, 2 s due
     clock.now += 0.5
     assert store.sign_in("s", "alice", alice.passphrase, client="D").annotator == "alice"
-    assert store.throttle.wait(("name", "s", "alice")) == 0.0  # a success clears the name …
+    assert store.throttle.wait(store, ("name", "s", "alice", "D")) == 0.0  # a success clears the name …
     with pytest.raises(SentretError, match="wrong name or passphrase"):
-        store.sign_in("s", "carol", "guess", client="A")
-    assert store.throttle.wait(("client", "A")) == 2.0  # … not the client: its 4th failure, 1·2^1 s
+        store.sign_in("s", "carol", "guess", client="D")
+    assert store.throttle.wait(store, ("client", "D")) == 4.0  # … not the client: its 5th failure, 1·2^2 s
     clock.now += 901.0  # failures are forgotten after the window
-    assert store.throttle.wait(("client", "A")) == 0.0
+    assert store.throttle.wait(store, ("client", "A")) == 0.0
+    assert store.throttle.wait(store, ("client", "D")) == 0.0
 
 
-def test_the_wait_doubles_up_to_its_cap() -> None:
+def test_the_wait_doubles_up_to_its_cap(store: JudgmentStore) -> None:
     clock = Clock()
-    throttle = SignInThrottle(free=2, base=1.0, cap=8.0, window=900.0, clock=clock)
+    store.throttle = throttle = SignInThrottle(free=2, base=1.0, cap=8.0, window=900.0, clock=clock)
     waits = []
     for _ in range(7):
-        throttle.failed((("k",),))
-        waits.append(throttle.wait(("k",)))
+        clock.now += 100.0  # each attempt long after the last one's wait
+        assert throttle.attempt(store, ("k",), (), "with k", lambda: False) is False
+        waits.append(throttle.wait(store, ("k",)))
     assert waits == [0.0, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0]  # failures 1-2 free, then 1·2^(f−2), cap 8
 
 

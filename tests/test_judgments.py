@@ -85,7 +85,7 @@ def test_connection_settings_and_schema_version(store: JudgmentStore) -> None:
     assert pragma["synchronous"] == 2  # FULL
     assert pragma["foreign_keys"] == 1
     assert pragma["busy_timeout"] >= 10_000
-    assert pragma["user_version"] == SCHEMA_VERSION == len(MIGRATIONS) == 3
+    assert pragma["user_version"] == SCHEMA_VERSION == len(MIGRATIONS) == 4
 
 
 def test_a_v1_database_is_migrated_without_losing_rows(tmp_path: Path, token: str) -> None:
@@ -330,7 +330,7 @@ def test_admin_token_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch)
 def test_admin_refuses_a_wrong_token(store: JudgmentStore, token: str) -> None:
     for wrong in ("", "admin-token-for-test", TOKEN + " ", None):
         with pytest.raises(SentretError, match="wrong admin token"):
-            store.admin(wrong)  # type: ignore[arg-type]
+            store.admin(wrong, client=repr(wrong))  # type: ignore[arg-type]  # one client each: 1 failure
     assert store.admin(TOKEN).all_judgments("s") == []
 
 

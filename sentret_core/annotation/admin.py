@@ -8,9 +8,7 @@ a person, and never overwrite a person's grade.
 
 from __future__ import annotations
 
-import csv
 import hmac
-import io
 import json
 import sqlite3
 from collections.abc import Iterable, Mapping
@@ -18,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from sentret_core.annotation.annotator import _progress
 from sentret_core.annotation.auth import admin_token, name_key, normalise_name
+from sentret_core.annotation.csv_export import csv_text
 from sentret_core.annotation.identity import AnnotatorAdmin
 from sentret_core.annotation.io import _parse_jsonl, _parse_qrels
 from sentret_core.annotation.pooling import adjudicate
@@ -45,10 +44,13 @@ if TYPE_CHECKING:
 class Admin(AnnotatorAdmin):
     """Session administration, annotators, export and import; created only with the admin token."""
 
-    def __init__(self, store: JudgmentStore, token: str) -> None:
+    def __init__(self, store: JudgmentStore, token: str, client: str = "local") -> None:
+        """``client`` identifies who is trying (the app: the browser's IP address); wrong tokens
+        are slowed down per client like annotators' sign-ins (:mod:`.throttle`)."""
         expected = admin_token().encode("utf-8")
         given = token.encode("utf-8", "surrogatepass") if isinstance(token, str) else b""
-        if not hmac.compare_digest(given, expected):
+        right = lambda: hmac.compare_digest(given, expected)  # noqa: E731
+        if not store.throttle.attempt(store, ("admin", str(client)), (), "with the admin token", right, cheap=True):
             raise SentretError("wrong admin token")
         self._store = store
 
@@ -135,12 +137,9 @@ class Admin(AnnotatorAdmin):
         )
 
     def export_csv(self, name: str) -> str:
-        """Every judgment with every field (:data:`JUDGMENT_FIELDS`), one CSV row each."""
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(JUDGMENT_FIELDS)
-        writer.writerows(self.all_judgments(name))
-        return out.getvalue()
+        """Every judgment with every field (:data:`JUDGMENT_FIELDS`), one CSV row each; a text cell
+        that a spreadsheet would run as a formula starts with ``'`` (:mod:`.csv_export`)."""
+        return csv_text(JUDGMENT_FIELDS, self.all_judgments(name))
 
     def export_jsonl(self, name: str) -> str:
         """Every judgment with every field, one JSON object a line."""

@@ -2,7 +2,9 @@
 each with the number of items it rests on and a bootstrap 95% interval (:mod:`.agreement_bootstrap`).
 
 A coefficient on fewer than :data:`MIN_SHARED` items is not given at all: a κ of −0.333 from one
-shared item says nothing, so the record says "too few shared items (n = 1 < 10)" instead.
+shared item says nothing, so the record says "too few shared items (n = 1 < 10)" instead. Nor is an
+undefined one (grades without any variation: chance disagreement is zero): its value is None with
+that reason, never NaN, in every field of the record, the pairwise matrix included.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pandas as pd
 from sentret_core.annotation.records import Judgment
 
 MIN_SHARED = 10
+NO_VARIATION = "undefined: the grades show no variation"
 
 
 class Coefficient(NamedTuple):
@@ -50,7 +53,7 @@ class AgreementSummary:
     items: int  # items with at least one grade
     shared: int  # items with at least two grades
     complete: int  # items graded by every annotator
-    cohen: pd.DataFrame  # annotator × annotator Cohen's κ (NaN: no shared item)
+    cohen: pd.DataFrame  # annotator × annotator: the Coefficient of ``pairs`` (diagonal: value None, a note)
     pairs: tuple[tuple[str, str, Coefficient], ...]  # (a, b, Cohen's κ on their shared items)
     fleiss: Coefficient  # on the items graded by everyone
     alpha: Coefficient  # Krippendorff's α, ordinal, on the items with ≥ 2 grades
@@ -71,7 +74,7 @@ class AgreementSummary:
 
 
 def _finite(value: float) -> float | None:
-    return None if math.isnan(value) else float(value)
+    return float(value) if math.isfinite(value) else None
 
 
 def too_few(n: int) -> str:
@@ -81,10 +84,20 @@ def too_few(n: int) -> str:
 def _coefficient(value: float, n: int, ci: tuple[float, float] | None) -> Coefficient:
     if n < MIN_SHARED:
         return Coefficient(None, n, note=too_few(n))
-    if math.isnan(value):
-        return Coefficient(None, n, note="undefined: the grades show no variation")
+    if not math.isfinite(value):
+        return Coefficient(None, n, note=NO_VARIATION)
     low, high = ci if ci is not None else (None, None)
     return Coefficient(float(value), n, low, high)
+
+
+def _pair_matrix(names: tuple[str, ...], pairs: list[tuple[str, str, Coefficient]]) -> pd.DataFrame:
+    """Annotator × annotator Coefficients, symmetric, with a note (no NaN) on the diagonal."""
+    cohen = pd.DataFrame(None, index=list(names), columns=list(names), dtype=object)
+    for name in names:
+        cohen.at[name, name] = Coefficient(None, 0, note="the same annotator")
+    for a, b, kappa in pairs:
+        cohen.at[a, b] = cohen.at[b, a] = kappa
+    return cohen
 
 
 def agreement_summary(judgments: Iterable[Judgment], *, resamples: int | None = None) -> AgreementSummary:
@@ -96,7 +109,6 @@ def agreement_summary(judgments: Iterable[Judgment], *, resamples: int | None = 
         cohen_kappa,
         fleiss_kappa,
         krippendorff_alpha,
-        pairwise_cohen_kappa,
         ratings_from_judgments,
     )
 
@@ -112,7 +124,6 @@ def agreement_summary(judgments: Iterable[Judgment], *, resamples: int | None = 
     if len(names) < 2:
         return AgreementSummary(names, len(matrix), 0, complete, pd.DataFrame(), (), none, none,
                                 ("agreement needs at least two annotators",))  # fmt: skip
-    cohen = pairwise_cohen_kappa(ratings)
     pairs = []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
@@ -126,9 +137,9 @@ def agreement_summary(judgments: Iterable[Judgment], *, resamples: int | None = 
             stat = boot.cohen_statistic(k, 1.0 - np.eye(k))
             ci = boot.interval(boot.cohen_features(codes, k), stat, resamples=draws)
             pairs.append((a, b, _coefficient(cohen_kappa(ratings, a, b), n, ci)))
-    full = matrix.dropna()
+    cohen = _pair_matrix(names, pairs)
     if complete >= MIN_SHARED:
-        categories, codes = _codes(full.to_numpy())
+        categories, codes = _codes(matrix.dropna().to_numpy())
         table = np.stack([(codes == c).sum(axis=1) for c in range(len(categories))], axis=1)
         ci = boot.interval(boot.fleiss_features(table), boot.fleiss_statistic(len(names)), resamples=draws)
         fleiss = _coefficient(fleiss_kappa(ratings), complete, ci)

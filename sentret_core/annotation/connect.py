@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from sentret_core.annotation.schema import MIGRATIONS, SCHEMA_VERSION
+from sentret_core.annotation.schema import MIGRATIONS, READABLE_FROM, SCHEMA_VERSION
 from sentret_core.errors import SentretError
 
 
@@ -137,7 +137,7 @@ def _check_version(path: Path, version: int, *, read_only: bool) -> bool:
             f"{path}: judgments schema version {version} is newer than this sentret understands "
             f"({SCHEMA_VERSION}); upgrade sentret"
         )
-    if version == SCHEMA_VERSION:
+    if version == SCHEMA_VERSION or (read_only and version >= READABLE_FROM):
         return True
     if read_only and version == 0:
         raise SentretError(f"{path}: not a sentret judgments database")

@@ -4,9 +4,9 @@ The admin adds each annotator to a session (:meth:`AnnotatorAdmin.add_annotator`
 their secret, shown once: a sign-in link with a token, and a passphrase to type with their name.
 Only scrypt hashes of both are stored. Signing in with either gives an AnnotatorHandle that reads
 and writes that annotator's grades only; nobody else's secret opens it. Failed sign-ins are slowed
-down per name and per client (:mod:`.throttle`). Every change the admin makes (rename, disable,
-enable, a new secret, remove) bumps the annotator's credential counter, which signs out any browser
-signed in before; each is written to the append-only ``annotator_log``.
+down per name and client, and per client, counted in the database (:mod:`.throttle`). Every change
+the admin makes (rename, disable, enable, a new secret, remove) bumps the annotator's credential
+counter, which signs out any browser signed in before; each is written to the append-only ``annotator_log``.
 
 A removed annotator's grades stay in the database and in the history, but count nowhere (progress,
 agreement, export, evaluation); the name becomes free for someone else.
@@ -30,6 +30,7 @@ from sentret_core.annotation.auth import (
     split_token,
 )
 from sentret_core.annotation.records import PERSON, AnnotatorInfo, AnnotatorSecret
+from sentret_core.annotation.throttle import Key
 from sentret_core.errors import SentretError
 
 if TYPE_CHECKING:
@@ -48,49 +49,58 @@ def sign_in_with_passphrase(
 ) -> AnnotatorHandle:
     """An annotator's handle, for their name and personal passphrase (see the module docstring)."""
     key = name_key(name)
-    session = str(session)
-    keys = (("name", session, key), ("client", str(client)))
-    store.throttle.check(keys, f"for {normalise_name(name)!r}")
-    with store._read() as conn:
-        session_id, _, is_open = store._session_row(conn, session)
-        row = conn.execute(
-            f"SELECT {_ROW} FROM annotators WHERE session_id = ? AND name_key = ? AND removed_at IS NULL",
-            (session_id, key),
-        ).fetchone()
-    given = passphrase if isinstance(passphrase, str) and len(passphrase) <= MAX_SECRET else ""
-    stored = row[3] if row is not None and row[2] == PERSON else None
-    if not _passphrase_matches(given, stored) or not given:
-        store.throttle.failed(keys)
+    session, client = str(session), str(client)
+    found: list[tuple[int, bool, Any]] = []
+
+    def right() -> bool:
+        with store._read() as conn:
+            session_id, _, is_open = store._session_row(conn, session)
+            row = conn.execute(
+                f"SELECT {_ROW} FROM annotators WHERE session_id = ? AND name_key = ? AND removed_at IS NULL",
+                (session_id, key),
+            ).fetchone()
+        found.append((session_id, is_open, row))
+        given = passphrase if isinstance(passphrase, str) and len(passphrase) <= MAX_SECRET else ""
+        stored = row[3] if row is not None and row[2] == PERSON else None
+        return _passphrase_matches(given, stored) and bool(given)
+
+    target, others = ("name", session, key, client), (("client", client),)
+    if not store.throttle.attempt(store, target, others, f"for {normalise_name(name)!r}", right):
         raise SentretError(f"wrong name or passphrase for session {session!r}")
-    store.throttle.succeeded(keys[0])
-    return _handle(store, session, session_id, is_open, row)
+    return _handle(store, session, *found[0])
 
 
 def sign_in_with_link(store: JudgmentStore, session: str, token: str, client: str) -> AnnotatorHandle:
     """An annotator's handle, for the token of their sign-in link."""
-    session = str(session)
+    session, client = str(session), str(client)
     parsed = split_token(token)
-    keys: tuple[tuple[str, ...], ...] = (("client", str(client)),)
-    if parsed is not None:
-        keys = (("link", session, str(parsed[0])), *keys)
-    store.throttle.check(keys, "with this link")
-    with store._read() as conn:
-        session_id, _, is_open = store._session_row(conn, session)
-        row = None
-        if parsed is not None:
-            row = conn.execute(
-                f"SELECT {_ROW} FROM annotators WHERE session_id = ? AND id = ? AND removed_at IS NULL",
-                (session_id, parsed[0]),
-            ).fetchone()
-    stored = row[4] if row is not None and row[2] == PERSON else None
-    if not _passphrase_matches(parsed[1] if parsed else "", stored):
-        store.throttle.failed(keys)
+    found: list[tuple[int, bool, Any]] = []
+
+    def right() -> bool:
+        with store._read() as conn:
+            session_id, _, is_open = store._session_row(conn, session)
+            row = None
+            if parsed is not None:
+                row = conn.execute(
+                    f"SELECT {_ROW} FROM annotators WHERE session_id = ? AND id = ? AND removed_at IS NULL",
+                    (session_id, parsed[0]),
+                ).fetchone()
+        found.append((session_id, is_open, row))
+        stored = row[4] if row is not None and row[2] == PERSON else None
+        return _passphrase_matches(parsed[1] if parsed else "", stored)
+
+    target: Key
+    others: tuple[Key, ...]
+    if parsed is None:  # no secret to check, but the same cost and the same count as a wrong one
+        target, others = ("client", client), ()
+    else:
+        target, others = ("link", session, str(parsed[0]), client), (("client", client),)
+    if not store.throttle.attempt(store, target, others, "with this link", right):
         raise SentretError(
             f"this sign-in link is not valid for session {session!r} (it may have been replaced); "
             "ask the organiser for a new one"
         )
-    store.throttle.succeeded(keys[0])
-    return _handle(store, session, session_id, is_open, row)
+    return _handle(store, session, *found[0])
 
 
 def _handle(store: JudgmentStore, session: str, session_id: int, is_open: bool, row: Any) -> AnnotatorHandle:

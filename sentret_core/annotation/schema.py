@@ -140,5 +140,20 @@ _V3: tuple[Step, ...] = (
     f"CREATE TRIGGER annotator_log_no_delete BEFORE DELETE ON annotator_log BEGIN {_APPEND_ONLY}; END",
 )
 
-MIGRATIONS: tuple[tuple[Step, ...], ...] = (_V1, _V2, _V3)
+# v4: sign-in attempts (annotators' and the admin's), counted here so that every process shares
+# them and a restart forgets none (see throttle.py). ``key`` is a JSON list such as
+# ["name", session, name key, client]; ``at`` is wall-clock seconds.
+_V4: tuple[Step, ...] = (
+    """CREATE TABLE sign_in_attempts (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        key TEXT NOT NULL,
+        at REAL NOT NULL)""",
+    "CREATE INDEX sign_in_attempts_by_key ON sign_in_attempts(key, at)",
+    "CREATE INDEX sign_in_attempts_by_time ON sign_in_attempts(at)",
+)
+
+MIGRATIONS: tuple[tuple[Step, ...], ...] = (_V1, _V2, _V3, _V4)
 SCHEMA_VERSION = len(MIGRATIONS)
+# A read-only connection can read a database this old as it is: what came after (the sign-in
+# attempts of v4) is used only by writers.
+READABLE_FROM = 3

@@ -155,16 +155,16 @@ class JudgmentStore:
         return int(row[0]), str(row[1]), bool(row[2])
 
     def sign_in(
-        self, session_name: str, annotator: str, passphrase: str, *, client: str = ""
+        self, session_name: str, annotator: str, passphrase: str, *, client: str = "local"
     ) -> AnnotatorHandle:
         """Sign in with a name and that annotator's personal passphrase (see :mod:`.identity`).
 
         ``client`` identifies who is trying (the app passes the browser's IP address): repeated
-        failures are slowed down per name and per client.
+        failures are slowed down per name and client, and per client, in the database (:mod:`.throttle`).
         """
         return sign_in_with_passphrase(self, session_name, annotator, passphrase, client)
 
-    def sign_in_with_token(self, session_name: str, token: str, *, client: str = "") -> AnnotatorHandle:
+    def sign_in_with_token(self, session_name: str, token: str, *, client: str = "local") -> AnnotatorHandle:
         """Sign in with the token of an annotator's sign-in link."""
         return sign_in_with_link(self, session_name, token, client)
 
@@ -186,9 +186,10 @@ class JudgmentStore:
         )
         return int(cursor.lastrowid or 0), kind
 
-    def admin(self, token: str) -> Admin:
-        """The administration interface, for the right admin token only."""
-        return Admin(self, token)
+    def admin(self, token: str, *, client: str = "local") -> Admin:
+        """The administration interface, for the right admin token only; wrong tokens are slowed
+        down per ``client`` (the app passes the browser's IP address)."""
+        return Admin(self, token, client)
 
     def check(self) -> list[str]:
         """Problems: ``integrity_check``, foreign keys, history that disagrees with judgments."""

@@ -1,35 +1,55 @@
-"""Slowing down repeated failed sign-ins, per annotator name and per client.
+"""Slowing down repeated failed sign-ins, counted in the judgments database.
 
-Each failure is remembered for ``window`` seconds under two keys: the (session, name) that was tried
-and the client that tried it (an IP address, or whatever the caller identifies a client by). The
-first ``free`` failures under a key cost nothing; after that, every attempt under that key must
-wait ``base · 2^(failures − free)`` seconds (at most ``cap``) after the key's last failure, and an
-attempt made sooner is refused without checking the secret. A success clears its name's failures,
-not the client's: a client cannot reset its count by signing in to an account of its own.
+Attempts are rows of the ``sign_in_attempts`` table (schema v4), so every process that opens the
+database (several app processes, the CLI) shares one count, and a restart forgets nothing. Each
+attempt is counted under several keys: the (session, name, client) that was tried — a stranger who
+fails Alice's name from their client slows down only that client on Alice's name, never Alice on
+hers — and the client alone, which slows down one client trying many names. An annotator's *client*
+is what the app can really tell apart: the browser's IP address (see ``ui/annotate/sign_in.py``);
+a per-browser session id would not do, since a guesser gets a new one with every connection.
 
-The counts live in memory, one :class:`SignInThrottle` per :class:`JudgmentStore` (the app keeps one
-store per process), so a restart forgets them.
+The first ``free`` failures under a key within ``window`` seconds cost nothing; after that, every
+attempt under that key must wait ``base · 2^(failures − free)`` seconds (at most ``cap``) after the
+key's last failure, and an attempt made sooner is refused without checking the secret. Checking the
+wait and counting the attempt under the name and client happen in one ``BEGIN IMMEDIATE``
+transaction *before* the secret is checked, so concurrent guesses are serialised: a burst of N
+guesses at one name from one client checks at most ``free`` secrets. The client-wide key counts
+failures once they are known (so that people signing in at once from one address, or from one
+machine, do not hold each other up). A success clears the name's failures, not the client's: a
+client cannot reset its count by signing in to an account of its own.
+
+A store opened read-only is a local reading of the file by someone who holds it: nothing is counted.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
-import threading
 import time
-from collections import deque
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from sentret_core.errors import SentretError
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from sentret_core.annotation.store import JudgmentStore
 
 FREE_FAILURES = 3
 BASE_DELAY_S = 1.0
 MAX_DELAY_S = 60.0
 WINDOW_S = 15 * 60.0
-MAX_KEYS = 100_000  # beyond this many remembered keys the oldest are dropped
+
+Key = tuple[str, ...]
 
 
 class SignInThrottle:
-    """Failed sign-ins per key, and the wait they impose (see the module docstring)."""
+    """The policy of slowing down (see the module docstring); the counts live in the store's file.
+
+    ``clock`` gives seconds on a clock every process shares (wall time; tests pass a fake one).
+    """
 
     def __init__(
         self,
@@ -38,50 +58,88 @@ class SignInThrottle:
         base: float = BASE_DELAY_S,
         cap: float = MAX_DELAY_S,
         window: float = WINDOW_S,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.free, self.base, self.cap, self.window = free, base, cap, window
         self.clock = clock
-        self._failures: dict[Hashable, deque[float]] = {}
-        self._lock = threading.Lock()
 
-    def _recent(self, key: Hashable, now: float) -> deque[float]:
-        found = self._failures.get(key)
-        if found is None:
-            return deque()
-        while found and now - found[0] > self.window:
-            found.popleft()
-        if not found:
-            del self._failures[key]
-        return found
-
-    def wait(self, key: Hashable) -> float:
+    def wait(self, store: JudgmentStore, key: Key) -> float:
         """How many seconds an attempt under ``key`` must still wait (0: it may go ahead)."""
-        with self._lock:
-            now = self.clock()
-            failures = self._recent(key, now)
-            if len(failures) < self.free:
-                return 0.0
-            delay = min(self.cap, self.base * 2.0 ** (len(failures) - self.free))
-            return max(0.0, failures[-1] + delay - now)
+        with store._read() as conn:
+            return self._wait(conn, key, self.clock())
 
-    def check(self, keys: tuple[Hashable, ...], what: str) -> None:
-        """Raise a SentretError when any of ``keys`` must still wait; ``what`` names the attempt."""
-        wait = max((self.wait(key) for key in keys), default=0.0)
+    def attempt(
+        self,
+        store: JudgmentStore,
+        target: Key,
+        others: tuple[Key, ...],
+        what: str,
+        check: Callable[[], bool],
+        *,
+        cheap: bool = False,
+    ) -> bool:
+        """``check()`` (is the secret right?) unless ``target`` or one of ``others`` must still wait
+        (SentretError naming the attempt, ``what``, and the wait). A wrong secret (or an error in
+        ``check``) counts as a failure under every key; a right one clears ``target``'s failures.
+
+        ``target`` (the name and client) is counted *before* the check, in the transaction that
+        checks the wait, so that concurrent guesses at one name are serialised; ``others`` (the client
+        alone) only once the check failed, so that several people signing in at once from one address
+        do not hold each other up. ``cheap``: the check costs nothing (a constant-time comparison), so
+        it runs inside the transaction, and a success writes nothing; otherwise (scrypt) the secret is
+        checked after the transaction, so the write lock is not held meanwhile.
+        """
+        if store.read_only:
+            return check()
+        keys = (target, *others)
+        if cheap:
+            with store._transaction() as conn:
+                now = self._refuse_if_waiting(conn, keys, what)
+                right = check()
+                if right:
+                    conn.execute("DELETE FROM sign_in_attempts WHERE key = ?", (_text(target),))
+                else:
+                    self._count(conn, keys, now)
+            return right
+        with store._transaction() as conn:
+            now = self._refuse_if_waiting(conn, keys, what)
+            self._count(conn, (target,), now)
+        right = False
+        try:
+            right = check()
+        finally:
+            with store._transaction() as conn:
+                if right:
+                    conn.execute("DELETE FROM sign_in_attempts WHERE key = ?", (_text(target),))
+                else:
+                    self._count(conn, others, now)
+        return right
+
+    # ----------------------------------------------------------------- inside a transaction
+
+    def _refuse_if_waiting(self, conn: sqlite3.Connection, keys: tuple[Key, ...], what: str) -> float:
+        now = self.clock()
+        conn.execute("DELETE FROM sign_in_attempts WHERE at < ?", (now - self.window,))
+        wait = max((self._wait(conn, key, now) for key in keys), default=0.0)
         if wait > 0:
-            raise SentretError(
-                f"too many failed sign-ins {what}: try again in {math.ceil(wait)} s"
-            )
+            raise SentretError(f"too many failed sign-ins {what}: try again in {math.ceil(wait)} s")
+        return now
 
-    def failed(self, keys: tuple[Hashable, ...]) -> None:
-        with self._lock:
-            now = self.clock()
-            for key in keys:
-                self._recent(key, now)
-                self._failures.setdefault(key, deque()).append(now)
-            while len(self._failures) > MAX_KEYS:
-                self._failures.pop(next(iter(self._failures)))
+    def _wait(self, conn: sqlite3.Connection, key: Key, now: float) -> float:
+        failures, last = conn.execute(
+            "SELECT count(*), max(at) FROM sign_in_attempts WHERE key = ? AND at >= ?",
+            (_text(key), now - self.window),
+        ).fetchone()
+        if failures < self.free:
+            return 0.0
+        delay = min(self.cap, self.base * 2.0 ** min(failures - self.free, 64))
+        return max(0.0, min(delay, float(last) + delay - now))  # min: a clock set back waits no longer
 
-    def succeeded(self, key: Hashable) -> None:
-        with self._lock:
-            self._failures.pop(key, None)
+    def _count(self, conn: sqlite3.Connection, keys: tuple[Key, ...], now: float) -> None:
+        conn.executemany("INSERT INTO sign_in_attempts (key, at) VALUES (?, ?)", [(_text(key), now) for key in keys])
+
+
+def _text(key: Key) -> str:
+    """The key as stored: JSON (ASCII, so a lone surrogate cannot break it); a long one by its hash."""
+    text = json.dumps(list(key))
+    return text if len(text) <= 512 else "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()

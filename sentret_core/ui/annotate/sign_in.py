@@ -3,7 +3,8 @@
 A sign-in link is ``/annotate?session=S&token=T``: the token is read from ``st.query_params`` once
 and removed from the address at once (so it stays out of the history and of screenshots), then
 checked. Otherwise the form asks for the session, the name and the annotator's personal
-passphrase. Failed attempts are slowed down per name and per client (the browser's IP address).
+passphrase. Failed attempts are slowed down per name and client, and per client (the browser's IP
+address), counted in the judgments database so that every app process shares them.
 """
 
 from __future__ import annotations
@@ -20,14 +21,14 @@ from sentret_core.ui.text import md
 def client_id() -> str:
     """Who is trying to sign in, for slowing down repeated failures: the IP address (local: "local").
 
-    Behind a reverse proxy every browser has the proxy's address, so they share one count; the
-    per-name count still applies to each name.
+    Not a per-browser session id: a guesser gets a new one with every connection. Behind a reverse
+    proxy every browser has the proxy's address, so they share one count.
     """
     try:
         address = st.context.ip_address
     except Exception:  # no browser connection (e.g. a test runner)
         address = None
-    return address or "local"
+    return address if isinstance(address, str) and address else "local"  # a test runner's is a mock
 
 
 def sign_in(store: JudgmentStore) -> None:
