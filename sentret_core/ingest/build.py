@@ -102,6 +102,65 @@ def build_from_documents(
     return _build(documents, Path(out), source, engine, progress)
 
 
+def parse_documents_into(
+    documents: Iterable[Document],
+    out: str | Path,
+    *,
+    source: str,
+    model: str = DEFAULT_MODEL,
+    n_process: int = 2,
+    force: bool = False,
+) -> dict[str, Any]:
+    """Parse a stream of :class:`Document` records into a shards folder ``out``; return its manifest."""
+    engine = Engine("local", model, n_process, DEFAULT_BATCH_SIZE)
+    engine.check()
+    out = Path(out)
+    check_target(out, force, is_shards, "a shards folder")
+
+    def fill(tmp: Path) -> dict[str, Any]:
+        writer = ShardWriter(tmp, {})
+        parse_into(writer, documents, engine)
+        return writer.finish([source])
+
+    manifest, _, _ = _staged(out, fill)
+    return manifest
+
+
+def build_after_shards(
+    base: str | Path,
+    documents: Iterable[Document],
+    out: str | Path,
+    *,
+    source: str,
+    n_process: int = 2,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> BuildSummary:
+    """Index the documents already parsed in the shards folder ``base`` followed by ``documents`` (parsed
+    now, with ``base``'s pipeline) into ``out``: ``base``'s documents are never parsed again."""
+    base, out = Path(base), Path(out)
+    manifest = read_shards_manifest(base)
+    check_not_the_source(out, base)
+    check_target(out, force, is_index, "an index")
+    engine = Engine("local", manifest["pipeline"]["model"], n_process, DEFAULT_BATCH_SIZE)
+    engine.check()
+
+    return _summary(out, *_staged(out, _after(base, manifest, documents, engine, progress, source)))
+
+
+def _after(base: Path, manifest: dict[str, Any], documents: Iterable[Document], engine: Engine,
+           progress: Progress | None, source: str) -> Callable[[Path], dict[str, Any]]:  # fmt: skip
+    """What a staging folder is filled with: ``base``'s shards (linked), then ``documents`` parsed into more."""
+
+    def fill(tmp: Path) -> dict[str, Any]:
+        link_shards(base, tmp / SHARDS, manifest)
+        writer = ShardWriter(tmp / SHARDS, manifest["pipeline"], keep=manifest["shards"])
+        parse_into(writer, documents, engine, progress)
+        return _assemble(tmp, writer.finish([*manifest["sources"], source]))
+
+    return fill
+
+
 def build_from_shards(shards: str | Path, out: str | Path, *, force: bool = False) -> BuildSummary:
     """Build the index of the parsed shards in ``shards`` (from ``sentret parse``) into ``out``."""
     shards, out = Path(shards), Path(out)
@@ -152,14 +211,8 @@ def add_documents(
     known = set(document_ids(shards, manifest))
     documents = refuse_known(open_source(source, fmt, encoding, skipped), known, str(index))
 
-    def fill(tmp: Path) -> dict[str, Any]:
-        link_shards(shards, tmp / SHARDS, manifest)
-        writer = ShardWriter(tmp / SHARDS, pipeline, keep=manifest["shards"])
-        parse_into(writer, documents, engine, progress)
-        return _assemble(tmp, writer.finish([*manifest["sources"], str(source)]))
-
     trained = sorted(p.name for p in (index / "artefacts").glob("*") if p.is_dir())
-    summary = _summary(index, *_staged(index, fill))
+    summary = _summary(index, *_staged(index, _after(shards, manifest, documents, engine, progress, str(source))))
     notes = [*summary.notes, *skipped.notes(source)]
     if trained:
         notes.append(f"{index}: the trained artefacts ({', '.join(trained)}) described the old documents and were "

@@ -3,7 +3,8 @@
 Indexes are built once per (input file content, options, converter version, index format,
 spaCy pipeline) and cached under ``<cache>/<name>-<hash>/`` (default ``data/indexes/benchmarks``,
 gitignored, or $SENTRET_BENCHMARK_CACHE); parsing the files themselves is cheap and done on
-every load.
+every load. Documents shared by many benchmark indexes (the demo corpus as distractors) are parsed
+once per pipeline into shards, ``<cache>/<name>-shards-<hash>/``, that every such index starts from.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from typing import Any
 from sentret_core.evaluation.benchmarks.base import Log
 from sentret_core.index.format import FORMAT_VERSION, is_index, sha256_of
 from sentret_core.index.reader import Index
-from sentret_core.ingest.build import build_from_documents
+from sentret_core.ingest.build import build_after_shards, build_from_documents, parse_documents_into
 from sentret_core.ingest.corpus import Document
 from sentret_core.ingest.nlp import DEFAULT_MODEL
+from sentret_core.ingest.targets import is_shards
 
 CONVERTER_VERSION = 1
 DEFAULT_CACHE = Path("data") / "indexes" / "benchmarks"
@@ -89,3 +91,46 @@ def cached_index(
         log(f"indexing {name} from {data} into {out} (once: later runs reuse it)")
     docs = documents() if callable(documents) else documents
     return index_documents(docs, out, source=f"{name}:{data}", model=model, n_process=n_process)
+
+
+def cached_shards(
+    name: str,
+    data: Path,
+    documents: Documents,
+    *,
+    cache: str | os.PathLike[str] | None = None,
+    n_process: int = 1,
+    model: str = DEFAULT_MODEL,
+    log: Log | None = None,
+) -> Path:
+    """The parsed shards of ``documents`` (from the file ``data``), parsed once per pipeline and reused."""
+    out = cache_root(cache) / cache_key(f"{name}-shards", data, {}, model)
+    if not is_shards(out):
+        if log is not None:
+            log(f"parsing {name} from {data} into {out} (once per spaCy pipeline: later runs reuse it)")
+        docs = documents() if callable(documents) else documents
+        parse_documents_into(docs, out, source=f"{name}:{data}", model=model, n_process=n_process, force=True)
+    return out
+
+
+def cached_index_after(
+    name: str,
+    data: Path,
+    options: dict[str, Any],
+    base: Path,
+    documents: Documents,
+    *,
+    cache: str | os.PathLike[str] | None = None,
+    n_process: int = 1,
+    model: str = DEFAULT_MODEL,
+    log: Log | None = None,
+) -> Index:
+    """Like :func:`cached_index`, for an index of the shards ``base`` followed by ``documents``."""
+    out = cache_root(cache) / cache_key(name, data, {**options, "after": base.name}, model)
+    if is_index(out):
+        return Index.load(out)
+    if log is not None:
+        log(f"indexing {name} from {data} after {base.name} into {out} (once: later runs reuse it)")
+    docs = documents() if callable(documents) else documents
+    build_after_shards(base, docs, out, source=f"{name}:{data}", n_process=n_process, force=True)
+    return Index.load(out)

@@ -8,7 +8,9 @@ answer's; a mention overlapping the answer span is preferred, which fixes the la
 sentence is relevant (grade :data:`~sentret_core.defaults.ANSWER_GRADE`); every other sentence
 is unjudged. Several answers of a question naming the same entity give one topic with each of
 their sentences relevant. ``distractors="demo"`` adds the demo corpus's documents
-(:func:`~sentret_core.ingest.corpus.read_demo`) to the collection; ``min_candidates=N`` keeps
+(:func:`~sentret_core.ingest.corpus.read_demo`) to the collection, before the paragraphs: they are
+parsed once per spaCy pipeline into cached shards that every split's index starts from, so a learn
+and an eval on different files never parse them again; ``min_candidates=N`` keeps
 the topics whose entity is mentioned in at least N sentences of the collection. Candidate
 sentences of a topic depend on the model (S_qe or Ŝ_qe, see :mod:`sentret_core.evaluation.runs`).
 """
@@ -34,10 +36,10 @@ from sentret_core.evaluation.benchmarks.base import (
     document_rows,
     sentence_docids,
 )
-from sentret_core.evaluation.benchmarks.indexing import cached_index
+from sentret_core.evaluation.benchmarks.indexing import cached_index, cached_index_after, cached_shards
 from sentret_core.evaluation.trec_io import Qrels, topic_id
 from sentret_core.index.reader import Index
-from sentret_core.ingest.corpus import Document, read_demo
+from sentret_core.ingest.corpus import Document, demo_path, read_demo
 from sentret_core.ingest.nlp import entity_text
 from sentret_core.ingest.qa_files import read_lines
 
@@ -127,14 +129,15 @@ def load_squad_support(
         for paragraph in paragraphs:
             if paragraph.context.strip():
                 yield Document(paragraph.id, paragraph.title, paragraph.context)
-        if distractors == "demo":
-            for i, doc in enumerate(read_demo()):
-                yield Document(f"w{i:05d}", doc.title, doc.text)
 
     options = {"distractors": distractors}
-    index = cached_index(
-        "squad-support", data_path, options, documents, cache=cache, n_process=n_process, log=log
-    )
+    if distractors == "demo":  # parsed once per pipeline, then shared by every split's index
+        base = cached_shards("demo", demo_path(), demo_distractors, cache=cache, n_process=n_process, log=log)
+        index = cached_index_after("squad-support", data_path, options, base, documents,
+                                   cache=cache, n_process=n_process, log=log)  # fmt: skip
+    else:
+        index = cached_index("squad-support", data_path, options, documents, cache=cache, n_process=n_process,
+                             log=log)  # fmt: skip
     topics, qrels, stats = _squad_topics(index, paragraphs, min_candidates)
     if not topics:
         raise SentretError(f"{data_path}: no (question, answer entity) topic was found")
@@ -149,6 +152,12 @@ def load_squad_support(
         {"distractors": distractors, "min_candidates": min_candidates},
         stats,
     )
+
+
+def demo_distractors() -> Iterator[Document]:
+    """The demo corpus's documents as distractors, under ids that cannot clash with SQuAD's."""
+    for i, doc in enumerate(read_demo()):
+        yield Document(f"w{i:05d}", doc.title, doc.text)
 
 
 def _normal(text: str) -> str:
