@@ -81,6 +81,14 @@ def test_console_script_runs_as_a_module() -> None:
     assert done.returncode == 0 and "index" in done.stdout
 
 
+def test_version_is_the_installed_distributions(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.strip() == f"sentret {version('sentret')}"
+
+
 def test_train_list_verify_and_remove_artefacts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from conftest import build_from_texts
 

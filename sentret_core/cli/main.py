@@ -77,6 +77,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BUG
 
 
+def _version() -> str:
+    """The installed distribution's version, read without importing the library."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("sentret")
+    except PackageNotFoundError:
+        return "(not installed)"
+
+
 def _say(message: str) -> None:
     """One line on stderr, whatever the terminal can encode."""
     with contextlib.suppress(Exception):
@@ -92,6 +102,7 @@ def _silence_stdout() -> None:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sentret", description="Entity support sentences.")
+    parser.add_argument("--version", action="version", version=f"sentret {_version()}")
     parser.add_argument(
         "--debug", action="store_true", help="let an unexpected error through with its traceback (or SENTRET_DEBUG=1)"
     )

@@ -46,6 +46,7 @@ class Skipped:
 
     without_text: list[str] = field(default_factory=list)  # "line 3", or a file's relative path
     links: list[str] = field(default_factory=list)  # relative paths of the links not followed
+    fields: dict[str, str] = field(default_factory=dict)  # "id"/"text" → the JSONL key read instead
 
     def notes(self, where: str | Path) -> list[str]:
         """One sentence per kind of thing left out, naming the first few."""
@@ -58,6 +59,8 @@ class Skipped:
 
     def _what(self) -> list[str]:
         found = []
+        if self.fields:
+            found.append("read " + " and ".join(f'{what}s from "{key}"' for what, key in sorted(self.fields.items())))
         if self.without_text:
             found.append(f"skipped {_counted(self.without_text, 'record')} without text "
                          f"({_listing(self.without_text)})")  # fmt: skip
@@ -226,8 +229,14 @@ def _text(value: str) -> str:
         return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+ID_KEYS = ("id", "doc_id", "docno", "_id")  # sentret's own, ir_datasets', TREC's, BEIR's
+TEXT_KEYS = ("text", "contents", "body")  # sentret's own, Pyserini's JsonCollection, others'
+
+
 def read_jsonl(path: Path, encoding: str = "utf-8", skipped: Skipped | None = None) -> Iterator[Document]:
-    """One ``{"id", "title", "text"}`` object per line; ``id`` defaults to the line number."""
+    """One object per line with a text (:data:`TEXT_KEYS`), an optional id (:data:`ID_KEYS`; default the
+    line number) and ``title``: the first key present is read, and a key other than ``id``/``text`` is
+    named in ``skipped``'s notes."""
     skipped = skipped if skipped is not None else Skipped()
     for number, line in text_lines(path, encoding):
         if not line.strip():
@@ -241,13 +250,18 @@ def read_jsonl(path: Path, encoding: str = "utf-8", skipped: Skipped | None = No
             raise CorpusError(f"{path}, line {number}: not valid JSON ({why})") from None
         if not isinstance(record, dict):
             raise CorpusError(f"{path}, line {number}: expected a JSON object")
-        text = record.get("text")
+        text_key = next((key for key in TEXT_KEYS if key in record), "text")
+        text = record.get(text_key)
         if not isinstance(text, str):
-            raise CorpusError(f'{path}, line {number}: the object has no "text" string')
-        given = record.get("id")
+            raise CorpusError(f'{path}, line {number}: the object has no "text" (or "contents", "body") string')
+        id_key = next((key for key in ID_KEYS if record.get(key) is not None), "id")
+        for what, key in (("id", id_key), ("text", text_key)):
+            if key != what:
+                skipped.fields[what] = key
+        given = record.get(id_key)
         given = number if given is None else given
         if not isinstance(given, (str, int, float)) or isinstance(given, bool):
-            raise CorpusError(f'{path}, line {number}: "id" must be a string or a number')
+            raise CorpusError(f'{path}, line {number}: "{id_key}" must be a string or a number')
         doc_id = _text(str(given))
         title = record.get("title")
         text = _text(text)
