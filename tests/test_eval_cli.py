@@ -79,7 +79,8 @@ def test_eval_wikiqa_json_runs_and_qrels(
     bm25 = result["models"]["bm25.v1"]
     assert bm25["params"]["k1"] == 0.9 and bm25["params"]["b"] == 0.75
     assert set(bm25["mean"]) == {*result["metrics"], "map-pessimistic", "map-optimistic"}
-    assert set(bm25["significance"]["map"]) == {"diff", "p_wilcoxon", "p_ttest", "significant"}
+    assert set(bm25["significance"]["map"]) == {"diff", "p_wilcoxon", "p_ttest", "p_wilcoxon_holm", "p_ttest_holm",
+                                                "significant"}
     assert result["models"]["doc-order"]["significance"] == {}
     assert result["models"]["random"]["mean"]["map"] == pytest.approx((11 / 18 + 29 / 36) / 2)
     # the written files reproduce the reported means

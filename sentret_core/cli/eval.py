@@ -120,6 +120,9 @@ def register(sub: Any) -> None:
         help="write each model's TREC run to FILE with the model inserted: runs.trec -> runs.bm25.v1.trec",
     )
     p.add_argument("--qrels-out", default=None, metavar="FILE", help="write the benchmark's TREC qrels")
+    p.add_argument("--correction", choices=("none", "holm"), default="none",
+                   help="holm: adjust the p-values for testing several models against the baseline "
+                        "(Holm-Bonferroni); default none")  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -189,6 +192,7 @@ def run(args: argparse.Namespace) -> int:
         tune_metric=request.tune_metric,
         max_rounds=args.max_rounds,
         progress=log if (args.folds or args.tune_on) else None,
+        correction=args.correction,
     )
     if args.qrels_out:
         report.write_qrels(args.qrels_out)

@@ -35,7 +35,7 @@ from sentret_core.evaluation.measures import DEFAULT_METRICS
 from sentret_core.evaluation.plan import plan
 from sentret_core.evaluation.report import ModelResult, Report
 from sentret_core.evaluation.runs import Evaluator
-from sentret_core.evaluation.significance import compare
+from sentret_core.evaluation.significance import CORRECTIONS, compare
 from sentret_core.evaluation.trec_io import Run
 from sentret_core.evaluation.tuning import TuningResult
 from sentret_core.models.training import needed, train_missing_defaults, used
@@ -57,13 +57,15 @@ def evaluate_benchmark(
     tune_metric: str = "map",
     max_rounds: int = 100,
     progress: Callable[[str], None] | None = None,
+    correction: str = "none",
 ) -> Report:
     """Evaluate ``models`` (default: every registered one) and both baselines on ``bench``.
 
     ``params`` maps a model to parameter overrides (also the ranker's, for Ŝ_qe). With
     ``folds`` (k-fold CV by topic) or ``tune_on`` (another file of the same benchmark), models
     with declared grids are tuned on training topics and reported on test topics; parameters
-    given in ``params`` stay fixed while the others are tuned.
+    given in ``params`` stay fixed while the others are tuned. ``correction="holm"`` adjusts the
+    p-values for testing several models against one baseline (Holm-Bonferroni).
     ``baseline`` defaults to ``doc-order`` (``random`` on TrecQA, where doc-order ties everything).
 
     Every argument is checked before any scoring (:func:`check_settings`, :mod:`sentret_core.checks`):
@@ -86,6 +88,8 @@ def evaluate_benchmark(
     ranker = check_model_name(ranker, "ranker")
     tune_metric = check_str("tune_metric", tune_metric)
     check_callable("progress", progress)
+    if correction not in CORRECTIONS:
+        raise SentretError(f"correction must be one of {', '.join(CORRECTIONS)} (got {correction!r})")
     if folds is not None and tune_on is not None:
         raise SentretError("choose either folds (cross-validation) or tune_on (another file), not both")
     if tune_on is not None and tune_on.name != bench.name:
@@ -139,7 +143,7 @@ def evaluate_benchmark(
         settings["artefacts"] = artefacts
     if bench.kind == "support":  # candidate sets exist only for entity support
         settings.update(k=k, ranker=ranker_name, window=window, ranker_params=evaluator.ranker_params)
-    return Report(bench, evaluator.metrics, base, results, comparison, settings, tuning)
+    return Report(bench, evaluator.metrics, base, results, comparison, settings, tuning, correction)
 
 
 def check_settings(

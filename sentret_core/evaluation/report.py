@@ -48,15 +48,18 @@ class Report:
     comparison: pd.DataFrame
     settings: dict[str, Any]
     tuning: dict[str, Any] | None = None
+    correction: str = "none"  # or "holm": p-values adjusted over the models tested against the baseline
 
     def p_values(self, model: str, metric: str) -> tuple[float, float]:
+        """(Wilcoxon, t-test) p-values against the baseline, Holm-adjusted with ``correction="holm"``."""
         rows = self.comparison[(self.comparison["model"] == model) & (self.comparison["metric"] == metric)]
         if rows.empty:
             return math.nan, math.nan
-        return float(rows["p_wilcoxon"].iloc[0]), float(rows["p_ttest"].iloc[0])
+        end = "_holm" if self.correction == "holm" else ""
+        return float(rows[f"p_wilcoxon{end}"].iloc[0]), float(rows[f"p_ttest{end}"].iloc[0])
 
     def significant(self, model: str, metric: str) -> bool:
-        """Wilcoxon p < 0.05 against the baseline (Table 2's ``*``)."""
+        """Wilcoxon p < 0.05 against the baseline (Table 2's ``*``), after the correction if any."""
         return model != self.baseline and self.p_values(model, metric)[0] < ALPHA
 
     def to_dict(self) -> dict[str, Any]:
@@ -74,7 +77,9 @@ class Report:
                             "diff": finite_or_none(row["diff"]),
                             "p_wilcoxon": finite_or_none(row["p_wilcoxon"]),
                             "p_ttest": finite_or_none(row["p_ttest"]),
-                            "significant": bool(row["p_wilcoxon"] < ALPHA),
+                            "p_wilcoxon_holm": finite_or_none(row["p_wilcoxon_holm"]),
+                            "p_ttest_holm": finite_or_none(row["p_ttest_holm"]),
+                            "significant": self.significant(name, metric),
                         }
             entry: dict[str, Any] = {
                 "mean": {k: finite_or_none(v) for k, v in result.means().items()},
@@ -88,8 +93,8 @@ class Report:
             **plain(self.bench.describe()),
             "metrics": self.metrics,
             "baseline": self.baseline,
-            "significance_test": "Wilcoxon signed-rank (and paired t-test), two-tailed, vs the baseline; "
-            "'significant' = Wilcoxon p < 0.05",
+            "significance_test": self.test_name(),
+            "correction": self.correction,
             "tie_handling": "tie-aware (expectation over tied orderings); "
             "map-pessimistic/optimistic break ties "
             "against/for the relevant sentences",
@@ -97,6 +102,14 @@ class Report:
             "tuning": plain(self.tuning),
             "models": models,
         }
+
+    def test_name(self) -> str:
+        """The test and the correction, in words (the reports and the app say which was used)."""
+        tested = sum(1 for name in self.results if name != self.baseline)
+        after = (f", Holm-Bonferroni adjusted over the {tested} models tested against the baseline"
+                 if self.correction == "holm" else ", not corrected for testing several models")  # fmt: skip
+        return (f"Wilcoxon signed-rank (and paired t-test), two-tailed, vs the baseline{after}; "
+                "'significant' = Wilcoxon p < 0.05")  # fmt: skip
 
     # --- tables
     def _columns(self) -> list[str]:
@@ -138,7 +151,8 @@ class Report:
 
     def notes(self) -> list[str]:
         notes = [
-            f"tie-aware means over topics; * = Wilcoxon signed-rank p < {ALPHA} against {self.baseline}; "
+            f"tie-aware means over topics; * = Wilcoxon signed-rank p < {ALPHA} against {self.baseline}"
+            f"{' (Holm-Bonferroni adjusted)' if self.correction == 'holm' else ''}; "
             f"{PESSIMISTIC}/{OPTIMISTIC} = MAP with ties broken against/for the relevant sentences",
         ]
         if self.bench.kind == "support":
@@ -161,7 +175,8 @@ class Report:
             lines.append(name.ljust(width) + "".join(c.rjust(cell) for c in cells))
         p_rows = self.p_rows()
         if p_rows:
-            lines += ["", f"p-values against {self.baseline} (Wilcoxon / paired t-test):"]
+            adjusted = ", Holm-Bonferroni adjusted" if self.correction == "holm" else ""
+            lines += ["", f"p-values against {self.baseline} (Wilcoxon / paired t-test{adjusted}):"]
             p_cell = max(19, *(len(x) + 2 for x in labels[: len(self.metrics)]))
             lines.append("model".ljust(width) + "".join(_label(m).rjust(p_cell) for m in self.metrics))
             for name, cells in p_rows:

@@ -1,13 +1,15 @@
 """Paired significance tests of per-topic values against a baseline (SPEC "Evaluation").
 
-Two-tailed paired t-test and Wilcoxon signed-rank test (``scipy.stats``), as in seed 002's Table 2.
+Two-tailed paired t-test and Wilcoxon signed-rank test (``scipy.stats``), as in seed 002's Table 2,
+with Holm's step-down correction (Holm, Scand. J. Statistics 1979) for several models tested against
+one baseline.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -15,6 +17,8 @@ import pandas as pd
 from scipy import stats
 
 from sentret_core.errors import SentretError
+
+CORRECTIONS = ("none", "holm")  # for several models tested against one baseline
 
 
 def _paired(model: npt.ArrayLike, baseline: npt.ArrayLike) -> npt.NDArray[np.float64]:
@@ -53,6 +57,18 @@ def wilcoxon_test(model: npt.ArrayLike, baseline: npt.ArrayLike) -> float:
     return float(result.pvalue)
 
 
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm-Bonferroni adjusted p-values, in the order given: with the m finite p-values sorted
+    ascending, p'_(i) = max_{j≤i} min(1, (m − j + 1)·p_(j)). NaN stays NaN and does not count in m."""
+    finite = sorted((p, i) for i, p in enumerate(p_values) if not math.isnan(p))
+    adjusted = [math.nan] * len(p_values)
+    running, m = 0.0, len(finite)
+    for rank, (p, i) in enumerate(finite):
+        running = max(running, min(1.0, (m - rank) * p))
+        adjusted[i] = running
+    return adjusted
+
+
 def compare(per_topic: Mapping[str, pd.DataFrame], baseline: str, *, alpha: float = 0.05) -> pd.DataFrame:
     """Compare each model's per-topic values with ``baseline``'s, metric by metric.
 
@@ -87,7 +103,12 @@ def compare(per_topic: Mapping[str, pd.DataFrame], baseline: str, *, alpha: floa
                     "significant": bool(p_t < alpha and p_w < alpha),
                 }
             )
-    return pd.DataFrame.from_records(
+    frame = pd.DataFrame.from_records(
         records,
         columns=["model", "metric", "mean", "diff", "p_ttest", "p_wilcoxon", "significant"],
     )
+    for column in ("p_ttest", "p_wilcoxon"):  # adjusted over the models tested against the baseline, per metric
+        frame[f"{column}_holm"] = math.nan
+        for _, rows in frame[frame["model"] != baseline].groupby("metric", sort=False):
+            frame.loc[rows.index, f"{column}_holm"] = holm(rows[column].tolist())
+    return frame
