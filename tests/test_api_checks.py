@@ -4,7 +4,9 @@ type (numpy integers, term lists, ``window=0``) pass; query text is cleaned, nev
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import re
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ from sentret_core.evaluation.benchmarks import load_benchmark
 from sentret_core.evaluation.benchmarks.base import Benchmark
 from sentret_core.evaluation.driver import check_settings, evaluate_benchmark
 from sentret_core.models import distribution
+from sentret_core.models.registry import get_model
 
 Q = "Picasso peace"
 
@@ -290,3 +293,66 @@ def test_check_settings_names_command_line_options() -> None:
     with pytest.raises(ArgumentValueError, match=r"^--max-rounds must be an integer ≥ 1 \(got 0\)$"):
         check_settings(max_rounds=0, option=True)
     assert check_settings(k=np.int64(5), window=0, folds=None, seed=0, max_rounds=1) == (5, 0, None, 0, 1)
+
+
+# --- issue 29: values where a formula is undefined, huge numbers, scores that cannot be ranked ------
+
+
+def test_top_k_refuses_scores_whose_arrays_differ_in_length(small_index: Index) -> None:
+    scores = score(small_index, Q, "bm25.v1")
+    assert len(scores) >= 2
+    cut = dataclasses.replace(scores, scores=scores.scores[:-1])  # was ValueError: kth out of bounds
+    with pytest.raises(ArgumentValueError, match=rf"scores has {len(scores)} ids but {len(scores) - 1} scores"):
+        top_k(cut, 1)
+    with pytest.raises(ArgumentTypeError, match="one-dimensional numpy arrays"):
+        top_k(dataclasses.replace(scores, ids=list(scores.ids)), 1)
+
+
+@pytest.mark.parametrize("bad", [math.inf, -math.inf, math.nan])
+def test_top_k_refuses_non_finite_scores(small_index: Index, bad: float) -> None:
+    scores = score(small_index, Q, "bm25.v1")
+    values = scores.scores.copy()
+    values[0] = bad  # was ranked first (inf) or anywhere (NaN), silently
+    with pytest.raises(ArgumentValueError, match=r"scores holds 1 infinite or NaN score\(s\)"):
+        top_k(dataclasses.replace(scores, scores=values), 3)
+
+
+@pytest.mark.parametrize(
+    ("model", "params", "says"),
+    [
+        ("bm25.v1", {"k1": 10**39}, "it must be a number with 0 ≤ k1 ≤ 10"),
+        ("bm25.v1", {"k1": 10**400}, "it must be a number with 0 ≤ k1 ≤ 10"),  # was OverflowError
+        ("bm25.v1", {"b": -(10**400)}, "it must be a number with 0 ≤ b ≤ 1"),
+        ("lm-dir.v1", {"mu": 0}, "it must be a number with 1e-06 ≤ mu ≤ 1e+06"),  # was -inf scores
+        ("lm-dir.v1", {"mu": math.inf}, "it must be a number with 1e-06 ≤ mu ≤ 1e+06"),
+        ("lm-jm.v1", {"lam": 0.0}, "it must be a number with 0 < lam ≤ 1"),
+        ("lm-2s.v1", {"lam": 0.0}, "it must be a number with 0 < lam ≤ 1"),
+        ("lm-2si.v1", {"mu": 0.0}, "it must be a number with 1e-06 ≤ mu ≤ 1e+06"),
+        ("lm-jm.v1", {"lam": math.nan}, "it must be a number with 0 < lam ≤ 1"),
+        ("lm-3mm.v1", {"lam": 0.0, "gamma": 1.0}, "leave the collection model no weight"),  # was -inf
+        ("lm-3mmpds.v1", {"lam": 0.7, "gamma": 0.3}, "leave the collection model no weight"),
+    ],
+)
+def test_params_where_the_formula_is_undefined_or_huge_are_refused(
+    small_index: Index, model: str, params: dict[str, Any], says: str
+) -> None:
+    with pytest.raises(SentretError, match=re.escape(says)):
+        score(small_index, Q, model, **params)
+
+
+def test_every_language_model_scores_finitely_at_the_edges_of_its_ranges(small_index: Index) -> None:
+    # lm-jm λ = 0, lm-dir μ = 0, lm-2s λ = 0 and lm-2si μ = 0 once gave -inf (log 0) for a candidate
+    # lacking a query term; those edges are refused, and every allowed edge scores finitely
+    for name in ("lm-jm.v1", "lm-dir.v1", "lm-2s.v1", "lm-2si.v1", "lm-3mm.v1", "lm-3mmpds.v1"):
+        for spec in get_model(name).param_specs():
+            if spec.type is not float:
+                continue
+            for edge in {spec.min, spec.max, spec.min_positive} - {None}:
+                if (spec.above_min and edge == spec.min) or (name.startswith("lm-3mm") and edge == 1.0):
+                    continue  # refused (above)
+                params = {spec.name: edge}
+                if name.startswith("lm-3mm") and spec.name in ("lam", "gamma"):  # λ + γ < 1
+                    params["gamma" if spec.name == "lam" else "lam"] = max(0.0, 0.9 - edge)
+                got = score(small_index, "Picasso peace war Lennon", name, **params)
+                assert np.isfinite(got.scores).all(), (name, params)
+                top_k(got, 5)

@@ -11,6 +11,7 @@ and bounded: these tests take about half a minute together.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import json
 import math
@@ -123,6 +124,26 @@ def test_top_k_with_any_k(small_index: Index, k: Any) -> None:
     assert (got is not None) == valid
     if got is not None:
         assert len(got) == min(int(k), len(scores))
+
+
+@FAST
+@given(
+    values=st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=12),
+    extra=st.integers(-3, 3),
+    k=st.integers(0, 15),
+)
+def test_top_k_over_any_scores_arrays(small_index: Index, values: list[float], extra: int, k: int) -> None:
+    """Issue 29: arrays of different lengths and non-finite scores are refused by name, never a
+    numpy error; finite ones of one length are ranked by score, ties by id."""
+    base = score(small_index, "Picasso peace war", "bm25.v1")
+    n = max(0, len(values) + extra)
+    crafted = dataclasses.replace(base, ids=np.arange(n, dtype=np.int64), scores=np.array(values, dtype=np.float64))
+    got = documented(lambda: top_k(crafted, k), "scores")
+    valid = n == len(values) and all(math.isfinite(v) for v in values)
+    assert (got is not None) == valid
+    if got is not None:
+        expected = sorted(range(n), key=lambda i: (-values[i], i))[:k]
+        assert got.ids.tolist() == expected
 
 
 @FAST

@@ -10,6 +10,7 @@ import pytest
 from conftest import build_from_texts
 
 from sentret_core import Index
+from sentret_core.errors import SentretError
 from sentret_core.models import score
 
 # One long document, so a sentence has three neighbours on each side (seed 003 eq. 3), and a
@@ -129,16 +130,20 @@ def test_jm_with_lambda_0_is_maximum_likelihood(town: Index) -> None:
     terms = [town.vocab[t] for t in town.sequence(s)]
     assert "river" in terms and "city" in terms
     ml = sum(math.log(terms.count(t) / len(terms)) for t in query)
-    jm = as_dict(town, " ".join(query), "lm-jm.v1", lam=0.0)
-    assert math.isclose(jm[s], ml, rel_tol=1e-12)
-    # and a candidate missing a query term has probability 0 there: the unsmoothed edge
-    assert any(v == -math.inf for v in jm.values())
+    # λ = 0 itself is refused (a candidate missing a query term would score log 0, issue 29); λ → 0
+    # tends to maximum likelihood: log((1-λ)·ml_t + λ·p(t)) differs from log ml_t by about λ·(1 + p(t)/ml_t)
+    jm = as_dict(town, " ".join(query), "lm-jm.v1", lam=1e-9)
+    assert math.isclose(jm[s], ml, rel_tol=1e-7)
+    with pytest.raises(SentretError, match=r"'lam' = 0\.0 is not allowed; it must be a number with 0 < lam ≤ 1"):
+        score(town, query, "lm-jm.v1", lam=0.0)
 
 
-def test_dirichlet_with_mu_0_is_maximum_likelihood(town: Index) -> None:
+def test_dirichlet_tends_to_maximum_likelihood_and_mu_0_is_refused(town: Index) -> None:
     terms = [town.vocab[t] for t in town.sequence(7)]
     ml = math.log(terms.count("river") / len(terms)) + math.log(terms.count("city") / len(terms))
-    assert math.isclose(as_dict(town, "river city", "lm-dir.v1", mu=0.0)[7], ml, rel_tol=1e-12)
+    assert math.isclose(as_dict(town, "river city", "lm-dir.v1", mu=1e-6)[7], ml, rel_tol=1e-6)
+    with pytest.raises(SentretError, match=r"'mu' = 0\.0 is not allowed; it must be a number with 1e-06 ≤ mu"):
+        score(town, "river city", "lm-dir.v1", mu=0.0)
 
 
 def test_3mm_without_local_model_is_jm(town: Index) -> None:

@@ -46,6 +46,8 @@ def in_range(spec: ParamSpec, value: object) -> bool:
     assert isinstance(value, (int, float))
     if spec.min_positive is not None and 0 < value < spec.min_positive:
         return False
+    if spec.above_min and value == spec.min:
+        return False
     return (spec.min is None or value >= spec.min) and (spec.max is None or value <= spec.max)
 
 
@@ -58,7 +60,7 @@ def test_every_expected_model_is_registered() -> None:
 def test_a_model_declares_everything_the_app_needs(name: str) -> None:
     spec = get_model(name)
     assert spec.display_name and spec.formula and spec.paper and spec.description
-    assert spec.family in ("tfisf", "bm25", "lm", "ltr")
+    assert spec.family in ("tfisf", "bm25", "lm", "ltr", "embed")
     assert spec.name == f"{spec.base}.v{spec.version}"
     defaults = spec.defaults()
     for p in spec.param_specs():
@@ -136,6 +138,8 @@ def test_out_of_range_and_wrong_type_values_are_named(name: str) -> None:
                 bad.append(p.min - 1)
             if p.min_positive is not None:
                 bad.append(p.min_positive / 2)
+            if p.above_min:
+                bad.append(p.min)
             bad += ["abc", math.nan, math.inf, True]
             if p.type is int:
                 bad.append(1.5)

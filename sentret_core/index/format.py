@@ -8,6 +8,7 @@ content), ``*.npy`` arrays and ``*.parquet`` tables (see :mod:`sentret_core.inde
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import pyarrow.parquet as pq
 import scipy.sparse as sp
 
 from sentret_core.errors import IndexFormatError
+from sentret_core.index.safe_files import UnsafeFile, read_json
 from sentret_core.index.validate import canonical_checksum, describe_files, manifest_problems, sha256_of
 
 FORMAT = "sentret-index"
@@ -31,28 +33,39 @@ MATRICES = ("X", "XT", "title", "G", "GT")
 
 
 def is_index(path: str | Path) -> bool:
-    manifest = Path(path) / MANIFEST
-    if not manifest.is_file():
-        return False
     try:
-        found = json.loads(manifest.read_bytes())
-        return isinstance(found, dict) and found.get("format") == FORMAT
-    except (OSError, ValueError):
+        found = read_json(Path(path) / MANIFEST)
+    except (OSError, UnsafeFile):
         return False
+    return isinstance(found, dict) and found.get("format") == FORMAT
+
+
+def index_path(path: object) -> Path:
+    """``path`` as the Path of an index folder: a non-empty string or path, else an IndexFormatError."""
+    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)) or not str(path).strip():
+        raise IndexFormatError(f"an index is named by the path of its folder, not {str(path)[:60]!r} "
+                               f"({type(path).__name__})")  # fmt: skip
+    text = os.fspath(path)
+    if not isinstance(text, str) or "\x00" in text:
+        raise IndexFormatError(f"{text[:60]!r} is not the path of an index folder")
+    return Path(text)
 
 
 def read_manifest(path: str | Path, *, strict: bool = True) -> dict[str, Any]:
     """The parsed manifest of the index at ``path``; with ``strict``, also checked against its own
     checksum, with counts that are counts (``sentret verify`` reports those problems instead)."""
-    path = Path(path)
+    path = index_path(path)
     if not path.is_dir():
         raise IndexFormatError(f"{path}: no such index folder")
     file = path / MANIFEST
-    if not file.is_file():
-        raise IndexFormatError(f"{path}: not a sentret index (no {MANIFEST}); build one with `sentret index`")
     try:
-        manifest = json.loads(file.read_bytes())
-    except (OSError, ValueError) as err:
+        manifest = read_json(file)
+    except FileNotFoundError:
+        raise IndexFormatError(f"{path}: not a sentret index (no {MANIFEST}); build one with `sentret index`") from None
+    except UnsafeFile as err:
+        what = f"{MANIFEST} {err} (it is damaged); rebuild the index with `sentret index`"
+        raise IndexFormatError(f"{path}: {what}") from None
+    except OSError as err:
         raise IndexFormatError(
             f"{path}: {MANIFEST} cannot be read ({type(err).__name__}: it is damaged); rebuild the index "
             "with `sentret index`"

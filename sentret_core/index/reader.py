@@ -27,7 +27,7 @@ import scipy.sparse as sp
 from sentret_core.defaults import DEFAULT_WINDOW
 from sentret_core.errors import IndexFormatError
 from sentret_core.index import artefacts, validate
-from sentret_core.index.format import MANIFEST, SHARDS, read_manifest
+from sentret_core.index.format import MANIFEST, SHARDS, index_path, read_manifest
 from sentret_core.index.neighbours import neighbourhood
 
 
@@ -35,7 +35,7 @@ def verify(path: str | Path) -> list[str]:
     """Every problem with the index at ``path``, empty if sound: the manifest against its own
     checksum, missing, resized, altered or unexpected files, array headers and structure, tables,
     and the artefacts (every file of ``artefacts/``)."""
-    path = Path(path)
+    path = index_path(path)
     manifest = read_manifest(path, strict=False)
     problems = validate.manifest_problems(manifest)
     expected: dict[str, str] = manifest.get("files", {}) if isinstance(manifest.get("files"), dict) else {}
@@ -48,7 +48,9 @@ def verify(path: str | Path) -> list[str]:
             older = file.name.startswith("cache-")  # sentret before named artefacts trained on first use
             problems.append(f"{file.name}: " + ("a cache of an older sentret (safe to delete)" if older
                                                 else "not part of the index"))  # fmt: skip
-    problems += validate.shard_problems(path / SHARDS)
+    from sentret_core.ingest.shards import shards_problems  # the shards' format is the ingest's
+
+    problems += shards_problems(path / SHARDS)
     if problems:
         return problems
     try:  # the files are as built: now whether the manifest's counts and records fit them
@@ -93,7 +95,7 @@ class Index:
         """Load the index at ``path`` after the cheap checks; with ``verify``, after all of
         :func:`verify` (every file hashed, artefacts included). A damaged index raises
         :class:`IndexFormatError` naming the file and what is wrong."""
-        path = Path(path)
+        path = index_path(path)
         manifest = read_manifest(path)
         index = cls(path, manifest)
         index._mapped = validate.check_load(path, manifest)

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from sentret_core.errors import IndexFormatError
-from sentret_core.index.format import MANIFEST
+from sentret_core.index.format import MANIFEST, index_path, read_manifest
 from sentret_core.index.reader import verify
 from sentret_core.index.validate import canonical_checksum, describe_files, is_current
 
@@ -19,8 +19,8 @@ def upgrade_manifest(folder: str | Path) -> bool:
     """Give an older index's manifest its file sizes, array headers and own checksum, once
     :func:`~sentret_core.index.reader.verify` finds nothing wrong (every file still matches the
     sha256 recorded when it was built); False if the manifest had them already."""
-    folder = Path(folder)
-    manifest: dict[str, Any] = json.loads((folder / MANIFEST).read_text())
+    folder = index_path(folder)
+    manifest: dict[str, Any] = read_manifest(folder, strict=False)
     if is_current(manifest):
         return False
     problems = verify(folder)

@@ -16,6 +16,10 @@ A damaged file must never crash the process (scipy's sparse routines trust ``ind
 * **on demand** (``sentret verify``, ``Index.load(path, verify=True)``, the app in the
   background): every file's sha256, files the manifest does not list, and the artefacts.
 
+Before any of these, every name the manifest lists must be a regular file inside the folder, and
+the manifest itself a regular file of bounded size and nesting (:mod:`sentret_core.index.safe_files`,
+issue 29: a *resealed* manifest, its checksum rewritten, could otherwise name ``/dev/zero``).
+
 Any failure is an :class:`IndexFormatError` naming the file and what is wrong.
 """
 
@@ -33,6 +37,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sentret_core.errors import IndexFormatError
+from sentret_core.index.safe_files import UnsafeFile, member, member_name_problem, spacy_model_problem
 
 MANIFEST = "manifest.json"
 COUNTS = ("documents", "sentences", "terms", "entities", "term_occurrences", "mentions")
@@ -95,6 +100,10 @@ def manifest_problems(manifest: Mapping[str, Any]) -> list[str]:
         isinstance(digest, str) and len(digest) == 64 for digest in files.values()
     ):
         problems.append(f"{MANIFEST}: its list of files and checksums is missing or damaged")
+    elif (unsafe := next(filter(None, map(member_name_problem, files)), None)) is not None:
+        problems.append(f"{MANIFEST}: its list of files is not an index's: {unsafe}")
+    if "model" in manifest and (model := spacy_model_problem(manifest["model"])) is not None:
+        problems.append(f"{MANIFEST}: {model}")
     for key in ("sizes", "arrays"):
         if key in manifest and not isinstance(manifest[key], dict):
             problems.append(f"{MANIFEST}: {key} is not a record")
@@ -173,9 +182,11 @@ def check_load(folder: Path, manifest: Mapping[str, Any]) -> dict[str, np.ndarra
     recorded: dict[str, dict[str, Any]] = manifest.get("arrays", {})
     for name in sorted(files):
         try:
-            size = (folder / name).stat().st_size
+            size = member(folder, name).stat().st_size
         except FileNotFoundError:
             raise fail(folder, f"{name} is missing") from None
+        except UnsafeFile as err:
+            raise fail(folder, f"{MANIFEST} lists {err}") from None
         except OSError as err:
             raise fail(folder, f"cannot read {name} ({err.strerror})") from None
         if name in sizes and sizes[name] != size:
@@ -336,27 +347,16 @@ def sha256_of(path: Path) -> str:
 
 
 def sha256_problem(folder: Path, name: str, digest: str) -> str | None:
-    """Why ``name`` does not match its recorded sha256, or None when it does."""
+    """Why ``name`` does not match its recorded sha256, or None when it does (only a regular file
+    inside ``folder`` is read)."""
     try:
-        actual = sha256_of(folder / name)
+        actual = sha256_of(member(folder, name))
     except FileNotFoundError:
         return f"{name}: missing"
+    except UnsafeFile as err:
+        return f"{MANIFEST} lists {err}"
     except OSError as err:
         return f"{name}: cannot be read ({err.strerror})"
     if actual != digest:
         return f"{name}: checksum mismatch (the file was altered or corrupted)"
     return None
-
-
-def shard_problems(folder: Path) -> list[str]:
-    """Every parsed shard in ``folder`` (an index's ``shards/``) that is missing or differs from the sha256
-    its manifest records; nothing when the index has no shards (an older sentret's)."""
-    try:
-        manifest = json.loads((folder / "manifest.json").read_bytes())
-        shards = [(str(s["file"]), str(s["sha256"])) for s in manifest["shards"]]
-    except FileNotFoundError:
-        return []
-    except (OSError, ValueError, KeyError, TypeError):
-        return [f"{folder.name}/manifest.json: cannot be read (it is damaged)"]
-    problems = [sha256_problem(folder, name, digest) for name, digest in shards]
-    return [f"{folder.name}/{problem}" for problem in problems if problem is not None]

@@ -22,7 +22,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from sentret_core.errors import SentretError
-from sentret_core.index.validate import canonical_checksum, sha256_of
+from sentret_core.index.safe_files import UnsafeFile, member, member_name_problem, read_json, spacy_model_problem
+from sentret_core.index.validate import canonical_checksum, sha256_of, sha256_problem
 from sentret_core.ingest.nlp import ParsedDocument
 
 FORMAT = "sentret-shards"
@@ -159,35 +160,112 @@ def write_shards_manifest(folder: Path, pipeline: dict[str, Any], shards: list[d
 
 
 def read_shards_manifest(folder: str | Path) -> dict[str, Any]:
-    """A shards folder's manifest, checked against its own checksum; each shard present at its size."""
+    """A shards folder's manifest, checked against its own checksum; each shard a regular file inside
+    the folder at its recorded size, its records numbers, the spaCy model it names a spaCy pipeline."""
     folder = Path(folder)
     file = folder / MANIFEST
-    if not file.is_file():
-        raise SentretError(f"{folder}: not a shards folder (no {MANIFEST}); make one with `sentret parse`")
     try:
-        manifest = json.loads(file.read_bytes())
-    except (OSError, ValueError):
-        raise SentretError(f"{folder}: {MANIFEST} cannot be read (it is damaged); parse the source again") from None
+        manifest = read_json(file)
+    except FileNotFoundError:
+        raise SentretError(f"{folder}: not a shards folder (no {MANIFEST}); make one with `sentret parse`") from None
+    except UnsafeFile as err:
+        raise SentretError(f"{folder}: {MANIFEST} {err} (it is damaged); parse the source again") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise SentretError(f"{folder}: not a shards folder ({MANIFEST} is not one); make one with `sentret parse`")
     if manifest.get("format_version") != FORMAT_VERSION:
-        raise SentretError(f"{folder}: shards format version {manifest.get('format_version')} is not supported "
+        version = str(manifest.get("format_version"))[:40]
+        raise SentretError(f"{folder}: shards format version {version} is not supported "
                            f"(this sentret reads version {FORMAT_VERSION}); parse the source again")  # fmt: skip
     if manifest.get("checksum") != canonical_checksum(manifest):
         raise SentretError(f"{folder}: {MANIFEST} does not match its checksum (it was edited or damaged)")
+    problem = _records_problem(manifest)
+    if problem is not None:
+        raise SentretError(f"{folder}: {MANIFEST} {problem}; parse the source again")
     for shard in manifest["shards"]:
-        path = folder / shard["file"]
-        if not path.is_file() or path.stat().st_size != shard["size"]:
+        try:
+            size = member(folder, shard["file"]).stat().st_size
+        except FileNotFoundError:
+            size = -1
+        except (UnsafeFile, OSError) as err:
+            raise SentretError(f"{folder}: {MANIFEST} lists {err}; parse the source again") from None
+        if size != shard["size"]:
             raise SentretError(f"{folder}: shard {shard['file']} is missing or damaged; parse the source again")
     return manifest
 
 
+def _records_problem(manifest: dict[str, Any]) -> str | None:
+    """What is wrong with the records of a manifest whose checksum matches (a resealed one), or None."""
+    shards, counts, pipeline = manifest.get("shards"), manifest.get("counts"), manifest.get("pipeline")
+    if not isinstance(shards, list) or not isinstance(counts, dict) or not isinstance(pipeline, dict):
+        return "lacks its shards, counts or pipeline"
+    numbers = (*SHARD_COUNTS, "first_ordinal", "last_ordinal", "size")
+    for shard in shards:
+        if not isinstance(shard, dict) or not isinstance(shard.get("sha256"), str):
+            return "holds a shard record that is not one"
+        if any(type(shard.get(key)) is not int or shard[key] < 0 for key in numbers):
+            return f"records a shard's counts that are not counts ({str(shard.get('file'))[:80]!r})"
+        name_problem = member_name_problem(shard.get("file"))
+        if name_problem is not None:
+            return f"lists {name_problem}"
+    if any(counts.get(key) != sum(shard[key] for shard in shards) for key in SHARD_COUNTS):
+        return "records totals that are not the sums of its shards' counts"
+    return spacy_model_problem(pipeline.get("model"))
+
+
+def schema_problem(path: Path) -> str | None:
+    """Why the Parquet file at ``path`` is not a shard (its schema, names and types nested, is not
+    :data:`SCHEMA`), or None; only its footer is read."""
+    try:
+        schema = pq.read_schema(path)
+    except (OSError, pa.ArrowException) as err:
+        return f"cannot be read as Parquet ({type(err).__name__})"
+    if not schema.remove_metadata().equals(SCHEMA):
+        differ = [f.name for f in SCHEMA if f.name not in schema.names or schema.field(f.name).type != f.type]
+        extra = [name for name in schema.names if name not in SCHEMA.names]
+        what = ", ".join([*differ, *extra][:4]) or "field order or nullability"
+        return f"is not a shard of sentret (its columns differ: {what})"
+    return None
+
+
+def _null_problem(values: pa.Array | pa.ChunkedArray, where: str) -> str | None:
+    """The first column (nested fields included) holding a null: no shard sentret writes has one."""
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    for chunk in chunks:
+        if chunk.null_count:
+            return f"holds a null in {where}"
+        if pa.types.is_list(chunk.type):
+            found = _null_problem(chunk.flatten(), where)
+        elif pa.types.is_struct(chunk.type):
+            found = next(filter(None, (_null_problem(chunk.field(i), f"{where}.{chunk.type.field(i).name}")
+                                       for i in range(chunk.type.num_fields))), None)  # fmt: skip
+        else:
+            found = None
+        if found is not None:
+            return found
+    return None
+
+
 def read_shard(folder: Path, shard: dict[str, Any]) -> pa.Table:
-    """One shard's rows in ordinal order, checked against the manifest's sha256."""
-    path = folder / shard["file"]
+    """One shard's rows in ordinal order, checked against the manifest's sha256, :data:`SCHEMA` (before
+    its rows are read), no nulls, and the counts the manifest records of it."""
+    try:
+        path = member(folder, shard["file"])
+    except (UnsafeFile, OSError) as err:
+        raise SentretError(f"{folder}: {MANIFEST} lists {err}; parse the source again") from None
     if sha256_of(path) != shard["sha256"]:
         raise SentretError(f"{folder}: shard {shard['file']} does not match its checksum; parse the source again")
-    table = pq.read_table(path, schema=SCHEMA)
+    problem = schema_problem(path)
+    if problem is None:
+        try:
+            table = pq.read_table(path, schema=SCHEMA)
+        except (OSError, pa.ArrowException) as err:
+            raise SentretError(f"{folder}: shard {shard['file']} cannot be read ({type(err).__name__}); "
+                               "parse the source again") from None  # fmt: skip
+        problem = next(filter(None, (_null_problem(table.column(f.name), f.name) for f in SCHEMA)), None)
+    if problem is None and shard_counts(table) != {key: shard[key] for key in SHARD_COUNTS}:
+        problem = "holds other counts than its manifest records"
+    if problem is not None:
+        raise SentretError(f"{folder}: shard {shard['file']} {problem}; parse the source again")
     ordinals = table.column("ordinal").to_numpy()
     if len(ordinals) > 1 and not (ordinals[1:] > ordinals[:-1]).all():
         table = table.take(pc.sort_indices(table, [("ordinal", "ascending")]))
@@ -196,7 +274,38 @@ def read_shard(folder: Path, shard: dict[str, Any]) -> pa.Table:
 
 def document_ids(folder: Path, manifest: dict[str, Any]) -> Iterator[str]:
     for shard in manifest["shards"]:
-        yield from pq.read_table(folder / shard["file"], columns=["id"]).column("id").to_pylist()
+        path = folder / shard["file"]
+        problem = schema_problem(path)
+        if problem is not None:
+            raise SentretError(f"{folder}: shard {shard['file']} {problem}; parse the source again")
+        ids = pq.read_table(path, columns=["id"]).column("id")
+        if ids.null_count:
+            raise SentretError(f"{folder}: shard {shard['file']} holds a document without an id; "
+                               "parse the source again")  # fmt: skip
+        yield from ids.to_pylist()
+
+
+def shards_problems(folder: Path) -> list[str]:
+    """For ``sentret verify``: every problem of the parsed shards in ``folder`` (an index's ``shards/``):
+    its manifest, each shard's sha256, schema, nulls and counts; nothing when the index has no shards
+    (an older sentret's)."""
+    if not (folder / MANIFEST).exists():
+        return []
+    try:
+        manifest = read_shards_manifest(folder)
+    except SentretError as err:
+        return [f"{folder.name}/{str(err).removeprefix(f'{folder}: ')}"]
+    problems = []
+    for shard in manifest["shards"]:
+        problem = sha256_problem(folder, shard["file"], shard["sha256"])
+        if problem is None:
+            try:  # its schema, nulls and counts, as a build reads it
+                read_shard(folder, shard)
+            except SentretError as err:
+                problem = str(err).removeprefix(f"{folder}: shard ").removesuffix("; parse the source again")
+        if problem is not None:
+            problems.append(f"{folder.name}/{problem}")
+    return problems
 
 
 def link_shards(source: Path, target: Path, manifest: dict[str, Any]) -> None:

@@ -18,7 +18,7 @@ from sentret_core.checks import (
     query_emptied,
 )
 from sentret_core.defaults import DEFAULT_K
-from sentret_core.errors import SentretError
+from sentret_core.errors import ArgumentTypeError, ArgumentValueError, SentretError
 from sentret_core.index.loaded import check_index
 from sentret_core.models.pruning import PRUNED
 from sentret_core.models.query import no_match, prepare
@@ -53,7 +53,7 @@ def score(index: Index, query: str | Sequence[str], model: str = DEFAULT_MODEL, 
     """
     index, text, spec, resolved = _checked(index, query, model, params)
     q = prepare(index, text)
-    if q.reason is not None:
+    if spec.reason(q) is not None:
         return _unmatched(q, spec, resolved, query)
     return _scores(q, spec, resolved, *spec.scorer(index, q, resolved))
 
@@ -70,7 +70,7 @@ def search(
     index, text, spec, resolved = _checked(index, query, model, params)
     k = check_int("k", k, 0)
     q = prepare(index, text)
-    if q.reason is not None:
+    if spec.reason(q) is not None:
         return top_k(_unmatched(q, spec, resolved, query), k)
     pruned = PRUNED.get(spec.name)
     found = None if pruned is None else pruned(index, q, resolved, k)
@@ -114,7 +114,7 @@ def top_k(scores: Scores, k: int) -> Scores:
     """
     check_instance("scores", scores, Scores, "Scores (from score())")
     k = check_int("k", k, 0)
-    ids, values = scores.ids, scores.scores
+    ids, values = _checked_arrays(scores)
     n = len(ids)
     if scores.ranked:
         chosen = np.arange(min(k, n))
@@ -140,6 +140,27 @@ def top_k(scores: Scores, k: int) -> Scores:
     )
 
 
+def _checked_arrays(scores: Scores) -> tuple[np.ndarray, np.ndarray]:
+    """The ids and scores of ``scores`` if they can be ranked: one-dimensional arrays of the same
+    length, integer ids, finite scores (an infinite or NaN score has no place in a ranking; every
+    model's parameter ranges keep its scores finite)."""
+    ids, values = scores.ids, scores.scores
+    if not isinstance(ids, np.ndarray) or not isinstance(values, np.ndarray) or ids.ndim != 1 or values.ndim != 1:
+        raise ArgumentTypeError("scores.ids and scores.scores must be one-dimensional numpy arrays")
+    if len(ids) != len(values):
+        raise ArgumentValueError(
+            f"scores has {len(ids):,} ids but {len(values):,} scores: each candidate needs exactly one score"
+        )
+    if ids.dtype.kind not in "iu" or values.dtype.kind not in "iuf":
+        raise ArgumentTypeError(
+            f"scores.ids must be integers and scores.scores numbers (got {ids.dtype}, {values.dtype})"
+        )
+    if values.dtype.kind == "f" and not bool(np.isfinite(values).all()):
+        bad = int(np.count_nonzero(~np.isfinite(values)))
+        raise ArgumentValueError(f"scores holds {bad:,} infinite or NaN score(s): a ranking needs finite scores")
+    return ids, values
+
+
 def explain(
     index: Index, query: str | Sequence[str], sentence_id: int, model: str = DEFAULT_MODEL, /, **params: Any
 ) -> Explanation:
@@ -163,7 +184,7 @@ def explain(
     parts = spec.explainer(index, q, sentence, resolved)
     total = math.fsum([float(r["contribution"]) for r in parts.rows] + list(parts.extra.values()))
     candidate = False
-    if q.reason is None:
+    if spec.reason(q) is None:
         ids, _ = spec.scorer(index, q, resolved)
         pos = int(np.searchsorted(ids, sentence))
         candidate = pos < len(ids) and int(ids[pos]) == sentence

@@ -27,9 +27,11 @@ Readings and conventions:
   is the collection model p(t) — the limit of Dirichlet smoothing as the length goes to 0 — so
   every p(t|θ_s) sums to 1 over the vocabulary; likewise a Dirichlet denominator |s|+μ = 0
   (μ = 0 and an empty sentence) gives all weight to the model it smooths with;
-* the parameter ranges include the unsmoothed edges the papers allow (λ = 0 in JM, λ+γ = 1 in
-  3MM, μ = 0): there a candidate lacking a query term has probability 0 and scores -inf; a
-  positive μ is at least ``MU_MIN`` = 1e-6 (a smaller one is 0 for any sentence, and 1/μ overflows);
+* the parameter ranges exclude the unsmoothed edges where a candidate lacking a query term would
+  have probability 0 and score -inf (λ = 0 in JM and in 2S's JM stage, μ = 0 in DIR and in 2S-I's
+  collection stage): every score is finite, so every ranking is one (issue 29); 2S's local μ may
+  be 0 (its JM stage still smooths), and a positive μ is at least ``MU_MIN`` = 1e-6 (a smaller
+  one is 0 for any sentence, and 1/μ overflows);
 * candidates are the sentences containing a query term, plus, for the local-context models
   when the local model carries weight (3MM γ > 0, 2S μ > 0 and λ < 1, 2S-I λ > 0), the
   sentences whose window or document contains one; JM and DIR have no local model.

@@ -17,7 +17,11 @@ MU_GRID = (1.0, 5.0, 10.0, 25.0, 50.0, 100.0, 250.0, 500.0, 1000.0, 2500.0, 5000
 # and for an empty one its reciprocal overflows (μ = 2.2e-311 gave NaN)
 MU_MIN = 1e-6
 MU_RANGE = dict(symbol=r"\mu", min=0.0, max=1e6, step=1.0, grid=MU_GRID, min_positive=MU_MIN)
+# a Dirichlet prior on the collection model, or a JM weight on it, of 0 leaves p(t|s) = 0 for a
+# sentence without t and its log-likelihood -inf (seed 000 §3): refused, so every score is finite
+MU_COLLECTION = dict(MU_RANGE, min=MU_MIN, min_positive=None)
 _LAM = dict(symbol=r"\lambda", min=0.0, max=1.0, step=0.05, grid=grid_range(0.1, 0.9, 0.1))
+_LAM_COLLECTION = dict(_LAM, above_min=True)
 _GAMMA = dict(symbol=r"\gamma", min=0.0, max=1.0, step=0.05, grid=grid_range(0.1, 0.9, 0.1))
 _CONTEXT = dict(choices=("document", "window"))
 _WINDOW = dict(symbol="w", min=1, max=10, step=1, grid=(1, 2, 3))
@@ -28,13 +32,13 @@ _WINDOW_HELP = "window context: this many sentences before and after s (s includ
 
 @dataclass(frozen=True)
 class JMParams(Params):
-    lam: float = param(0.5, "weight of the collection model p(t) (0: unsmoothed)", **_LAM)  # type: ignore[arg-type]
+    lam: float = param(0.5, "weight of the collection model p(t)", **_LAM_COLLECTION)  # type: ignore[arg-type]
     importance: bool = param(False, _IMPORTANCE, symbol="p(d|s)")
 
 
 @dataclass(frozen=True)
 class DirParams(Params):
-    mu: float = param(100.0, "Dirichlet prior: pseudo-count of the collection model", **MU_RANGE)  # type: ignore[arg-type]
+    mu: float = param(100.0, "Dirichlet prior: pseudo-count of the collection model", **MU_COLLECTION)  # type: ignore[arg-type]
     importance: bool = param(False, _IMPORTANCE, symbol="p(d|s)")
 
 
@@ -61,6 +65,11 @@ class ThreeMMParams(LocalParams):
                 f"parameters 'lam' + 'gamma' = {self.lam:g} + {self.gamma:g} exceed 1; "
                 "they are mixture weights and the collection model gets 1 - lam - gamma"
             )
+        if self.lam + self.gamma >= 1.0 - 1e-12:  # log 0 for a candidate whose s and context lack t
+            raise SentretError(
+                f"parameters 'lam' + 'gamma' = {self.lam:g} + {self.gamma:g} leave the collection model no "
+                "weight; they must add up to less than 1"
+            )
 
     def local_weighted(self) -> bool:
         return self.gamma > 0
@@ -68,7 +77,7 @@ class ThreeMMParams(LocalParams):
 
 @dataclass(frozen=True)
 class TwoStageParams(LocalParams):
-    lam: float = param(0.5, "weight of the collection model p(t) (the JM stage)", **_LAM)  # type: ignore[arg-type]
+    lam: float = param(0.5, "weight of the collection model p(t) (the JM stage)", **_LAM_COLLECTION)  # type: ignore[arg-type]
     mu: float = param(100.0, "Dirichlet prior of the local model (the first stage)", **MU_RANGE)  # type: ignore[arg-type]
     context: str = param("document", _CONTEXT_HELP, **_CONTEXT)  # type: ignore[arg-type]
     window: int = param(1, _WINDOW_HELP, **_WINDOW)  # type: ignore[arg-type]
@@ -81,7 +90,7 @@ class TwoStageParams(LocalParams):
 @dataclass(frozen=True)
 class TwoStageInvParams(LocalParams):
     lam: float = param(0.5, "weight of the local model against the sentence model (the JM stage)", **_LAM)  # type: ignore[arg-type]
-    mu: float = param(100.0, "Dirichlet prior of the collection model (the second stage)", **MU_RANGE)  # type: ignore[arg-type]
+    mu: float = param(100.0, "Dirichlet prior of the collection model (the second stage)", **MU_COLLECTION)  # type: ignore[arg-type]
     context: str = param("document", _CONTEXT_HELP, **_CONTEXT)  # type: ignore[arg-type]
     window: int = param(1, _WINDOW_HELP, **_WINDOW)  # type: ignore[arg-type]
     importance: bool = param(False, _IMPORTANCE, symbol="p(d|s)")

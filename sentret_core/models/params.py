@@ -45,6 +45,9 @@ class ParamSpec:
     # the smallest value allowed above 0: values strictly between 0 and it are refused (a Dirichlet
     # μ that tiny is 0 for any sentence, and its reciprocal overflows)
     min_positive: float | None = None
+    # ``min`` itself is excluded: the formula is undefined there (an unsmoothed language model's
+    # log 0 for a sentence without a query term)
+    above_min: bool = False
     # set by the caller from what it is doing, not chosen by a user (``ltr.v1``'s entity, which the
     # support engine passes per entity): no control in the app, never tuned
     contextual: bool = False
@@ -61,6 +64,8 @@ class ParamSpec:
             kind = "an integer" if self.type is int else "a number"
             if self.min_positive is not None and self.max is not None:
                 text = f"0 or {kind} with {self.min_positive:g} ≤ {self.name} ≤ {self.max:g}"
+            elif self.above_min and self.min is not None and self.max is not None:
+                text = f"{kind} with {self.min:g} < {self.name} ≤ {self.max:g}"
             elif self.min is not None and self.max is not None:
                 text = f"{kind} with {self.min:g} ≤ {self.name} ≤ {self.max:g}"
             elif self.min is not None:
@@ -89,6 +94,8 @@ class ParamSpec:
                 raise self._error(value)
             if (self.min is not None and converted < self.min) or (self.max is not None and converted > self.max):
                 raise self._error(value)
+            if self.above_min and converted == self.min:
+                raise self._error(value)
             if self.min_positive is not None and 0 < converted < self.min_positive:
                 raise self._error(value)
         return converted
@@ -108,7 +115,12 @@ class ParamSpec:
         if isinstance(value, (bool, np.bool_)):
             return None
         if kind is float:
-            return float(value) if isinstance(value, (int, float, np.integer, np.floating)) else None
+            if not isinstance(value, (int, float, np.integer, np.floating)):
+                return None
+            try:
+                return float(value)
+            except OverflowError:  # an int beyond any float: outside every range
+                return math.inf
         if kind is int:
             if isinstance(value, (int, np.integer)):
                 return int(value)
@@ -136,6 +148,7 @@ def param(
     nullable: bool = False,
     artefact: str | None = None,
     min_positive: float | None = None,
+    above_min: bool = False,
     contextual: bool = False,
 ) -> Any:
     """A dataclass field carrying its :class:`ParamSpec` (its name and type are filled in later)."""
@@ -150,6 +163,7 @@ def param(
         "nullable": nullable,
         "artefact": artefact,
         "min_positive": min_positive,
+        "above_min": above_min,
         "contextual": contextual,
     }
     return field(default=default, metadata={"sentret.param": meta})

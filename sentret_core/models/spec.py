@@ -148,6 +148,7 @@ class ModelSpec:
                     "description": s.description,
                     "nullable": s.nullable,
                     "min_positive": s.min_positive,
+                    "above_min": s.above_min,
                 }
                 for s in self.param_specs()
             ],
