@@ -205,6 +205,7 @@ def test_a_shard_of_another_schema_is_refused_by_verify_and_the_build(copy: Path
     before = sorted((p.name, p.stat().st_size) for p in copy.rglob("*"))
     kind, message = in_child(lambda: add_documents(copy, new))  # `sentret add`
     assert kind == "SentretError" and "part-00000.parquet is not a shard of sentret" in message, (kind, message)
+    assert message.startswith(f"{copy / 'shards'}: ") and ".building-" not in message  # the user's folder
     assert sorted((p.name, p.stat().st_size) for p in copy.rglob("*")) == before
     assert main(["verify", str(copy)]) == 1
 

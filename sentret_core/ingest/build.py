@@ -30,7 +30,7 @@ from sentret_core.ingest.corpus import Document, Skipped
 from sentret_core.ingest.interrupt import cleanup_on_signals, signals_deferred
 from sentret_core.ingest.nlp import DEFAULT_BATCH_SIZE, DEFAULT_MODEL
 from sentret_core.ingest.parse import Engine, Progress, open_source, parse_into, refuse_known
-from sentret_core.ingest.shards import ShardWriter, document_ids, link_shards, read_shards_manifest
+from sentret_core.ingest.shards import ShardWriter, document_ids, link_shards, read_shards_manifest, schema_problem
 from sentret_core.ingest.staging import disk_full, folder_size, make_staging, release, write_error
 from sentret_core.ingest.targets import check_not_the_source, check_only_ours, check_target, is_shards, replace
 
@@ -139,7 +139,7 @@ def build_after_shards(
     """Index the documents already parsed in the shards folder ``base`` followed by ``documents`` (parsed
     now, with ``base``'s pipeline) into ``out``: ``base``'s documents are never parsed again."""
     base, out = Path(base), Path(out)
-    manifest = read_shards_manifest(base)
+    manifest = _checked_shards(base)
     check_not_the_source(out, base)
     check_target(out, force, is_index, "an index")
     engine = Engine("local", manifest["pipeline"]["model"], n_process, DEFAULT_BATCH_SIZE)
@@ -164,7 +164,7 @@ def _after(base: Path, manifest: dict[str, Any], documents: Iterable[Document], 
 def build_from_shards(shards: str | Path, out: str | Path, *, force: bool = False) -> BuildSummary:
     """Build the index of the parsed shards in ``shards`` (from ``sentret parse``) into ``out``."""
     shards, out = Path(shards), Path(out)
-    manifest = read_shards_manifest(shards)
+    manifest = _checked_shards(shards)
     check_not_the_source(out, shards)
     check_target(out, force, is_index, "an index")
 
@@ -198,7 +198,7 @@ def add_documents(
             f"{index}: this index has no parsed shards (an older sentret built it), so documents cannot be added; "
             "index everything again with `sentret index`"
         )
-    manifest = read_shards_manifest(shards)
+    manifest = _checked_shards(shards)
     pipeline = manifest["pipeline"]
     engine = engine or Engine(model="")
     if not engine.model:
@@ -257,6 +257,17 @@ def _build(documents: Iterable[Document], out: Path, source: str, engine: Engine
         return _assemble(tmp, writer.finish([source]))
 
     return _summary(out, *_staged(out, fill))
+
+
+def _checked_shards(folder: Path) -> dict[str, Any]:
+    """The shards manifest of ``folder``, each shard's schema checked there (its footer only), so that a
+    foreign Parquet file is named where the user keeps it, not in a staging copy."""
+    manifest = read_shards_manifest(folder)
+    for shard in manifest["shards"]:
+        problem = schema_problem(folder / shard["file"])
+        if problem is not None:
+            raise SentretError(f"{folder}: shard {shard['file']} {problem}; parse the source again")
+    return manifest
 
 
 def _assemble(tmp: Path, shards_manifest: dict[str, Any]) -> dict[str, Any]:
