@@ -158,3 +158,12 @@ def test_a_ray_address_where_nothing_listens_fails_at_once() -> None:
     assert time.monotonic() - started < 6
     with pytest.raises(SentretError, match="expected HOST:PORT"):
         _check_reachable("no-port-here")
+
+
+def test_a_model_that_is_an_installed_package_but_no_spacy_pipeline_is_refused_before_loading(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, err = run(["parse", "demo", "--out", tmp_path / "s", "--model", "numpy"], capsys)
+    message = one_message(code, err)
+    assert "--model numpy: spaCy model 'numpy' is an installed package but not a spaCy pipeline" in message
+    assert not (tmp_path / "s").exists()
