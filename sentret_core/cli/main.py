@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sentret_core.cli import eval as eval_commands
-from sentret_core.cli import index, judgments, learn, models, search, shards, train
+from sentret_core.cli import index, judgments, learn, models, runs, search, shards, train
 from sentret_core.cli.common import EXIT_BUG, EXIT_USAGE
 
 EXIT_INTERRUPTED = 130
@@ -119,6 +119,7 @@ COMMANDS: list[Callable[[Any], None]] = [
     models.register,
     train.register,
     eval_commands.register,
+    runs.register,
     judgments.register,
     learn.register,
 ]
