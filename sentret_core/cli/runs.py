@@ -1,4 +1,5 @@
-"""``sentret eval-run``: evaluate any TREC run against any qrels, tie-aware and as trec_eval scores it."""
+"""``sentret run``: a topics file through a model into a TREC run; ``sentret eval-run``: any run against
+any qrels, tie-aware and as trec_eval scores it."""
 
 from __future__ import annotations
 
@@ -6,12 +7,37 @@ import argparse
 import json
 from typing import Any
 
-from sentret_core.cli.common import command
+from sentret_core.cli.common import check_output, command, param_pairs, write_output
+
+RUN_TAG = "sentret"
+# A TREC document id has no whitespace: a sentence is <document id>-<position> with the document id's
+# whitespace, '%' and non-ASCII characters percent-encoded (UTF-8, RFC 3986), so it reads back exactly.
+_KEEP = "!\"#$&'()*+,-./:;<=>?@[\\]^_`{|}~"
+
+
+def docno(document: str, position: int) -> str:
+    from urllib.parse import quote
+
+    return f"{quote(document, safe=_KEEP)}-{position}"
 
 
 def register(sub: Any) -> None:
+    from sentret_core.defaults import DEFAULT_RANKER
     from sentret_core.evaluation.as_exported import TREC_EVAL_LEVEL
     from sentret_core.evaluation.measures import DEFAULT_METRICS
+
+    p = command(sub, "run", "Run a topics file through a model into a TREC run file (sentence ids as "
+                "<document id>-<position>; with an entity column, that entity's support sentences).",
+                _run_run)  # fmt: skip
+    p.add_argument("index", help="an index folder")
+    p.add_argument("--topics", required=True, metavar="FILE",
+                   help="TSV 'qid<TAB>query[<TAB>entity]' or a TREC topic file (<top><num><title>)")  # fmt: skip
+    p.add_argument("--model", default=DEFAULT_RANKER, help=f"a registered model (default {DEFAULT_RANKER})")
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a model parameter")
+    p.add_argument("--k", type=int, default=1000, help="sentences per topic (default 1000)")
+    p.add_argument("--out", required=True, metavar="FILE", help="the run file to write")
+    p.add_argument("--tag", default=None, help="the run tag (default sentret.MODEL)")
+    p.add_argument("--json", action="store_true", help="print a summary as one JSON object")
 
     p = command(sub, "eval-run", "Evaluate a TREC run file against a qrels file: sentret's tie-aware means "
                 "beside the numbers trec_eval gives on exactly that file.", _run_eval_run)  # fmt: skip
@@ -51,4 +77,55 @@ def _run_eval_run(args: argparse.Namespace) -> int:
         print(kind.ljust(24) + "".join(f"{values[m]:.4f}".rjust(width + 6) for m in metrics))
     print("tie-aware: the expectation over every order of tied scores; as exported: trec_eval's order "
           "(score, then document id descending)")
+    return 0
+
+
+def _run_run(args: argparse.Namespace) -> int:
+    import math
+    from dataclasses import replace
+
+    import numpy as np
+
+    from sentret_core.annotation.topics import find_entity
+    from sentret_core.checks import check_int
+    from sentret_core.defaults import MAX_K
+    from sentret_core.evaluation.topics_file import read_topics
+    from sentret_core.evaluation.trec_io import format_run
+    from sentret_core.index.entity_stats import entity_sentences
+    from sentret_core.index.reader import Index
+    from sentret_core.models import get_model, score, search, top_k
+
+    k = check_int("--k", args.k, 1, MAX_K)
+    check_output(args.out, [args.index, args.topics])
+    spec = get_model(args.model)
+    params = param_pairs(args.param, qualified=False)
+    spec.resolve(params)  # a bad parameter is refused before any topic is run
+    tag = args.tag or f"{RUN_TAG}.{spec.name}"
+    index = Index.load(args.index)
+    documents = list(index.documents["id"])
+    docids = [docno(str(documents[d]), int(p)) for d, p in zip(index.sent_doc.tolist(), index.sent_pos.tolist())]
+    run: dict[str, dict[str, float]] = {}
+    empty = []
+    for topic in read_topics(args.topics):
+        if topic.entity is None:
+            found = search(index, topic.query, spec.name, k, **params)
+        else:
+            scored = score(index, topic.query, spec.name, **params)
+            keep = np.isin(scored.ids, entity_sentences(index, find_entity(index, topic.entity)))
+            found = top_k(replace(scored, ids=scored.ids[keep], scores=scored.scores[keep]), k)
+        ranked = {docids[int(s)]: float(v) for s, v in zip(found.ids, found.scores) if math.isfinite(float(v))}
+        run[topic.id] = ranked
+        if not ranked:
+            empty.append(topic.id)
+    text = format_run({t: r for t, r in run.items() if r}, tag=tag)
+    write_output(args.out, text)
+    summary = {"run": args.out, "model": spec.name, "tag": tag, "topics": len(run), "lines": text.count("\n"),
+               "topics_without_results": empty}  # fmt: skip
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(f"wrote {summary['lines']:,} lines for {len(run) - len(empty)} of {len(run)} topics to {args.out} "
+              f"(tag {tag}; tied scores in document-id order)")  # fmt: skip
+        if empty:
+            print(f"sentret: note: no sentence matched {len(empty)} topic(s): {', '.join(empty[:5])}")
     return 0
