@@ -12,6 +12,10 @@ from typing import Any
 
 from sentret_core.cli.common import command
 
+
+def json_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
+
 MAX_TOP = 10_000  # entities per label in `sentret info`
 
 
@@ -33,6 +37,7 @@ def _add_index(sub: Any) -> None:
     engine_options(p)
     p.add_argument("--force", action="store_true",
                    help="replace the index at --out (never a folder that is not an index)")
+    json_option(p)
 
 
 def source_options(p: argparse.ArgumentParser) -> None:
@@ -82,7 +87,12 @@ def progress_bar(source: str, verb: str) -> Iterator[Callable[[int, int], None]]
         yield progress
 
 
-def print_built(summary: Any, verb: str = "indexed") -> None:
+def print_built(summary: Any, verb: str = "indexed", as_json: bool = False) -> None:
+    if as_json:
+        fields = ("documents", "sentences", "words", "terms", "entities", "seconds")
+        record = {"path": str(summary.path), **{f: getattr(summary, f) for f in fields}, "notes": list(summary.notes)}
+        print(json.dumps(record, indent=2, ensure_ascii=False))
+        return
     for note in summary.notes:
         print(f"sentret: note: {note}", file=sys.stderr)
     rate = f" ({summary.words_per_second:,.0f} words/s)" if verb == "indexed" else ""
@@ -98,7 +108,7 @@ def _run_index(args: argparse.Namespace) -> int:
     with progress_bar(args.source, "indexing") as progress:
         summary = build_index(args.source, args.out, fmt=args.format, encoding=args.encoding, force=args.force,
                               progress=progress, engine=engine_of(args))  # fmt: skip
-    print_built(summary)
+    print_built(summary, as_json=args.json)
     return 0
 
 
@@ -139,6 +149,7 @@ def _add_verify(sub: Any) -> None:
         _run_verify,
     )  # fmt: skip
     p.add_argument("index", help="an index folder")
+    json_option(p)
     p.add_argument("--fix", action="store_true",
                    help="an index of an older sentret: once it verifies, add the checks its manifest lacks "
                         "(file sizes, array headers, the manifest's own checksum)")  # fmt: skip
@@ -153,11 +164,16 @@ def _run_verify(args: argparse.Namespace) -> int:
     if args.fix and upgrade_manifest(args.index):
         print(f"{args.index}: its manifest now records file sizes, array headers and its own checksum")
     problems = verify(args.index)
+    notes = [] if problems or is_current(read_manifest(args.index, strict=False)) else [
+        OLD_INDEX_NOTE.format(path=args.index)]  # fmt: skip
+    if args.json:
+        print(json.dumps({"index": args.index, "ok": not problems, "problems": problems, "notes": notes}, indent=2))
+        return 1 if problems else 0
     for problem in problems:
         print(f"{args.index}: {problem}", file=sys.stderr)
     if problems:
         return 1
-    if not is_current(read_manifest(args.index, strict=False)):
-        print(f"sentret: note: {OLD_INDEX_NOTE.format(path=args.index)}", file=sys.stderr)
+    for note in notes:
+        print(f"sentret: note: {note}", file=sys.stderr)
     print(f"{args.index}: ok")
     return 0

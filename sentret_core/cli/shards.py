@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import Any
 
 from sentret_core.cli.common import command
-from sentret_core.cli.index import engine_of, engine_options, print_built, progress_bar, source_options
+from sentret_core.cli.index import engine_of, engine_options, json_option, print_built, progress_bar, source_options
 
 OWN_MODEL = "the index's own"
 
@@ -21,11 +22,13 @@ def register(sub: Any) -> None:
     source_options(p)
     engine_options(p)
     p.add_argument("--force", action="store_true", help="replace the shards at --out (never anything else)")
+    json_option(p)
 
     p = command(sub, "build", "Build an index from parsed shards (no spaCy: seconds, not hours).", _run_build)
     p.add_argument("shards", help="a shards folder made by `sentret parse`")
     p.add_argument("--out", required=True, help="the index folder to create")
     p.add_argument("--force", action="store_true", help="replace the index at --out (never anything else)")
+    json_option(p)
 
     p = command(sub, "add",
                 "Add documents to an index: parse only them, then rebuild the index from all its shards "
@@ -35,6 +38,7 @@ def register(sub: Any) -> None:
     p.add_argument("source", help="folder, .jsonl or .csv file of the new documents")
     source_options(p)
     engine_options(p, model_default=OWN_MODEL)
+    json_option(p)
 
 
 def _run_parse(args: argparse.Namespace) -> int:
@@ -43,9 +47,13 @@ def _run_parse(args: argparse.Namespace) -> int:
     with progress_bar(args.source, "parsing") as progress:
         manifest, notes = parse_source(args.source, args.out, fmt=args.format, encoding=args.encoding,
                                        engine=engine_of(args), force=args.force, progress=progress)  # fmt: skip
+    counts = manifest["counts"]
+    if args.json:
+        print(json.dumps({"path": args.out, "counts": counts, "shards": len(manifest["shards"]), "notes": list(notes)},
+                         indent=2, ensure_ascii=False))  # fmt: skip
+        return 0
     for note in notes:
         print(f"sentret: note: {note}", file=sys.stderr)
-    counts = manifest["counts"]
     print(f"parsed {counts['documents']:,} documents, {counts['sentences']:,} sentences, {counts['words']:,} words "
           f"into {len(manifest['shards'])} shard(s) → {args.out}")  # fmt: skip
     return 0
@@ -54,7 +62,7 @@ def _run_parse(args: argparse.Namespace) -> int:
 def _run_build(args: argparse.Namespace) -> int:
     from sentret_core.ingest.build import build_from_shards
 
-    print_built(build_from_shards(args.shards, args.out, force=args.force), "built")
+    print_built(build_from_shards(args.shards, args.out, force=args.force), "built", as_json=args.json)
     return 0
 
 
@@ -65,5 +73,5 @@ def _run_add(args: argparse.Namespace) -> int:
     with progress_bar(args.source, "adding") as progress:
         summary = add_documents(args.index, args.source, fmt=args.format, encoding=args.encoding,
                                 engine=engine_of(args, model), progress=progress)  # fmt: skip
-    print_built(summary, "now")
+    print_built(summary, "now", as_json=args.json)
     return 0

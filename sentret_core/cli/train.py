@@ -40,6 +40,7 @@ def _common(parser: argparse.ArgumentParser, kind: str) -> None:
     parser.add_argument("--name", default=kind, help=f"artefact name (default {kind!r}, what the model reads)")
     parser.add_argument("--source", action="append", default=[], metavar="INDEX",
                         help="another index whose statistics are added (repeatable)")  # fmt: skip
+    parser.add_argument("--json", action="store_true", help="print the trained artefact's record as JSON")
 
 
 def _no_kind(args: argparse.Namespace) -> int:
@@ -56,6 +57,8 @@ def _run_classes(args: argparse.Namespace) -> int:
     cmap = train_classes(Index.load(args.index), name=args.name, sources=args.source, classes=args.classes,
                          min_count=args.min_count, iterations=args.iterations, seed=args.seed,
                          rare=args.rare)  # fmt: skip
+    if args.json:
+        return _print_record(args, "classes", time.perf_counter() - clock)
     print(f"{args.index}: word classes {args.name}@{cmap.key[:12]}: {cmap.n_classes} classes, "
           f"{cmap.stats['passes']} passes in {time.perf_counter() - clock:.1f} s")  # fmt: skip
     return 0
@@ -69,9 +72,19 @@ def _run_triggers(args: argparse.Namespace) -> int:
     tables = train_triggers(Index.load(args.index), args.qa_pairs, name=args.name, sources=args.source,
                             min_count=args.min_count, qa_min_count=args.qa_min_count,
                             n_process=args.processes)  # fmt: skip
+    if args.json:
+        return _print_record(args, "triggers", time.perf_counter() - clock)
     pairs = ", ".join(f"{name} {tables.pairs(name):,}" for name in TABLES)
     print(f"{args.index}: trigger tables {args.name}@{tables.key[:12]} ({pairs} pairs) "
           f"in {time.perf_counter() - clock:.1f} s")  # fmt: skip
+    return 0
+
+
+def _print_record(args: argparse.Namespace, kind: str, seconds: float) -> int:
+    from sentret_core.index import artefacts
+
+    [record] = [r for r in artefacts.available(args.index, kind) if r["name"] == args.name]
+    print(json.dumps({**record, "seconds": seconds}, indent=2, ensure_ascii=False, default=str))
     return 0
 
 
