@@ -47,11 +47,11 @@ $(VENV)/bin/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(VENV)/.installed-run: pyproject.toml | $(VENV)/bin/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e ".[demo]"
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
-	$(BIN)/python -m pip install --quiet -e ".[test,dev,scale]"
+	$(BIN)/python -m pip install --quiet -e ".[test,dev,scale,demo]"
 	touch $@ $(VENV)/.installed-run
 
 bench-app: $(VENV)/.installed-test $(DEMO_INDEX)/manifest.json $(DEMO_ARTEFACTS)

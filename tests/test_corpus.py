@@ -62,6 +62,14 @@ def test_demo_corpus_is_read_without_importing_the_package() -> None:
     assert len({d.id for d in docs}) == len(docs)
 
 
+def test_without_the_demo_extra_the_message_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sentret_core.ingest import corpus
+
+    monkeypatch.setattr(corpus.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(CorpusError, match=r"pip install 'sentret\[demo\]'"):
+        list(read_corpus("demo"))
+
+
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [

