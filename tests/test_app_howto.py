@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import build_from_texts
+from conftest import build_from_texts, judgments_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
@@ -300,7 +300,9 @@ def test_an_untrained_model_says_so_and_the_page_trains_a_named_artefact(
     from sentret_core.index import artefacts
 
     index = build_from_texts(tmp_path, SMALL_DOCS)
-    app = howto(index, monkeypatch, howto_query="peace war", howto_model="lm-class.v1")
+    judgments_env(monkeypatch, tmp_path, index, "howto-admin-token")  # training is for the admin
+    app = howto(index, monkeypatch, howto_query="peace war", howto_model="lm-class.v1",
+                admin_verified_token="howto-admin-token")  # fmt: skip
     assert not app.exception
     assert any("no trained classes yet" in w.value for w in app.warning)
     assert any("sentret train classes" in e.value for e in app.error)  # the ranking cannot be computed

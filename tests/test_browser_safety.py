@@ -281,3 +281,37 @@ def test_the_server_refuses_an_upload_over_the_limit(server: Server, page: Any) 
 
     assert put(1) == 204  # the route and the token work
     assert put(MAX_TOTAL_MB + 10) == 413
+
+
+BAD_URLS = [  # (path and query, text the page shows instead of a traceback)
+    ("/?index=" + "a" * 120, "is not an index"),
+    ("/?index=" + urllib.parse.quote("é" * 130), "is not an index"),
+    ("/?index=deep", "index='deep' is not an index"),
+    ("/how-it-works?q=war&sentence=" + urllib.parse.quote("²"), "is not a sentence id"),
+    ("/how-it-works?q=war&sentence=" + "9" * 5000, "is not a sentence id"),
+    ("/how-it-works?q=war&k=" + urllib.parse.quote("٣"), "is not a whole number"),
+    ("/corpus", "Documents"),  # with the deeply nested manifest under the index root
+]
+
+
+@pytest.fixture(scope="module")
+def plain_server(small_index: Index, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The app on the small index, with a folder beside it whose manifest.json is JSON nested 100,000
+    deep (Python's json recurses once per level)."""
+    root = tmp_path_factory.mktemp("bad-urls")
+    (root / "small").symlink_to(small_index.path, target_is_directory=True)
+    (root / "deep").mkdir()
+    (root / "deep" / "manifest.json").write_text("[" * 100_000 + "]" * 100_000)
+    with streamlit_server(small_index.path, root, root / "streamlit.log") as up:
+        yield up
+
+
+def test_no_url_shows_a_traceback(plain_server: Server, page: Any) -> None:
+    """Each bad link names what is wrong and the page is drawn: no traceback anywhere."""
+    for address, expected in BAD_URLS:
+        page.goto(plain_server.url + address, wait_until="domcontentloaded")
+        page.get_by_text(expected).first.wait_for()
+        settle(page)
+        text = shown(page)
+        assert "Traceback" not in text and "Error:" not in text, f"{address[:80]}: {text[:500]}"
+        assert page.locator('[data-testid="stException"]').count() == 0, address[:80]

@@ -14,9 +14,11 @@ import bisect
 import contextlib
 import itertools
 import re
+import threading
 from collections import deque
 from collections.abc import Generator, Iterable, Iterator
-from typing import TYPE_CHECKING, NamedTuple, cast
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 
@@ -97,20 +99,24 @@ def load_pipeline(model: str = DEFAULT_MODEL) -> Language:
     return nlp
 
 
-class TermRules:
-    """Maps a token's lower-case form to its term (or ``None``), cached per lexeme."""
+# Distinct lower-case forms whose term is remembered: a corpus's vocabulary while indexing; the
+# query path keeps fewer (QUERY_TERM_CACHE), since every never-seen word a visitor types is one more.
+TERM_CACHE = 200_000
+QUERY_TERM_CACHE = 10_000
 
-    def __init__(self, nlp: Language) -> None:
+
+class TermRules:
+    """Maps a token's lower-case form to its term (or ``None``), the last ``cache_size`` forms cached."""
+
+    def __init__(self, nlp: Language, cache_size: int = TERM_CACHE) -> None:
         self.stop_words = frozenset(nlp.Defaults.stop_words)
-        self._cache: dict[str, str | None] = {}
+        self._lookup = lru_cache(maxsize=cache_size)(self._decide)
 
     def __call__(self, lower: str) -> str | None:
-        try:
-            return self._cache[lower]
-        except KeyError:
-            term = self._decide(lower)
-            self._cache[lower] = term
-            return term
+        return self._lookup(lower)
+
+    def cache_len(self) -> int:
+        return self._lookup.cache_info().currsize
 
     def _decide(self, lower: str) -> str | None:
         if lower in self.stop_words or not any(ch.isalnum() for ch in lower):
@@ -123,6 +129,40 @@ def query_terms(text: str, nlp: Language, rules: TermRules | None = None) -> lis
     rules = rules or TermRules(nlp)
     terms = (rules(token.lower_) for token in nlp.tokenizer(text) if _wordlike(token))
     return [term for term in terms if term is not None]
+
+
+class QueryTokenizer:
+    """:func:`query_terms` for a long-running process: what queries tokenise never grows the pipeline.
+
+    spaCy adds every new token string to its vocabulary's ``StringStore`` and lexeme table for good;
+    a server that tokenises what visitors type would grow by every never-seen word (issue 29). Here
+    the pipeline's tokenizer is rebuilt on a vocabulary of its own (same rules and lexical attribute
+    functions, so the same tokens and attributes: spaCy v3 computes a lexeme's attributes from those
+    functions, it stores none), and each query is tokenised in that vocabulary's memory zone, which
+    forgets the zone's new strings and lexemes at its end (spaCy >= 3.8). Zones must not overlap:
+    one query at a time (a lock; a query is at most MAX_QUERY_CHARS characters).
+    """
+
+    def __init__(self, nlp: Language) -> None:
+        from spacy.tokenizer import Tokenizer
+        from spacy.vocab import Vocab
+
+        original: Any = nlp.tokenizer  # typed as any callable; a pipeline's is a spacy Tokenizer
+        if isinstance(original, Tokenizer):
+            getters = dict(getattr(nlp.vocab, "lex_attr_getters", {}))  # a Cython attribute the stubs lack
+            self.vocab: Any = Vocab(lex_attr_getters=getters, lookups=nlp.vocab.lookups)
+            self.tokenizer: Any = Tokenizer(self.vocab).from_bytes(original.to_bytes(exclude=["vocab"]))
+        else:  # a pipeline's own kind of tokenizer: its vocabulary, still forgetting in memory zones
+            self.vocab, self.tokenizer = nlp.vocab, original
+        self.rules = TermRules(nlp, QUERY_TERM_CACHE)
+        self._lock = threading.Lock()
+
+    def terms(self, text: str) -> list[str]:
+        """The terms of ``text``, as :func:`query_terms` finds them with the pipeline's own tokenizer."""
+        with self._lock, self.vocab.memory_zone():  # strings copied out as str before the zone ends
+            lowers = [token.lower_ for token in self.tokenizer(text) if _wordlike(token)]
+        terms = (self.rules(lower) for lower in lowers)
+        return [term for term in terms if term is not None]
 
 
 def _wordlike(token: Token) -> bool:

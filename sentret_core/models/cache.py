@@ -22,14 +22,28 @@ _LRU_LOCK = threading.Lock()
 LRU_SIZE = 8
 
 
+GROUP_SIZE = 32  # more than any one group a request needs (context windows 0-10, with and without the sentence: 22)
+
+
 def cached(index: Index, key: str, build: Callable[[], T]) -> T:
-    """``index.cache[key]``, built by ``build()`` on first use."""
+    """``index.cache[key]``, built by ``build()`` on first use. Keys that differ only after their
+    first ``/`` (a window, an artefact's hash …) form a group, of which the newest
+    :data:`GROUP_SIZE` are kept: no request can grow the cache without bound."""
     try:
         value: T = index.cache[key]
     except KeyError:
         value = build()
-        index.cache[key] = value
+        with _LRU_LOCK:
+            _make_room(index.cache, key.split("/", 1)[0] + "/", GROUP_SIZE - 1)
+            index.cache[key] = value
     return value
+
+
+def _make_room(cache: dict[str, Any], prefix: str, keep: int) -> None:
+    """Drop the oldest keys starting with ``prefix`` until ``keep`` are left (dicts keep insertion order)."""
+    group = [k for k in cache if isinstance(k, str) and k.startswith(prefix)]
+    for old in group[: max(0, len(group) - keep)]:
+        cache.pop(old, None)
 
 
 def cached_lru(index: Index, group: str, key: Any, build: Callable[[], T], size: int = LRU_SIZE) -> T:

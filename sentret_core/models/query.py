@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sentret_core.checks import clean_text
-from sentret_core.ingest.nlp import DEFAULT_MODEL, TermRules, load_pipeline, query_terms
+from sentret_core.defaults import MAX_QUERY_CHARS, MAX_QUERY_TERMS
+from sentret_core.errors import QueryError
+from sentret_core.ingest.nlp import DEFAULT_MODEL, QueryTokenizer, TermRules, load_pipeline
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -47,12 +49,38 @@ def pipeline(model: str) -> tuple[Any, TermRules]:
     return nlp, TermRules(nlp)
 
 
+@lru_cache(maxsize=4)
+def query_tokenizer(model: str) -> QueryTokenizer:
+    """The tokenizer of ``model`` for queries: it never grows the pipeline's vocabulary (see
+    :class:`~sentret_core.ingest.nlp.QueryTokenizer`)."""
+    return QueryTokenizer(pipeline(model)[0])
+
+
 def normalise(index: Index, text: str) -> list[str]:
     """The terms of ``text`` by the index's own rules (its spaCy model's tokenizer), then the
     markers of its question words (:func:`question_markers`)."""
-    nlp, rules = pipeline(str(index.manifest.get("model", DEFAULT_MODEL)))
+    if isinstance(text, str) and len(text) > MAX_QUERY_CHARS:
+        raise QueryError(f"the query has {len(text):,} characters; at most {MAX_QUERY_CHARS:,} are allowed "
+                         "(shorten it to the words that matter)")  # fmt: skip
     text = clean_text(text).text  # spaCy cannot hash a lone surrogate (sentret_core.checks)
-    return query_terms(text, nlp, rules) + question_markers(text)
+    return check_length(text_terms(index, text)) + question_markers(text)
+
+
+def text_terms(index: Index, text: str) -> list[str]:
+    """The terms of ``text`` by the index's rules, of any length and without question markers: for
+    the index's own texts (an entity's name), which a visitor does not choose."""
+    tokenizer = query_tokenizer(str(index.manifest.get("model", DEFAULT_MODEL)))
+    return tokenizer.terms(clean_text(text).text)
+
+
+def check_length(terms: list[str]) -> list[str]:
+    """``terms``, or a QueryError when there are more than :data:`MAX_QUERY_TERMS` of them (every model's
+    cost grows with a query's terms)."""
+    count = sum(not is_marker(t) for t in terms)  # the question-word markers are never scored
+    if count > MAX_QUERY_TERMS:
+        raise QueryError(f"the query has {count:,} terms; at most {MAX_QUERY_TERMS} are allowed "
+                         "(shorten it to the words that matter)")  # fmt: skip
+    return terms
 
 
 def question_markers(text: str) -> list[str]:
@@ -111,7 +139,7 @@ def no_match(query: Query) -> str:
 
 def prepare(index: Index, query: str | Sequence[str]) -> Query:
     """Normalise a query string, or take a list of already normalised terms as they are."""
-    given = normalise(index, query) if isinstance(query, str) else [str(t) for t in query]
+    given = normalise(index, query) if isinstance(query, str) else check_length([str(t) for t in query])
     terms = [t for t in given if not is_marker(t)]
     asks = tuple(dict.fromkeys(t for t in given if is_marker(t)))
     counts: dict[str, int] = {}

@@ -11,6 +11,7 @@ import numpy as np
 from sentret_core.errors import SentretError
 from sentret_core.index.entity_stats import EntityStats, entity_sf
 from sentret_core.index.reader import Index
+from sentret_core.models.cache import cached_lru
 
 AGGREGATORS = ("sum", "avg")
 DEFAULT_EXCLUDED_LABELS = frozenset({"CARDINAL", "ORDINAL"})
@@ -32,10 +33,11 @@ def resolve_labels(index: Index, include: Iterable[str] | None) -> frozenset[str
 
 def label_mask(index: Index, labels: frozenset[str]) -> np.ndarray:
     """A boolean per entity: does it carry one of ``labels``? (cached per label set)."""
-    key = "label_mask:" + ",".join(sorted(labels))
-    if key not in index.cache:
-        index.cache[key] = np.isin(index.entities["label"].to_numpy(), sorted(labels))
-    mask: np.ndarray = index.cache[key]
+
+    def build() -> np.ndarray:
+        return np.isin(index.entities["label"].to_numpy(), sorted(labels))
+
+    mask: np.ndarray = cached_lru(index, "label_mask", ",".join(sorted(labels)), build)  # the last few label sets
     return mask
 
 

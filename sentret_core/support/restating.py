@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from sentret_core.index.reader import Index
-from sentret_core.models.query import normalise, retrieval_terms
+from sentret_core.models.query import text_terms
 from sentret_core.support.records import EntitySupport
 
 
@@ -24,7 +24,7 @@ def entity_terms(index: Index, entity: int) -> tuple[str, ...]:
     """The terms of an entity's name by the index's rules (cached on the index per entity)."""
     cache: dict[int, tuple[str, ...]] = index.cache.setdefault("restating:entity_terms", {})
     if entity not in cache:
-        cache[entity] = retrieval_terms(normalise(index, index.entity_texts[entity]))
+        cache[entity] = tuple(text_terms(index, index.entity_texts[entity]))  # a name: never capped
     return cache[entity]
 
 

@@ -51,6 +51,7 @@ class Check:
 
 _CHECKS: dict[tuple[str, int, int], Check] = {}
 _LOCK = threading.Lock()
+MEMO_SIZE = 64  # index builds whose check is remembered; the oldest finished ones are forgotten first
 
 
 def _key(path: Path) -> tuple[str, int, int]:
@@ -70,6 +71,9 @@ def check(path: Path) -> Check:
         if found is None:
             found = _CHECKS[key] = Check(path)
             threading.Thread(target=found.run, name=f"sentret-verify {path}", daemon=True).start()
+            finished = [k for k, c in _CHECKS.items() if c.done.is_set()]
+            for old in finished[: max(0, len(_CHECKS) - MEMO_SIZE)]:
+                del _CHECKS[old]
     return found
 
 
@@ -122,5 +126,7 @@ _LOGGED: set[str] = set()
 
 def _log_once(note: str) -> None:
     if note not in _LOGGED:
+        if len(_LOGGED) >= MEMO_SIZE * 16:  # a note may be logged again after this many others
+            _LOGGED.clear()
         _LOGGED.add(note)
         log.warning("%s", note)

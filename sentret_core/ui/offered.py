@@ -3,6 +3,7 @@ of them still lack the trained artefact they read (shown as "not trained yet", n
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from sentret_core.index import artefacts
@@ -27,6 +28,8 @@ def untrained(model: str, index_path: str) -> str | None:
 
 
 _TRAINED: dict[str, tuple[int | None, frozenset[tuple[str, str]]]] = {}
+MEMO_SIZE = 64  # indexes remembered per process (oldest forgotten first): a memo never grows without bound
+_LOCK = threading.Lock()
 
 
 def _trained(index_path: str) -> frozenset[tuple[str, str]]:
@@ -39,5 +42,10 @@ def _trained(index_path: str) -> frozenset[tuple[str, str]]:
     seen = _TRAINED.get(index_path)
     if seen is None or seen[0] != stamp:
         found = frozenset((str(r.get("kind")), str(r["name"])) for r in artefacts.available(index_path))
-        _TRAINED[index_path] = seen = (stamp, found)
+        seen = (stamp, found)
+        with _LOCK:
+            _TRAINED.pop(index_path, None)
+            _TRAINED[index_path] = seen
+            for old in list(_TRAINED)[: max(0, len(_TRAINED) - MEMO_SIZE)]:
+                del _TRAINED[old]
     return seen[1]

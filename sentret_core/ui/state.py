@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -97,6 +98,25 @@ def page_setup(title: str, caption: str | None = None) -> None:
 
 INDEX_PARAM = "index"
 _INDEX_SEEN = "index_url_seen"  # the last index name read from or written to the URL
+# A link's index name is checked before it reaches the file system: a folder name of ASCII letters,
+# digits, ``.``, ``_`` and ``-`` (not starting with ``.``), short enough for any file system.
+MAX_INDEX_NAME = 100
+_INDEX_NAME = re.compile(rf"[A-Za-z0-9_-][A-Za-z0-9._-]{{0,{MAX_INDEX_NAME - 1}}}")
+
+
+def is_index_name(name: str) -> bool:
+    """Whether ``name`` may name an index folder in a link (checked before touching the file system)."""
+    return _INDEX_NAME.fullmatch(name) is not None
+
+
+def is_index_folder(path: Path) -> bool:
+    """Whether ``path`` is an index folder; a folder whose manifest cannot even be read is not one
+    (logged: a hostile manifest must not take a page down)."""
+    try:
+        return is_index(path)
+    except Exception as err:
+        log.warning("%s is not used as an index: %s: %s", path, type(err).__name__, err)
+        return False
 
 
 def index_name(path: Path) -> str | None:
@@ -114,12 +134,12 @@ def index_from_url() -> str | None:
     if name is None or name == st.session_state.get(_INDEX_SEEN):
         return None
     st.session_state[_INDEX_SEEN] = name
-    candidate = index_root() / name
-    if name and "/" not in name and "\\" not in name and name not in (".", "..") and is_index(candidate):
-        st.session_state["index_path"] = str(candidate)
+    if is_index_name(name) and is_index_folder(index_root() / name):
+        st.session_state["index_path"] = str(index_root() / name)
         return None
     using = index_name(current_index_path()) or str(current_index_path())
-    return f"The link's index={name!r} is not an index under {index_root()}; using {using!r} instead."
+    shown = name if len(name) <= 60 else name[:60] + "…"
+    return f"The link's index={shown!r} is not an index under {index_root()}; using {using!r} instead."
 
 
 def index_to_url() -> None:
@@ -134,7 +154,7 @@ def index_to_url() -> None:
     st.session_state[_INDEX_SEEN] = name
 
 
-@st.cache_resource(show_spinner="Loading the index…")
+@st.cache_resource(show_spinner="Loading the index…", max_entries=16)
 def load_index(path: str) -> Index:
     """One loaded index per folder and process: arrays are memory-mapped, derived data cached on it."""
     return Index.load(path)
@@ -152,8 +172,8 @@ def default_index() -> Path:
 
 def available_indexes() -> list[Path]:
     root, default = index_root(), default_index()
-    found = sorted(p for p in root.glob("*") if is_index(p)) if root.is_dir() else []
-    if is_index(default) and default.resolve() not in {p.resolve() for p in found}:
+    found = sorted(p for p in root.glob("*") if is_index_folder(p)) if root.is_dir() else []
+    if is_index_folder(default) and default.resolve() not in {p.resolve() for p in found}:
         found.insert(0, default)
     return found
 
@@ -178,6 +198,8 @@ def current_index() -> Index | None:
 
 
 _ARTEFACTS_SEEN: dict[str, int | None] = {}
+MEMO_SIZE = 64  # indexes remembered per process (oldest forgotten first): a memo never grows without bound
+_MEMO_LOCK = threading.Lock()
 
 
 def forget_results_of_retrained_artefacts(index: Index) -> None:
@@ -191,7 +213,10 @@ def forget_results_of_retrained_artefacts(index: Index) -> None:
     key = str(index.path)
     if key in _ARTEFACTS_SEEN and _ARTEFACTS_SEEN[key] != stamp:
         st.cache_data.clear()
-    _ARTEFACTS_SEEN[key] = stamp
+    with _MEMO_LOCK:
+        _ARTEFACTS_SEEN[key] = stamp
+        for old in list(_ARTEFACTS_SEEN)[: max(0, len(_ARTEFACTS_SEEN) - MEMO_SIZE)]:
+            del _ARTEFACTS_SEEN[old]
 
 
 def credit(index: Index) -> None:
@@ -232,7 +257,7 @@ def _warm(path: str) -> None:
 
 def warm_up() -> None:
     """Start warming the default index once per process, in the background (the first page does not wait)."""
-    if is_index(default_index()):
+    if is_index_folder(default_index()):
         _warm_up_thread(str(default_index()))
 
 

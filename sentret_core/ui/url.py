@@ -8,6 +8,7 @@ and :func:`show_warnings` draws them (as text: a URL is typed by anyone).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -16,6 +17,20 @@ import streamlit as st
 from sentret_core.ui.text import md
 
 T = TypeVar("T")
+_ASCII_INTEGER = re.compile(r"[0-9]{1,9}")  # int() also takes "٣", " 3 " and "3_000"; a link never needs them
+
+
+def is_ascii_integer(raw: str) -> bool:
+    """Whether ``raw`` is a whole number written in ASCII digits (at most 9 of them, so it is cheap)."""
+    return _ASCII_INTEGER.fullmatch(raw) is not None
+
+
+def ascii_integer(raw: str) -> int:
+    """``raw`` as an int when :func:`is_ascii_integer`, else ValueError."""
+    if not is_ascii_integer(raw):
+        raise ValueError(f"{raw!r} is not a whole number")
+    return int(raw)
+
 
 
 class UrlReader:
@@ -47,7 +62,7 @@ class UrlReader:
         return default
 
     def integer(self, key: str, low: int, high: int, default: int) -> int:
-        return int(self._within(key, int, "a whole number", low, high, default, f"{low}-{high}"))
+        return int(self._within(key, ascii_integer, "a whole number", low, high, default, f"{low}-{high}"))
 
     def number(self, key: str, low: float, high: float, default: float) -> float:
         return float(self._within(key, float, "a number", low, high, default, f"{low:g}-{high:g}"))

@@ -1,19 +1,36 @@
 """The How it works page's control for a parameter that names a trained artefact (word classes,
 trigger tables, learned rankers): pick one, or train a new one under a new name (rankers are
-learned on the Evaluate page)."""
+learned on the Evaluate page).
+
+Training writes to the index and can take minutes, so it is an admin action (issue 29: a visitor
+trained 232 MB of artefacts in 43 s): behind the admin sign-in, with the parameters capped
+(:data:`~sentret_core.defaults.APP_MAX_CLASSES`, :data:`~sentret_core.defaults.APP_MAX_PASSES`) and
+one training of an index at a time, across every app process (a lock file in the temporary folder).
+"""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
+from sentret_core.defaults import APP_MAX_CLASSES, APP_MAX_PASSES
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
 from sentret_core.models import ParamSpec
 from sentret_core.models.training.classes import train_classes
 from sentret_core.models.training.triggers import train_triggers
 from sentret_core.ui.state import PERSIST, current_index_path, error_guard, load_index
+
+NEEDS_ADMIN = "Training writes to the index and can take minutes: it needs the admin token."
+BUSY = "another training of this index is running; try again when it is done"
 
 TRAIN_HINT = {"classes": "word classes by the exchange algorithm: about 25 s on the demo corpus",
               "triggers": "inside- and across-sentence trigger tables: about a second on the demo corpus"}  # fmt: skip
@@ -42,13 +59,44 @@ def artefact_control(model: str, spec: ParamSpec, key: str) -> str:
                                  format_func=lambda n: _summary(records[n]),
                                  help=f"{spec.description}. Train another below."))  # fmt: skip
     elif kind in TRAIN_HINT:
-        st.warning(f"This index has no trained {kind} yet: train them below (or `sentret train {kind} INDEX`).")
+        st.warning(f"This index has no trained {kind} yet: the admin trains them below "
+                   f"(or `sentret train {kind} INDEX`).")  # fmt: skip
     if kind not in TRAIN_HINT:  # a ranker is learned from judgments, on the Evaluate page or with `sentret learn`
         st.caption("Learn another ranker on the Evaluate page or with `sentret learn`.")
         return value
     with st.expander(f"Train {kind}", expanded=not records):
-        _train_form(model, kind, path, key, set(records))
+        if _signed_in_admin(f"howto_train_{model}_{kind}", ask=True):
+            _train_form(model, kind, path, key, set(records))
     return value
+
+
+def _signed_in_admin(key: str, ask: bool) -> bool:
+    """Whether this browser session is signed in as the admin (the token checked again now); with
+    ``ask``, the sign-in form is drawn when it is not."""
+    from sentret_core.ui.admin_sign_in import admin_for, token_form
+    from sentret_core.ui.judgments import page_store
+
+    store = page_store()
+    if store is None:
+        return False
+    return (token_form(store, key, NEEDS_ADMIN) if ask else admin_for(store)) is not None
+
+
+@contextmanager
+def one_training(index_path: str) -> Iterator[None]:
+    """Hold the index's training lock for the block; a SentretError when another training holds it
+    (in this process or another). The lock is released when the block ends, or its process dies."""
+    digest = hashlib.sha256(str(Path(index_path).resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    lock = Path(tempfile.gettempdir()) / f"sentret-train-{digest}.lock"
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SentretError(BUSY) from None
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def _train_form(model: str, kind: str, path: str, key: str, taken: set[str]) -> None:
@@ -58,10 +106,13 @@ def _train_form(model: str, kind: str, path: str, key: str, taken: set[str]) -> 
         options = _class_options(key) if kind == "classes" else _trigger_options(key)
         if not st.form_submit_button(f"Train {kind}"):
             return
-    with error_guard(f"train the {kind}"):
+    with error_guard(f"train the {kind}"), one_training(path):
+        if not _signed_in_admin("", ask=False):  # the token is checked again at every action
+            raise SentretError(NEEDS_ADMIN)
         name = artefacts.check_name(name.strip())
         if name in taken:
             raise SentretError(f"{name!r} exists already: choose a new name (others may be using it)")
+        _check_caps(options)
         if kind == "classes":  # the exchange passes report how far they are
             bar = st.progress(0.0, text=f"Training classes {name!r}: counting bigrams…")
 
@@ -76,13 +127,22 @@ def _train_form(model: str, kind: str, path: str, key: str, taken: set[str]) -> 
         st.rerun()
 
 
+def _check_caps(options: dict[str, Any]) -> None:
+    """The widgets cap K and the passes; a value sent past them (a forged request) is refused too."""
+    for option, cap in (("classes", APP_MAX_CLASSES), ("iterations", APP_MAX_PASSES)):
+        if option in options and not 0 <= int(options[option]) <= cap:
+            raise SentretError(f"{option} must be at most {cap} in the app (`sentret train` has no such cap)")
+
+
 def _class_options(key: str) -> dict[str, Any]:
     left, right = st.columns(2)
     return {
-        "classes": left.number_input("Classes K", 1, 5000, 100, key=f"{key}_K", help="seed 001: 100 was best"),
+        "classes": left.number_input("Classes K", 1, APP_MAX_CLASSES, 100, key=f"{key}_K",
+                                     help=f"seed 001: 100 was best; at most {APP_MAX_CLASSES} here"),
         "min_count": right.number_input("Least count", 1, 1000, 3, key=f"{key}_min_count",
                                         help="rarer words join a class afterwards"),
-        "iterations": left.number_input("Exchange passes at most", 0, 200, 20, key=f"{key}_iterations"),
+        "iterations": left.number_input("Exchange passes at most", 0, APP_MAX_PASSES, 20, key=f"{key}_iterations",
+                                        help=f"at most {APP_MAX_PASSES} here"),
         "seed": right.number_input("Seed", 0, 10_000, 0, key=f"{key}_seed",
                                    help="the order in which a pass visits the words"),
         "rare": st.selectbox("Rare words", ("assign", "shared"), key=f"{key}_rare",

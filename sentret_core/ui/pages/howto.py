@@ -29,7 +29,7 @@ from sentret_core.ui.howto.sets import fig1_sets
 from sentret_core.ui.offered import offered_models, untrained
 from sentret_core.ui.state import PERSIST, Stages, credit, current_index, current_index_path, guarded, page_setup
 from sentret_core.ui.text import md
-from sentret_core.ui.url import UrlReader, show_warnings, write
+from sentret_core.ui.url import UrlReader, is_ascii_integer, show_warnings, write
 
 PARAM_PREFIX = "p."  # a parameter's URL key: p.k1=0.9
 
@@ -78,7 +78,7 @@ def _from_url(names: list[str]) -> None:
         st.session_state["howto_k"] = url.integer("k", 1, MAX_GROWTH_K, int(st.session_state.get("howto_k", EXPLORE_K)))
     if url.has("sentence"):
         raw = url.text("sentence")
-        if raw.isdigit():
+        if is_ascii_integer(raw):  # str.isdigit() accepts "²", which int() refuses
             st.session_state["howto_sentence"] = st.session_state["howto_link_sentence"] = int(raw)
         else:
             url.warnings.append(f"The link's sentence={raw!r} is not a sentence id; explaining the ranking's "
