@@ -21,8 +21,26 @@ DEFAULT_SUPPORT_MODELS: tuple[str, ...] = ("bm25f.v1", "lm-2si.v1", "tfisf.v1")
 
 # Graded judgments are 1-4; a sentence is relevant iff its grade is at least 3 (SPEC "Evaluation").
 RELEVANT_GRADE = 3
+MAX_GRADE = 4
+# The same rule on trec_eval's 0-3 scale (each grade minus one): `trec_eval -l 2`.
+TREC_OFFSET = 1
+TREC_RELEVANT_GRADE = RELEVANT_GRADE - TREC_OFFSET
+# The scale qrels are written in unless another is named: trec (0-3) or 1-4 (as stored).
+DEFAULT_QRELS_SCALE = "trec"
 # The grade a benchmark's answer sentence gets when converted to graded qrels (squad-support).
 ANSWER_GRADE = 4
 
 # Entity labels that are numbers rather than things, left out of entity rankings by default.
 DEFAULT_EXCLUDED_LABELS: frozenset[str] = frozenset({"CARDINAL", "ORDINAL"})
+
+# Training on the app's How it works page (an admin action): K and the exchange passes are capped so
+# that one training is minutes, not hours, on the server everyone shares (issue 29). The exchange
+# algorithm's cost grows with K × passes; seed 001's best K was 100. `sentret train` is not capped.
+APP_MAX_CLASSES = 500
+APP_MAX_PASSES = 50
+
+# A query's length: a model's cost grows with its terms (lm-class.* and lm-trigger.* took 31-40 s on a
+# 10,000-term query, issue 29), so a query is refused past these. A search query is a few words
+# (seed 002's topics, SQuAD's questions: well under 100 terms); 1,000 characters bound the tokenizer's work.
+MAX_QUERY_CHARS = 1_000
+MAX_QUERY_TERMS = 100

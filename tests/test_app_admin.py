@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from sentret_core import Index
 from sentret_core.annotation.records import ADMIN_TOKEN_ENV
+from sentret_core.annotation.scales import relevance_rule
 from sentret_core.annotation.session_setup import create_session
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.ui.pages import admin as admin_page
@@ -127,6 +128,9 @@ def test_import_qrels_and_jsonl(store: JudgmentStore, small_index: Index) -> Non
     app.run()
     app.button(key="admin_import").click().run()
     assert any("5 judgment(s)" in s.value for s in app.success), [e.value for e in app.error]
+    # the scale was sniffed (auto, the default) and said: ann's grades 4, 3, 1, 2, 1 are trec 3, 2, 0, 1, 0
+    assert app.selectbox(key="admin_import_scale").value == "auto"
+    assert "values 0-3 found: read as trec scale, relevant ≥ 2." in [c.value for c in app.caption]
     assert set(admin.progress_by_annotator("s")) == {"ann", "bob", "gold"}
     assert admin.all_judgments("s")[0].grade in (1, 2, 3, 4)
     assert sorted(j.grade for j in admin.all_judgments("s") if j.annotator == "gold") == sorted(
@@ -209,3 +213,34 @@ def test_annotators_get_a_secret_shown_once_and_can_be_changed(store: JudgmentSt
     assert admin.annotators("s") == [] and admin.all_judgments("s") == []
     assert [h.new_grade for h in admin.history("s")] == [3] and "(removed" in admin.history("s")[0].annotator
     assert not app.exception
+
+
+def test_a_new_session_is_selected_and_every_action_names_its_session(
+    store: JudgmentStore, small_index: Index
+) -> None:
+    """Issue 25: after creating a session the panel stayed on the previous one ("Add annotator" added
+    Alice to the wrong session), and the form kept the old name, topics and upload."""
+    from sentret_core.ui.session_form import FILE, field_key
+
+    create_session(store, "old", small_index, "picasso peace", top_entities=1, depth=1)
+    create_session(store, "older", small_index, "lennon religion", top_entities=1, depth=1)
+    app = signed_in()
+    app.selectbox(key="admin_session").set_value("old").run()  # the admin works on "old"
+    assert [c.value.split(" · ")[0] for c in app.caption if c.value.startswith("Session: ")] == ["Session: **old**"] * 3
+    app.text_input(key="admin_new_name").input("new")
+    app.file_uploader(key=FILE).set_value(("t.tsv", b"picasso peace\tPicasso|PERSON\n", "text/plain"))
+    app.button(key="admin_preview").click().run()
+    app.button(key="admin_create").click().run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    assert app.selectbox(key="admin_session").value == "new"
+    # annotators, export and import each say which session they act on
+    captions = [c.value for c in app.caption if c.value.startswith("Session: ")]
+    assert captions == ["Session: **new**", f"Session: **new** · {relevance_rule()}", "Session: **new**"]
+    app.text_input(key="admin_annotator_new").input("Alice")
+    app = _click(app, "Add annotator")
+    admin = store.admin(TOKEN)
+    assert [a.name for a in admin.annotators("new")] == ["Alice"] and admin.annotators("old") == []
+    # the form is empty again: no name, no upload (a new uploader), nothing to create twice
+    assert app.text_input(key=field_key("admin_new_name", 1)).value == ""
+    assert app.file_uploader(key=field_key(FILE, 1)).value is None
+    assert not any(b.key == "admin_create" for b in app.button)

@@ -16,9 +16,11 @@ from sign_in_util import enrol, sign_in_handle
 from streamlit.testing.v1 import AppTest
 
 from sentret_core import Index
-from sentret_core.annotation.judged_eval import evaluate_judgments, session_qrels
+from sentret_core.annotation.judged_eval import evaluate_judgments, evaluate_session, session_qrels
+from sentret_core.annotation.scales import relevance_rule
 from sentret_core.annotation.session_setup import create_session
 from sentret_core.annotation.store import JudgmentStore
+from sentret_core.ui.qrels_scale import SCALE_KEY
 
 SCRIPT = "from sentret_core.ui.pages import evaluate as evaluate_page\nevaluate_page.render()\n"
 TOKEN = "evaluate-page-test-token"
@@ -154,3 +156,42 @@ def test_an_annotator_without_grades_is_named(store: JudgmentStore, small_index:
     app.selectbox(key="evaluate_rule").set_value("majority").run()
     assert [i.value for i in app.info] == ["Session 'empty' has no grades yet: nothing to evaluate."]
     assert not app.error and not app.dataframe
+
+
+def test_an_uploads_scale_is_sniffed_said_and_changeable(store: JudgmentStore, small_index: Index) -> None:
+    """Issue 25: Evaluate read every upload as 1-4, so the session's own trec export gave other numbers."""
+    admin = store.admin(TOKEN)
+    session = evaluate_session(admin, "s", small_index, models=["bm25f.v1", "tfisf.v1"]).means()
+    app = AppTest.from_string(SCRIPT, default_timeout=60).run()
+    assert relevance_rule() in app.caption[0].value  # the one rule, under the title
+    app.radio(key="evaluate_source").set_value("Uploaded qrels").run()
+    app.pills(key="evaluate_models").set_value(["bm25f.v1", "tfisf.v1"]).run()
+    for scale, found in (("trec", "0, 3"), ("1-4", "1, 4")):  # grades 4 and 1, written on each scale
+        qrels = admin.export_qrels("s", scale=scale)
+        app.file_uploader(key="evaluate_qrels").set_value((f"s.{scale}.qrels", qrels.encode(), "text/plain"))
+        app.run()
+        assert app.radio(key=SCALE_KEY).value == scale
+        level = 2 if scale == "trec" else 3
+        assert any(c.value == f"values {found} found: read as {scale} scale, relevant ≥ {level}." for c in app.caption)
+        app.button(key="evaluate_run").click().run()
+        assert not app.exception and not app.error, [e.value for e in app.error]
+        table = app.dataframe[0].value
+        for model, title in (("bm25f.v1", BM25F), ("tfisf.v1", TFISF)):
+            for metric in table.columns:
+                assert str(table.loc[title, metric]).rstrip("*") == f"{session.loc[model, metric]:.4f}"
+    # only 1-3 (the 4s written as 3s): read as trec, said to fit 1-4 too, and the reading can change
+    ambiguous = admin.export_qrels("s", scale="1-4").replace(" 4\n", " 3\n")
+    app.file_uploader(key="evaluate_qrels").set_value(("amb.qrels", ambiguous.encode(), "text/plain"))
+    app.run()
+    assert app.radio(key=SCALE_KEY).value == "trec"
+    assert any("values 1, 3 found: read as trec scale, relevant ≥ 2 (they also fit the 1-4 scale" in c.value
+               for c in app.caption)  # fmt: skip
+    app.radio(key=SCALE_KEY).set_value("1-4").run()
+    assert any(c.value.startswith("values 1, 3 found: read as the chosen 1-4 scale, relevant ≥ 3")
+               for c in app.caption)  # fmt: skip
+    app.button(key="evaluate_run").click().run()
+    table = app.dataframe[0].value
+    assert str(table.loc[BM25F, "map"]).rstrip("*") == f"{session.loc['bm25f.v1', 'map']:.4f}"  # 3 = relevant
+    # a chosen scale the values are not on: a warning, and Evaluate names the line
+    app.radio(key=SCALE_KEY).set_value("binary").run()
+    assert any("is not on the binary scale" in w.value for w in app.warning)

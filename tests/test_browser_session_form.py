@@ -103,7 +103,9 @@ def test_tab_and_enter_keep_the_form_open_and_filled(app: tuple[str, Path], page
     expect(page.locator('[data-testid="stAlertContentError"]')).to_have_count(0)  # no "needs …" error
     with JudgmentStore(db) as store:
         assert [s.name for s in store.sessions()] == ["old"]
-    page.get_by_role("button", name="Create session").click()
+    page.get_by_role("button", name="Preview the pairs").click()  # issue 25: the pairs first, then Create
+    expect(page.get_by_text("Preview of session 'fresh one'")).to_be_visible()
+    page.get_by_role("button", name="Create session 'fresh one'").click()
     expect(page.get_by_text("Created session 'fresh one'")).to_be_visible()
     page.wait_for_function(IDLE)
     with JudgmentStore(db) as store:

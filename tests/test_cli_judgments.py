@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import re
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -181,3 +182,79 @@ def test_annotators_command_adds_renames_disables_and_removes(
     assert run([*people, "--remove", "bob b"], monkeypatch) == 0
     assert "1 annotator(s)" in capsys.readouterr().out
     assert "wrong admin token" in _one_error(run([*people, "--token", "nope"], monkeypatch), capsys)
+
+
+def test_import_sniffs_the_scale_and_says_what_it_chose(
+    setup: tuple[Path, Path], small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """Issue 25: the CLI names the scale of every export and import; ``--scale auto`` (the default) sniffs."""
+    from sentret_core.evaluation.trec_io import topic_id
+
+    db, topics = setup
+    create = ["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path),
+              "--topics", str(topics), "--pool-depth", "3", "--top-entities", "5"]  # fmt: skip
+    assert run(create, monkeypatch) == 0
+    with sqlite3.connect(db) as conn:
+        items = conn.execute("SELECT query, entity, sentence_id FROM pool_items ORDER BY position").fetchall()
+    assert len(items) >= 4
+    items = items[:4]
+
+    def write(name: str, grades: list[int]) -> str:
+        lines = [f"{topic_id(q, e)} 0 {sid} {g}" for (q, e, sid), g in zip(items, grades)]
+        (tmp_path / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return str(tmp_path / name)
+
+    imp = ["judgments", "import", str(db), "--session", "s", "--format", "qrels"]
+    capsys.readouterr()
+    # values 0-3: the trec scale, stored as grade + 1
+    assert run([*imp, write("t.qrels", [0, 1, 2, 3]), "--annotator", "t"], monkeypatch) == 0
+    assert "sentret: values 0-3 found: read as trec scale, relevant ≥ 2" in capsys.readouterr().err
+    # values 1-4: the 1-4 scale, stored as they are
+    assert run([*imp, write("f.qrels", [1, 2, 3, 4]), "--annotator", "f"], monkeypatch) == 0
+    assert "sentret: values 1-4 found: read as 1-4 scale, relevant ≥ 3" in capsys.readouterr().err
+    # only 1-3: ambiguous, read as trec and said so; --scale 1-4 reads it the other way, unsniffed
+    assert run([*imp, write("a.qrels", [1, 2, 3]), "--annotator", "a"], monkeypatch) == 0
+    assert "(they also fit the 1-4 scale" in capsys.readouterr().err
+    assert run([*imp, write("b.qrels", [1, 2, 3]), "--annotator", "b", "--scale", "1-4"], monkeypatch) == 0
+    assert "found" not in capsys.readouterr().err
+    with JudgmentStore(db) as store:
+        judged = store.admin(TOKEN).all_judgments("s")
+    stored = {who: [next(j.grade for j in judged if j.annotator == who and (j.query, j.entity, j.sentence_id) == it)
+                    for it in items[:n]] for who, n in (("t", 4), ("f", 4), ("a", 3), ("b", 3))}  # fmt: skip
+    assert stored == {"t": [1, 2, 3, 4], "f": [1, 2, 3, 4], "a": [2, 3, 4], "b": [1, 2, 3]}
+    # an export names its scale and threshold on standard error
+    export = ["judgments", "export", str(db), "--session", "s", "--format", "qrels"]
+    assert run(export, monkeypatch) == 0
+    assert "sentret: qrels on the trec scale (0-3), relevant ≥ 2 (trec_eval -l 2)" in capsys.readouterr().err
+    assert run([*export, "--scale", "1-4"], monkeypatch) == 0
+    assert "sentret: qrels on the 1-4 scale, relevant ≥ 3 (trec_eval -l 3)" in capsys.readouterr().err
+    # values on no scale (0 is not 1-4, 4 is not trec): read as trec, the line off it named, nothing written
+    assert "qrels line 2: grade 4 is not on the trec scale" in _one_error(
+        run([*imp, write("x.qrels", [0, 4]), "--annotator", "x"], monkeypatch), capsys)  # fmt: skip
+
+
+def test_create_preview_prints_the_pairs_and_stores_nothing(
+    setup: tuple[Path, Path], small_index: Index, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """Issue 25: the pooled pairs are seen before creating; "Lennon" restates "lennon religion" and
+    is left out (as on Explore), while the named "Picasso" is pooled although it restates "picasso peace"."""
+    db, topics = setup
+    create = ["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path),
+              "--topics", str(topics), "--pool-depth", "1", "--top-entities", "3"]  # fmt: skip
+    assert run([*create, "--preview"], monkeypatch) == 0
+    out = capsys.readouterr()
+    assert out.out.splitlines()[:4] == [
+        "picasso peace · Picasso (PERSON)\t1 item",
+        "lennon religion · John Lennon (PERSON)\t1 item",
+        "lennon religion · English (NORP)\t1 item",
+        "lennon religion · George Harrison (PERSON)\t1 item",
+    ]
+    assert "preview of session 's': 4 items over 4 (query, entity) pairs; nothing stored" in out.out
+    assert "'lennon religion' / Lennon|PERSON: it only restates the query" in out.err
+    assert not db.exists()
+    assert run(create, monkeypatch) == 0  # the same pairs, stored
+    with JudgmentStore(db) as store:
+        assert [e for _, e in store.session("s").entities] == [
+            "Picasso|PERSON", "John Lennon|PERSON", "English|NORP", "George Harrison|PERSON"
+        ]

@@ -33,6 +33,7 @@ from sentret_core.evaluation.trec_io import topic_id
 from sentret_core.models import score, top_k
 from sentret_core.support.context import QueryContext
 from sentret_core.support.engine import support
+from sentret_core.support.restating import split_restating
 
 DOCS = [
     {"id": "picasso", "title": "Pablo Picasso", "text": (
@@ -171,11 +172,33 @@ def test_pool_order_depends_only_on_the_seed(index: Index) -> None:
 
 
 def test_a_query_alone_stands_for_its_top_entities(index: Index) -> None:
+    """Its top entities by Explore's rule: those that only restate the query are left out (issue 25)."""
     plan = build_pool(index, QUERY, depth=1, top_entities=3)
-    expected = support(index, QUERY, top_entities=3, models=("bm25f.v1",), per_entity=1)
-    keys = [entity_key(e.entity.text, e.entity.label) for e in expected.entities]
-    assert [t.entity for t in plan.topics] == keys
-    assert len(plan.topics) == 3
+    found = support(index, QUERY, top_entities=20, models=("bm25f.v1",), per_entity=1)
+    ranked = [entity_key(e.entity.text, e.entity.label) for e in found.entities]
+    kept, restating = split_restating(index, found.terms, found.entities)
+    keys = [entity_key(e.entity.text, e.entity.label) for e in kept[:3]]
+    # precondition: "Picasso" (PERSON and WORK_OF_ART) restates "picasso peace" and ranks first
+    assert ranked[0] == PICASSO and {PICASSO, "Picasso|WORK_OF_ART"} <= {
+        entity_key(e.entity.text, e.entity.label) for e in restating
+    }
+    assert [t.entity for t in plan.topics] == keys and len(keys) == 3 and PICASSO not in keys
+    assert (QUERY, PICASSO) in plan.set_aside
+    assert any(PICASSO in note and "only restates the query" in note for note in plan.notes)
+    assert plan.pairs == [(QUERY, key) for key in keys]
+    # named in the topics, a restating entity is pooled
+    named = build_pool(index, f"{QUERY}\t{PICASSO}\n{QUERY}", depth=1, top_entities=3)
+    assert named.pairs == [(QUERY, PICASSO), *((QUERY, key) for key in keys)]
+
+
+def test_a_previewed_plan_is_what_is_stored(index: Index, tmp_path: Path) -> None:
+    plan = build_pool(index, QUERY, depth=2, top_entities=2)
+    with JudgmentStore(tmp_path / "j.sqlite") as store:
+        info, stored = create_session(store, "s", index, QUERY, plan=plan)
+        assert stored is plan and list(info.entities) == plan.pairs and info.n_items == len(plan.items)
+        other = build_from_texts(tmp_path, DOCS[:1], name="other")
+        with pytest.raises(SentretError, match="preview it again"):
+            create_session(store, "t", other, QUERY, plan=plan)
 
 
 def test_pool_errors_are_clear(index: Index) -> None:

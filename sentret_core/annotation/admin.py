@@ -35,6 +35,7 @@ from sentret_core.annotation.records import (
     _judgment,
     _Key,
 )
+from sentret_core.annotation.scales import AUTO, qrels_grades, sniff_or_default
 from sentret_core.errors import SentretError
 
 if TYPE_CHECKING:
@@ -160,13 +161,18 @@ class Admin(AnnotatorAdmin):
     ) -> int:
         """Import TREC qrels as the grades of the import annotator ``annotator``; returns how many changed.
 
-        ``scale``: ``trec`` (0-3, as exported by default), ``1-4`` or ``binary`` (0 non-relevant,
-        1 relevant); ``grade_map`` translates any other scale (e.g. ``{0: 1, 1: 3}``) instead.
+        ``scale``: ``trec`` (0-3, as exported by default), ``auto`` (sniffed from the grades, as the
+        CLI and the app do: :func:`.scales.sniff_scale`), ``1-4`` or ``binary`` (0 non-relevant, 1
+        relevant); ``grade_map``
+        translates any other scale (e.g. ``{0: 1, 1: 3}``) instead.
         Every (topic, sentence) must be in the session's pool, and ``annotator`` may not name a
         person. One bad line aborts the import, naming the line, and nothing is written.
         """
         annotator = normalise_name(annotator)
         if grade_map is None:
+            if scale == AUTO:  # grades on no scale: read on the default one, so the parser names the line
+                lines = list(lines)
+                scale = getattr(sniff_or_default(qrels_grades(lines)), "scale", DEFAULT_SCALE)
             if scale not in IMPORT_SCALES:
                 raise SentretError(f"unknown qrels scale {scale!r}; choose one of {tuple(IMPORT_SCALES)}")
             grade_map = IMPORT_SCALES[scale]

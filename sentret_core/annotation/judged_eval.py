@@ -14,7 +14,14 @@ from sentret_core.annotation.agreement_summary import _finite
 from sentret_core.annotation.records import Judgment
 from sentret_core.annotation.session_setup import _check_models
 from sentret_core.annotation.topics import EVAL_METRICS, find_entity
-from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS, DEFAULT_WINDOW, RELEVANT_GRADE
+from sentret_core.defaults import (
+    DEFAULT_K,
+    DEFAULT_RANKER,
+    DEFAULT_SUPPORT_MODELS,
+    DEFAULT_WINDOW,
+    RELEVANT_GRADE,
+    TREC_RELEVANT_GRADE,
+)
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.coverage import coverage_curve
 from sentret_core.evaluation.measures import evaluate, parse_metric
@@ -151,7 +158,8 @@ def evaluate_judgments(
     skipped = tuple(per_topic[base].attrs.get("skipped_topics", ()))
     if per_topic[base].empty:
         raise SentretError(
-            f"no topic has a relevant judgment (grade ≥ {RELEVANT_GRADE}): there is nothing to evaluate"
+            f"no topic has a relevant judgment (grade ≥ {RELEVANT_GRADE} on the 1-4 scale, ≥ {TREC_RELEVANT_GRADE} "
+            "on the trec scale): there is nothing to evaluate"
         )
     comparison = compare(per_topic, base)
     grid = ks if ks is not None else np.unique(np.round(np.logspace(0, 4, 41)))

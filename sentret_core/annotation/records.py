@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from sentret_core.defaults import DEFAULT_QRELS_SCALE, RELEVANT_GRADE, TREC_OFFSET
 from sentret_core.evaluation.trec_io import topic_id
 
 GRADES = (1, 2, 3, 4)
@@ -21,17 +22,17 @@ INT64_MAX = 2**63 - 1  # every id stored in SQLite lies in [0, INT64_MAX]
 
 # Qrels scales: the grade written for each stored grade 1-4. "trec" (the default) writes 0 for
 # non-relevant, so trec_eval's default relevance level (rel ≥ 1) never counts a non-relevant
-# sentence; the app's "relevant" (grade ≥ 3) is trec grade ≥ 2, i.e. `trec_eval -l 2`.
+# sentence; the app's "relevant" (grade ≥ 3) is trec grade ≥ 2, i.e. `trec_eval -l 2` (.scales).
 SCALES: dict[str, dict[int, int]] = {
-    "trec": {1: 0, 2: 1, 3: 2, 4: 3},
-    "1-4": {1: 1, 2: 2, 3: 3, 4: 4},
+    "trec": {g: g - TREC_OFFSET for g in GRADES},
+    "1-4": {g: g for g in GRADES},
 }
 # importing adds a binary scale: 0 non-relevant, 1 relevant (grade 3)
 IMPORT_SCALES: dict[str, dict[int, int]] = {
     **{name: {v: k for k, v in scale.items()} for name, scale in SCALES.items()},
-    "binary": {0: 1, 1: 3},
+    "binary": {0: GRADES[0], 1: RELEVANT_GRADE},
 }
-DEFAULT_SCALE = "trec"
+DEFAULT_SCALE = DEFAULT_QRELS_SCALE
 
 
 class PoolItem(NamedTuple):

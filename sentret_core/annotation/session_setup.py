@@ -1,4 +1,11 @@
-"""Creating a session: each topic's pool is the union of every model's top support sentences (TREC-style)."""
+"""Creating a session: each topic's pool is the union of every model's top support sentences (TREC-style).
+
+A query without a named entity stands for its top entities, chosen by the rule Explore uses: an
+entity that only restates the query (:func:`~sentret_core.support.restating.restates`, e.g.
+"Einstein" for "Albert Einstein and relativity") is left out, with a note, unless the topics name it.
+:func:`build_pool` returns the plan (the pooled pairs and items) without storing anything, so the
+pairs can be shown before :func:`create_session` stores that very plan.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +28,9 @@ from sentret_core.annotation.topics import (
 from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import split_topic_id, topic_id
+
+# entities asked for beyond the top ones, so that leaving restating ones out still pools as many
+RESTATING_SPARE = 10
 
 if TYPE_CHECKING:
     from sentret_core.annotation.store import JudgmentStore
@@ -48,6 +58,13 @@ class PoolPlan:
     settings: PoolSettings
     topics: tuple[PooledTopic, ...]
     notes: tuple[str, ...] = ()  # requested topics that added nothing, and why
+    set_aside: tuple[tuple[str, str], ...] = ()  # (query, entity key) left out: they restate the query
+    index_path: str = ""  # the index the plan was pooled from
+
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        """The pooled (query, entity key) pairs, in the pool's order: what a session created from this plan grades."""
+        return [(t.query, t.entity) for t in self.topics]
 
 
 def topic_label(topic: str) -> str:
@@ -99,6 +116,7 @@ def build_pool(
     """
     from sentret_core.support.context import QueryContext
     from sentret_core.support.engine import support
+    from sentret_core.support.restating import restates
 
     lines = parse_topics(topics) if isinstance(topics, str) else list(topics)
     if not lines:
@@ -115,6 +133,7 @@ def build_pool(
         by_query.setdefault(line.query, []).append(line)
     pooled: list[PooledTopic] = []
     notes: list[str] = []
+    set_aside: list[tuple[str, str]] = []
     seen: set[tuple[str, int]] = set()
     for query, asked in by_query.items():
         ctx = QueryContext(index, query, ranker=ranker, k=k, entity_labels=labels)
@@ -126,11 +145,20 @@ def build_pool(
             if line.entity is not None:
                 entities.append(find_entity(index, line.entity))
                 continue
-            found = support(index, query, ranker=ranker, k=k, top_entities=top_entities,
+            found = support(index, query, ranker=ranker, k=k, top_entities=top_entities + RESTATING_SPARE,
                             models=(names[0],), per_entity=1, entity_labels=labels)  # fmt: skip
             if not found.entities:
                 notes.append(f"{query!r}: {found.reason or 'no entity in the top sentences'}")
-            entities += [es.entity.entity for es in found.entities]
+            top: list[int] = []
+            for es in found.entities:
+                entity = es.entity.entity
+                if len(top) == top_entities:
+                    break
+                if restates(index, ctx.terms, entity):
+                    set_aside.append((query, index_entity_key(index, entity)))
+                else:
+                    top.append(entity)
+            entities += top
         for entity in entities:
             if (query, entity) in seen:
                 continue
@@ -148,7 +176,10 @@ def build_pool(
     if not items:
         why = "; ".join(notes) or "no candidate sentences"
         raise SentretError(f"nothing to grade: {why}")
-    return PoolPlan(items, PoolSettings(names, depth, seed), tuple(pooled), tuple(notes))
+    for query, key in set_aside:
+        notes.append(f"{query!r} / {key}: it only restates the query (name it in the topics to pool it)")
+    settings = PoolSettings(names, depth, seed)
+    return PoolPlan(items, settings, tuple(pooled), tuple(notes), tuple(set_aside), str(index.path))
 
 
 def _pool_topic(
@@ -161,21 +192,32 @@ def _pool_topic(
     return PooledTopic(ctx.query, key, entity, tid, ranked, tuple(union))
 
 
+def check_session_name(store: JudgmentStore, name: object) -> str:
+    """A new session's name, stripped; refused when empty or taken."""
+    if not isinstance(name, str) or not name.strip():
+        raise SentretError("give the session a name")
+    if any(info.name == name.strip() for info in store.sessions()):
+        raise SentretError(f"a session named {name.strip()!r} already exists")
+    return name.strip()
+
+
 def create_session(
     store: JudgmentStore,
     name: str,
     index: Index,
     topics: Sequence[TopicLine] | str,
+    plan: PoolPlan | None = None,
     **options: Any,
 ) -> tuple[SessionInfo, PoolPlan]:
-    """Pool ``topics`` (:func:`build_pool` with ``options``) and store them as session ``name``.
+    """Pool ``topics`` (:func:`build_pool` with ``options``) and store them as session ``name``;
+    ``plan``, a :func:`build_pool` result already shown to the admin, is stored as it is instead.
 
     The admin then adds its annotators, each with a personal secret (``Admin.add_annotator``).
     """
-    if not isinstance(name, str) or not name.strip():
-        raise SentretError("give the session a name")
-    if any(info.name == name.strip() for info in store.sessions()):
-        raise SentretError(f"a session named {name.strip()!r} already exists")
-    plan = build_pool(index, topics, **options)
+    check_session_name(store, name)
+    if plan is None:
+        plan = build_pool(index, topics, **options)
+    elif plan.index_path != str(index.path):
+        raise SentretError(f"the pool was made from the index {plan.index_path}, not {index.path}: preview it again")
     info = store.create_session(name, index.path, list(plan.items), plan.settings)
     return info, plan

@@ -4,13 +4,13 @@ measure agreement.
 Wired into ``cli.py`` through :func:`register`; heavy imports happen inside the commands only.
 
     sentret judgments create DB --session NAME --index DIR --topics FILE [--pool-depth N]
-                             [--models a,b,c] [--top-entities N] [--seed S] [--annotators a,b]
+                             [--models a,b,c] [--top-entities N] [--seed S] [--annotators a,b] [--preview]
     sentret judgments annotators DB --session NAME [--add NAME] [--new-secret NAME]
                              [--rename OLD NEW] [--disable NAME] [--enable NAME] [--remove NAME]
     sentret judgments export DB --session NAME --format qrels|csv|jsonl [--scale trec|1-4]
                              [--adjudicate majority|mean|ANNOTATOR] [--out FILE]
     sentret judgments import DB --session NAME --format qrels|jsonl FILE [--annotator NAME]
-                             [--scale trec|1-4|binary]
+                             [--scale auto|trec|1-4|binary]
     sentret judgments agreement DB --session NAME [--json]
 
 The topics file holds one ``query<TAB>entity`` per line (entity key ``text|LABEL`` or plain
@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sentret_core.cli.common import check_output, write_output
-from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
+from sentret_core.defaults import DEFAULT_QRELS_SCALE, DEFAULT_SUPPORT_MODELS, RELEVANT_GRADE, TREC_RELEVANT_GRADE
 
 if TYPE_CHECKING:
     from sentret_core.annotation.admin import Admin
@@ -62,6 +62,8 @@ def register(sub: Any) -> None:
     create.add_argument("--top-entities", type=int, default=5, help="entities per bare query (default 5)")
     create.add_argument("--seed", type=int, default=0, help="shuffle seed, recorded (default 0)")
     create.add_argument("--annotators", default="", help="annotators to add, comma-separated (secrets printed)")
+    create.add_argument("--preview", action="store_true",
+                        help="print the pooled (query, entity) pairs and store nothing")  # fmt: skip
     _url(create)
     _token(create)
 
@@ -80,8 +82,9 @@ def register(sub: Any) -> None:
 
     export = _sub(commands, "export", "Write a session's judgments as qrels, CSV or JSONL.", _export)
     export.add_argument("--format", required=True, choices=FORMATS_OUT)
-    export.add_argument("--scale", default="trec", choices=("trec", "1-4"),
-                        help="qrels grades: trec (default) 0 non-relevant … 3; 1-4 as stored")  # fmt: skip
+    export.add_argument("--scale", default=DEFAULT_QRELS_SCALE, choices=("trec", "1-4"),
+                        help=f"qrels grades: trec 0 non-relevant … 3 (relevant ≥ {TREC_RELEVANT_GRADE}); "
+                        f"1-4 as stored (relevant ≥ {RELEVANT_GRADE}); default {DEFAULT_QRELS_SCALE}")  # fmt: skip
     export.add_argument("--adjudicate", default="majority", metavar="RULE",
                         help="qrels only: majority (default), mean, or an annotator's name")  # fmt: skip
     export.add_argument("--out", default=None, help="the file to write (default: standard output)")
@@ -91,8 +94,9 @@ def register(sub: Any) -> None:
     imp.add_argument("--format", required=True, choices=FORMATS_IN)
     imp.add_argument("file", help="the qrels or JSONL file ('-' for standard input)")
     imp.add_argument("--annotator", default=None, help="qrels: the import annotator the grades belong to")
-    imp.add_argument("--scale", default="trec", choices=("trec", "1-4", "binary"),
-                     help="qrels grades: trec 0-3 (default), 1-4, or binary 0 non-relevant / 1 relevant")  # fmt: skip
+    imp.add_argument("--scale", default="auto", choices=("auto", "trec", "1-4", "binary"),
+                     help="qrels grades: auto (default: sniffed from the values, and said), trec 0-3, 1-4, "
+                     "or binary 0 non-relevant / 1 relevant")  # fmt: skip
     _token(imp)
 
     agree = _sub(commands, "agreement", "Cohen's κ per pair, Fleiss' κ and Krippendorff's α.", _agreement)
@@ -164,6 +168,8 @@ def _create(args: argparse.Namespace) -> int:
     index = Index.load(args.index)
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     names = [n for n in args.annotators.split(",") if n.strip()]
+    if args.preview:
+        return _preview(index, topics, models, args)
     with _open(args.db, create=True) as store:
         admin = _admin(store, args) if names else None  # checked before anything is written
         info, plan = create_session(
@@ -179,6 +185,22 @@ def _create(args: argparse.Namespace) -> int:
     _print_secrets(secrets, args.url)
     if not secrets:
         print("add annotators with `sentret judgments annotators DB --session NAME --add NAME`")
+    return 0
+
+
+def _preview(index: Any, topics: str, models: list[str], args: argparse.Namespace) -> int:
+    """The pairs a session would pool (restating entities left out as Explore does), nothing stored."""
+    from sentret_core.annotation.session_setup import build_pool, topic_label
+
+    plan = build_pool(index, topics, models=models, depth=args.pool_depth, seed=args.seed,
+                      top_entities=args.top_entities)  # fmt: skip
+    for note in plan.notes:
+        print(f"sentret: left out {note}", file=sys.stderr)
+    for topic in plan.topics:
+        n = len(topic.pooled)
+        print(f"{topic_label(topic.topic_id)}\t{n} item{'s' if n != 1 else ''}")
+    print(f"preview of session {args.session!r}: {len(plan.items)} items over {len(plan.topics)} (query, entity) "
+          "pairs; nothing stored (run again without --preview to create it)")  # fmt: skip
     return 0
 
 
@@ -229,12 +251,16 @@ def _export(args: argparse.Namespace) -> int:
                 text = admin.export_qrels(args.session, rule=rule, scale=args.scale)
             else:
                 text = admin.export_qrels(args.session, rule="annotator", annotator=rule, scale=args.scale)
-        elif args.adjudicate != "majority" or args.scale != "trec":
+        elif args.adjudicate != "majority" or args.scale != DEFAULT_QRELS_SCALE:
             raise SentretError("--adjudicate and --scale apply to --format qrels only")
         elif args.format == "csv":
             text = admin.export_csv(args.session)
         else:
             text = admin.export_jsonl(args.session)
+    if args.format == "qrels":
+        from sentret_core.annotation.scales import export_note
+
+        print(f"sentret: {export_note(args.scale)}", file=sys.stderr)
     if args.out is None:
         sys.stdout.write(text)
         return 0
@@ -244,17 +270,23 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
+    from sentret_core.annotation.scales import AUTO, qrels_grades, sniff_or_default
     from sentret_core.errors import SentretError
 
     if args.format == "qrels" and not args.annotator:
         raise SentretError("importing qrels needs --annotator NAME, the import annotator of the grades")
-    if args.format == "jsonl" and (args.annotator or args.scale != "trec"):
+    if args.format == "jsonl" and (args.annotator or args.scale != AUTO):
         raise SentretError("--annotator and --scale apply to qrels only: JSONL lines name their annotators")
     text = _read(args.file, args.format)
     with _open(args.db) as store:
         admin = _admin(store, args)
         if args.format == "qrels":
-            changed = admin.import_qrels(args.session, text.splitlines(), args.annotator, scale=args.scale)
+            lines = text.splitlines()
+            reading = sniff_or_default(qrels_grades(lines)) if args.scale == AUTO else None
+            scale = args.scale if reading is None else reading.scale  # auto, unsniffed: the parser names the line
+            changed = admin.import_qrels(args.session, lines, args.annotator, scale=scale)
+            if reading is not None:  # said once the import has worked: an error stays the one message
+                print(f"sentret: {reading.sentence()} (--scale to choose another)", file=sys.stderr)
         else:
             changed = admin.import_jsonl(args.session, text.splitlines())
     print(f"imported {args.file}: {changed} judgment(s) added or changed in session {args.session!r}")

@@ -35,9 +35,15 @@ def app_base_url() -> str:
     return base[: -len("/admin")] if base.endswith("/admin") else base
 
 
+def session_caption(info: SessionInfo) -> str:
+    """``Session: NAME``, above every admin action, so that none acts on a session by surprise."""
+    return f"Session: **{md(info.name)}**"
+
+
 def manage_annotators(admin: Admin, info: SessionInfo) -> None:
     """The session's annotators, the secret just made (once), and the forms that change them."""
     st.subheader("Annotators")
+    st.caption(session_caption(info))
     _show_secret(info)
     done = st.session_state.pop(DONE, None)
     if done:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import streamlit as st
 
+from sentret_core.defaults import RELEVANT_GRADE
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
 from sentret_core.learning.enough import check_enough
@@ -25,7 +26,8 @@ LEARNERS = {"lambdamart": "LambdaMART (LightGBM)", "linear": "Linear (logistic r
 def learn_form(admin: Admin, session: str, index_path: str) -> None:
     taken = {str(r["name"]) for r in artefacts.available(None, "ranker")}
     with st.expander("Learn a ranker from these judgments"):
-        st.caption("Fits ltr.v1 on this session's adjudicated grades (3-4 relevant), cross-validated by topic: "
+        st.caption(f"Fits ltr.v1 on this session's adjudicated grades on the 1-4 scale (relevant ≥ {RELEVANT_GRADE}), "
+                   "cross-validated by topic: "
                    "each fold's ranker never sees its test topics. It then appears as the ltr.v1 column in "
                    "Explore and in How it works.")  # fmt: skip
         with st.form("evaluate_learn"):

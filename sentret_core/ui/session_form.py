@@ -3,7 +3,10 @@ Explore page's query) and the pooling settings.
 
 Everything sits in one ``st.form``: typing, Tab and Enter run nothing (Enter does not submit
 either), so no rerun can collapse the expander or clear a field while the admin is still filling
-it in; only "Create session" sends the form. Topics are (query, entity) rows; a row without an
+it in; only "Preview the pairs" sends the form. It pools the topics and shows the (query, entity)
+pairs (restating entities left out as Explore does, :mod:`~sentret_core.annotation.session_setup`);
+"Create session" then stores that very pool, selects the new session and clears the name, the
+topics and the upload, so a second click cannot create it again. Topics are (query, entity) rows; a row without an
 entity stands for the query's top entities. A TSV file holds one ``query<TAB>entity`` per line
 (the entity optional; a ``query<TAB>entity`` header, blank and ``#`` lines are skipped).
 """
@@ -16,11 +19,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from sentret_core.annotation.session_setup import create_session
+from sentret_core.annotation.session_setup import PoolPlan, build_pool, check_session_name, create_session, topic_label
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.annotation.topics import DEFAULT_DEPTH, DEFAULT_TOP_ENTITIES, TopicLine, parse_topics
 from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
 from sentret_core.errors import SentretError
+from sentret_core.evaluation.trec_io import topic_id
 from sentret_core.ui.pages.explore import model_title, support_models
 from sentret_core.ui.state import EXPLORE_QUERY, current_index, current_index_path, guarded, uploaded_text
 from sentret_core.ui.text import md
@@ -29,7 +33,31 @@ FORM = "admin_create_form"
 TABLE = "admin_topics_table"
 FILE = "admin_topics_file"
 CREATED = "admin_form_created"  # messages about the session just created, shown after the rerun
+PREVIEW = "admin_form_preview"  # (name, plan) previewed, waiting for "Create session"
+GENERATION = "admin_form_generation"  # bumped after a creation: the cleared fields get new widgets
+JUST_CREATED = "admin_form_just_created"  # the session to select after the rerun
+SESSION_PICK = "admin_session"
 COLUMNS = ("query", "entity")
+CLEARED = ("admin_new_name", TABLE, FILE, "admin_from_explore")  # the fields a creation clears
+
+
+def field_key(key: str, generation: int | None = None) -> str:
+    """The widget key of a field: a new one after each creation (``generation``, by default the
+    form's), so the field starts empty (an uploader cannot be emptied any other way)."""
+    if generation is None:
+        generation = int(st.session_state.get(GENERATION, 0))
+    return key if generation == 0 or key not in CLEARED else f"{key}~{generation}"
+
+
+def pick_session(names: list[str]) -> str | None:
+    """The Admin page's session picker: the newest session, or the one just created."""
+    just = st.session_state.pop(JUST_CREATED, None)
+    if just in names:
+        st.session_state[SESSION_PICK] = just  # set before the widget exists in this run: allowed
+        index = 0  # ignored: the state's value wins (and a non-zero one would warn)
+    else:
+        index = len(names) - 1
+    return st.selectbox("Session", names, index=index, key=SESSION_PICK)
 
 
 def create_session_form(store: JudgmentStore) -> None:
@@ -40,19 +68,22 @@ def create_session_form(store: JudgmentStore) -> None:
     with st.expander("Create a session", expanded=not store.sessions(), key="admin_create_open"):
         values = _form()
         if values is not None:
-            _create(store, **values)
+            _preview(store, **values)
+        previewed: tuple[str, PoolPlan] | None = st.session_state.get(PREVIEW)
+        if previewed is not None:
+            _show_preview(store, *previewed)
 
 
 def _form() -> dict[str, Any] | None:
     """The form's widgets; their values once "Create session" is pressed, else None."""
     explore = str(st.session_state.get(EXPLORE_QUERY, "") or "")
     with st.form(FORM, enter_to_submit=False, border=False):
-        name = st.text_input("Session name", key="admin_new_name")
+        name = st.text_input("Session name", key=field_key("admin_new_name"))
         st.markdown("**Topics** — one (query, entity) per row; leave the entity empty for the query's top "
                     "entities. An entity is `text|LABEL` (e.g. `Picasso|PERSON`) or its text.")  # fmt: skip
         table = st.data_editor(
             pd.DataFrame({c: pd.Series(dtype="string") for c in COLUMNS}),
-            key=TABLE,
+            key=field_key(TABLE),
             num_rows="dynamic",
             hide_index=True,
             width="stretch",
@@ -62,12 +93,13 @@ def _form() -> dict[str, Any] | None:
             },
         )
         upload = st.file_uploader("…and/or a topics file (TSV): a query, a tab and an entity per line; "
-                                  "the tab and entity are optional", type=["tsv", "txt"], key=FILE)  # fmt: skip
+                                  "the tab and entity are optional", type=["tsv", "txt"],
+                                  key=field_key(FILE))  # fmt: skip
         add_explore = st.checkbox(
             f"Add the Explore page's query ({md(explore)})"
             if explore
             else "Add the Explore page's query (none yet: run one there first)",
-            key="admin_from_explore",
+            key=field_key("admin_from_explore"),
             disabled=not explore,
         )
         c1, c2, c3 = st.columns(3)
@@ -78,7 +110,9 @@ def _form() -> dict[str, Any] | None:
         models = st.multiselect("Pooling models", support_models(), default=list(DEFAULT_SUPPORT_MODELS),
                                 key="admin_models", format_func=model_title)  # fmt: skip
         st.caption(f"Index: {md(str(current_index_path()))} (choose another on the Corpus page)")
-        if not st.form_submit_button("Create session", type="primary", key="admin_create"):
+        if not st.form_submit_button("Preview the pairs", type="primary", key="admin_preview",
+                                     help="Pool the topics and show the (query, entity) pairs; nothing is "
+                                     "stored until Create session"):  # fmt: skip
             return None
     return {"name": name, "table": table, "upload": upload, "explore": explore if add_explore else "",
             "models": models, "depth": int(depth), "top": int(top), "seed": int(seed)}  # fmt: skip
@@ -131,19 +165,54 @@ def _cell(value: object) -> str:
     return " ".join(value.split()) if isinstance(value, str) else ""
 
 
-def _create(store: JudgmentStore, *, name: str, table: pd.DataFrame, upload: Any, explore: str,
-            models: list[str], depth: int, top: int, seed: int) -> None:  # fmt: skip
+def _preview(store: JudgmentStore, *, name: str, table: pd.DataFrame, upload: Any, explore: str,
+             models: list[str], depth: int, top: int, seed: int) -> None:  # fmt: skip
+    """Pool the form's topics (nothing stored) and keep the plan for :func:`_show_preview`."""
+    st.session_state.pop(PREVIEW, None)  # a failed preview leaves no older one to create by mistake
+    checked = guarded("check the session name", check_session_name, store, name)
+    if checked is None:
+        return
     topics = guarded("read the topics", all_topics, table, upload, explore)
     if topics is None:
         return
     index = current_index()
     if index is None:
         return
-    created = guarded("create the session", create_session, store, name, index, topics,
-                      models=models, depth=depth, seed=seed, top_entities=top)  # fmt: skip
+    plan = guarded("pool the topics", build_pool, index, topics, models=models, depth=depth, seed=seed,
+                   top_entities=top)  # fmt: skip
+    if plan is not None:
+        st.session_state[PREVIEW] = (checked, plan)
+
+
+def _show_preview(store: JudgmentStore, name: str, plan: PoolPlan) -> None:
+    """The pooled pairs of the previewed session, and the button that creates exactly them."""
+    st.markdown(f"**Preview of session {md(repr(name))}**: {len(plan.items)} items over {len(plan.pairs)} "
+                f"(query, entity) pairs")  # fmt: skip
+    counts = {t.topic_id: len(t.pooled) for t in plan.topics}
+    st.dataframe(pd.DataFrame({"pair": [topic_label(tid) for tid in counts], "items": list(counts.values())}),
+                 hide_index=True, width="stretch", key="admin_preview_pairs")  # fmt: skip
+    if plan.set_aside:
+        left_out = "; ".join(md(topic_label(topic_id(q, e))) for q, e in plan.set_aside)
+        st.caption("Left out, as on the Explore page, because they only restate the query (name one in the "
+                   f"topics to pool it): {left_out}")  # fmt: skip
+    for note in plan.notes:
+        if "only restates the query" not in note:
+            st.caption(f"Left out: {md(note)}")
+    if st.button(f"Create session {md(repr(name))}", type="primary", key="admin_create"):
+        _create(store, name, plan)
+
+
+def _create(store: JudgmentStore, name: str, plan: PoolPlan) -> None:
+    index = current_index()
+    if index is None:
+        return
+    created = guarded("create the session", create_session, store, name, index, (), plan=plan)
     if created is None:
         return
     info, plan = created
     done = f"Created session {md(repr(info.name))}: {info.n_items} items over {len(plan.topics)} (query, entity) pairs."
-    st.session_state[CREATED] = [("success", done)] + [("warning", f"Left out: {md(n)}") for n in plan.notes]
-    st.rerun()  # list the new session
+    st.session_state[CREATED] = [("success", done)]
+    st.session_state.pop(PREVIEW, None)
+    st.session_state[GENERATION] = int(st.session_state.get(GENERATION, 0)) + 1  # a cleared form
+    st.session_state[JUST_CREATED] = info.name  # selected below, so every action acts on it
+    st.rerun()  # list and select the new session

@@ -20,10 +20,11 @@ from sentret_core.annotation.admin import Admin
 from sentret_core.annotation.agreement_summary import MIN_SHARED, AgreementSummary, Coefficient, agreement_summary
 from sentret_core.annotation.auth import admin_token
 from sentret_core.annotation.records import ADMIN_TOKEN_ENV, IMPORT_SCALES, RULES, SCALES, Judgment, SessionInfo
+from sentret_core.annotation.scales import AUTO, qrels_grades, read_scale, relevance_rule, scale_note
 from sentret_core.ui.admin_sign_in import token_form
-from sentret_core.ui.annotators import manage_annotators
+from sentret_core.ui.annotators import manage_annotators, session_caption
 from sentret_core.ui.judgments import page_store
-from sentret_core.ui.session_form import create_session_form
+from sentret_core.ui.session_form import create_session_form, pick_session
 from sentret_core.ui.state import error_guard, page_setup, uploaded_text
 from sentret_core.ui.text import md
 
@@ -65,7 +66,7 @@ def render() -> None:
         return
     names = [s.name for s in sessions]
     st.divider()
-    name = st.selectbox("Session", names, index=len(names) - 1, key="admin_session")
+    name = pick_session(names)  # the newest, or the one just created
     if name is None:
         return
     info = next(s for s in sessions if s.name == name)
@@ -187,6 +188,7 @@ def _detail(value: Coefficient) -> str:
 
 def _export(admin: Admin, info: SessionInfo) -> None:
     st.subheader("Export")
+    st.caption(f"{session_caption(info)} · {relevance_rule()}")
     annotators = list(admin.progress_by_annotator(info.name))
     left, middle, right = st.columns(3)
     scale: str = middle.selectbox("qrels scale", list(SCALES), key="admin_scale",
@@ -215,14 +217,13 @@ def _downloads(admin: Admin, info: SessionInfo, rule: str, who: str | None, scal
     cols[0].download_button("Download qrels", qrels, f"{stem}.{rule}.{scale}.qrels", "text/plain", key="admin_qrels")
     cols[1].download_button("Download CSV", csv_text, f"{stem}.csv", "text/csv", key="admin_csv")
     cols[2].download_button("Download JSONL", jsonl, f"{stem}.jsonl", "application/jsonl", key="admin_jsonl")
-    level = 2 if scale == "trec" else 3
-    relevant = f"grade ≥ {level} is relevant: `trec_eval -l {level}`"
-    with st.expander(f"qrels preview ({qrels.count(chr(10))} lines; {relevant})"):
+    with st.expander(f"qrels preview ({qrels.count(chr(10))} lines; {scale_note(scale)})"):
         st.code(qrels[:20_000] or "(no judgments yet)", language=None)
 
 
 def _import(admin: Admin, info: SessionInfo) -> None:
     st.subheader("Import")
+    st.caption(session_caption(info))
     kind = st.radio("Format", ["qrels", "jsonl"], horizontal=True, key="admin_import_format",
                     help="qrels: 'topic 0 sentence_id grade' lines, as one import annotator; "
                     "jsonl: judgments exported by this page, each person's as '<name> (imported)'. "
@@ -230,8 +231,9 @@ def _import(admin: Admin, info: SessionInfo) -> None:
     left, right = st.columns(2)
     who = left.text_input("Import as annotator", value="imported", key="admin_import_annotator",
                           disabled=kind != "qrels")  # fmt: skip
-    scale = right.selectbox("qrels scale", list(IMPORT_SCALES), key="admin_import_scale", disabled=kind != "qrels",
-                            help="trec: 0-3 (as exported); 1-4; binary: 0 non-relevant, 1 relevant",
+    scale = right.selectbox("qrels scale", [AUTO, *IMPORT_SCALES], key="admin_import_scale", disabled=kind != "qrels",
+                            help="auto: sniffed from the values; trec: 0-3 (as exported); 1-4; binary: 0 "
+                            "non-relevant, 1 relevant",
                             ) or "trec"  # fmt: skip
     upload = st.file_uploader("File", key=f"admin_import_file_{kind}")
     if upload is None or not st.button("Import", key="admin_import"):
@@ -243,3 +245,5 @@ def _import(admin: Admin, info: SessionInfo) -> None:
         else:
             changed = admin.import_jsonl(info.name, lines)
         st.success(f"Imported {md(upload.name)}: {changed} judgment(s) added or changed.")
+        if kind == "qrels" and qrels_grades(lines):
+            st.caption(read_scale(qrels_grades(lines), scale).sentence() + ".")

@@ -2,7 +2,7 @@
 
 A session's grades are read with the admin token (annotators must not see each other's grades
 while a session runs); uploaded qrels need no token and are evaluated on the current index.
-Metrics: tie-aware, graded (relevant iff grade ≥ 3; NDCG gains 0, 1, 3, 7), with paired
+Metrics: tie-aware, graded (:func:`.scales.relevance_rule`; NDCG gains 0, 1, 3, 7), with paired
 t-test and Wilcoxon p-values against the chosen baseline, per-topic differences and the
 coverage curve of seed 002 Fig. 2.
 """
@@ -19,16 +19,17 @@ import streamlit as st
 from sentret_core.annotation.admin import Admin
 from sentret_core.annotation.judged_eval import Evaluation, evaluate_judgments, evaluate_session
 from sentret_core.annotation.records import RULES
+from sentret_core.annotation.scales import parse_scaled_qrels, relevance_rule
 from sentret_core.annotation.session_setup import topic_label
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.annotation.topics import EVAL_METRICS
 from sentret_core.defaults import DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS
-from sentret_core.evaluation.trec_io import parse_qrels
 from sentret_core.ui.judgments import page_store, session_index
 from sentret_core.ui.learn_form import learn_form
 from sentret_core.ui.offered import offered_models
 from sentret_core.ui.pages.admin import token_form
 from sentret_core.ui.pages.explore import model_title, support_models
+from sentret_core.ui.qrels_scale import choose_scale, guarded_text
 from sentret_core.ui.state import current_index, error_guard, guarded, page_setup, uploaded_text
 from sentret_core.ui.text import md
 
@@ -45,8 +46,8 @@ class Job(NamedTuple):
 
 
 def render() -> None:
-    page_setup("Evaluate", "Tie-aware metrics of support-sentence models on graded judgments (relevant iff "
-               "grade ≥ 3), with significance against a baseline.")  # fmt: skip
+    page_setup("Evaluate", "Tie-aware metrics of support-sentence models on graded judgments, with "
+               f"significance against a baseline. {relevance_rule()}")  # fmt: skip
     source = st.radio("Judgments", [SESSION, UPLOAD], horizontal=True, key="evaluate_source")
     options = _options()
     job = _from_session(options) if source == SESSION else _from_upload(options)
@@ -161,17 +162,18 @@ def _from_upload(options: dict[str, Any]) -> Job | None:
     if upload is None:
         st.info("Upload qrels exported from a session (they are evaluated on the current index).")
         return None
+    scale = choose_scale(guarded_text(upload), upload.getvalue())
     clicked = st.button("Evaluate", type="primary", key="evaluate_run")
-    inputs = (*_key(options), upload.name, hashlib.sha256(upload.getvalue()).hexdigest())
-    return Job(inputs, lambda: _evaluate_upload(upload, options), clicked)
+    inputs = (*_key(options), upload.name, scale, hashlib.sha256(upload.getvalue()).hexdigest())
+    return Job(inputs, lambda: _evaluate_upload(upload, scale, options), clicked)
 
 
-def _evaluate_upload(upload: Any, options: dict[str, Any]) -> Evaluation | None:
+def _evaluate_upload(upload: Any, scale: str, options: dict[str, Any]) -> Evaluation | None:
     index = current_index()
     if index is None:
         return None
     with error_guard(f"evaluate {upload.name}"):
-        qrels = parse_qrels(uploaded_text(upload), source=upload.name)
+        qrels, _ = parse_scaled_qrels(uploaded_text(upload), scale, source=upload.name)
         return evaluate_judgments(index, qrels, **options)
     return None
 
