@@ -108,6 +108,11 @@ def spacy_model_problem(model: object) -> str | None:
     packaged spaCy pipeline does. A package that is not installed is no problem here: loading it
     says so clearly.
     """
+    if isinstance(model, str) and ("/" in model or os.sep in model):  # a pipeline saved in a folder
+        folder = Path(model)
+        if folder.is_dir() and (folder / "meta.json").is_file() and (folder / "config.cfg").is_file():
+            return None
+        return f"its spaCy model {model[:80]!r} is not a folder holding a spaCy pipeline (meta.json, config.cfg)"
     if not isinstance(model, str) or not _PACKAGE.fullmatch(model):
         return f"its spaCy model {str(model)[:80]!r} is not the name of a spaCy pipeline package"
     try:

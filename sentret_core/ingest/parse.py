@@ -7,7 +7,6 @@ Both engines take the same stream of :class:`Document` records and write the sam
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -43,10 +42,8 @@ class Engine:
             )
         if self.num_workers is not None and self.num_workers < 1:
             raise SentretError(f"--num-workers must be at least 1 (got {self.num_workers})")
-        if self.model and "/" not in self.model and os.sep not in self.model:  # a package name, not a path
-            problem = spacy_model_problem(self.model)
-            if problem is not None:
-                raise SentretError(f"--model {self.model}: {problem.removeprefix('its ')}")
+        if self.model and (problem := spacy_model_problem(self.model)) is not None:
+            raise SentretError(f"--model {self.model}: {problem.removeprefix('its ')}")
         if self.address is not None and not self.address.strip():
             raise SentretError(
                 "--address is empty: name the Ray cluster as HOST:PORT (or 'auto'), or leave it out to start Ray here"
