@@ -218,7 +218,87 @@ def _load(root: Path, name: str, index: Index | None) -> Artefact:
         raise SentretError(f"{damaged}: its arrays do not match their recorded hash; train it again")
     if index is not None and record.get("index") != fingerprint(index):
         raise SentretError(f"artefact {name!r} was trained on another build of {index.path}; train it again")
+    if index is not None:
+        try:
+            check_contents(record["kind"], arrays, record, index)
+        except SentretError as err:
+            raise SentretError(f"{damaged}: {err}; train it again") from None
     return Artefact(name, record["kind"], str(record["sha256"]), arrays, record)
+
+
+# --- what an artefact holds must fit the index it claims --------------------------------------------
+# The hashes above only say the files were not changed since they were sealed; someone who reseals
+# them (rewrites the hashes) can put anything inside. scipy and numpy trust index arrays (a CSR
+# column out of range reads or writes outside memory), so every one is checked here first.
+
+MAX_CLASSES = 1_000_001  # training allows 1,000,000 classes, plus the shared class of rare words
+TRIGGER_TABLES = ("inside", "across", "qa", "ne")  # models.training.triggers.TABLES
+ASK_TABLES = ("qa_ask", "ne_ask")  # its question-word rows (triggers written before them have none)
+
+
+def check_contents(kind: str, arrays: dict[str, np.ndarray], record: dict[str, Any], index: Index) -> None:
+    """Raise a SentretError saying what does not fit when the arrays and record of an artefact of
+    ``kind`` (word classes, trigger tables) do not fit ``index``; other kinds are not checked here."""
+    if kind == "classes":
+        _check_classes(arrays, record, index.V)
+    elif kind == "triggers":
+        _check_triggers(arrays, record, index.V)
+
+
+def _check_classes(arrays: dict[str, np.ndarray], record: dict[str, Any], V: int) -> None:
+    n = record.get("n_classes")
+    if type(n) is not int or not 1 <= n <= MAX_CLASSES:
+        raise SentretError(f"n_classes is {str(n)[:40]!r}, not a count from 1 to {MAX_CLASSES:,}")
+    if not all(isinstance(record.get(key), kind) for key, kind in (("params", dict), ("sources", list),
+                                                                     ("stats", dict))):  # fmt: skip
+        raise SentretError("its record lacks its params, sources or stats")
+    classes = _integers(arrays.get("classes"), "classes", (V,))
+    if V and (classes.min() < 0 or classes.max() >= n):
+        raise SentretError(f"classes holds a class id outside 0..{n - 1}")
+
+
+def _check_triggers(arrays: dict[str, np.ndarray], record: dict[str, Any], V: int) -> None:
+    labels, shapes, asks = record.get("labels"), record.get("shapes"), record.get("asks", [])
+    if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
+        raise SentretError("its record's labels are not a list of names")
+    if not isinstance(shapes, dict) or not isinstance(asks, list):
+        raise SentretError("its record's shapes or asks are missing")
+    expected = {"inside": (V, V), "across": (V, V), "qa": (V, V), "ne": (V, len(labels)),
+                "qa_ask": (len(asks), V), "ne_ask": (len(asks), len(labels))}  # fmt: skip
+    for table in (*TRIGGER_TABLES, *ASK_TABLES):
+        if table in ASK_TABLES and f"{table}.data" not in arrays and "asked" not in arrays:
+            continue
+        if shapes.get(table) != list(expected[table]):
+            raise SentretError(f"table {table} has shape {str(shapes.get(table))[:40]}; this index needs "
+                               f"{list(expected[table])}")  # fmt: skip
+        _check_csr(arrays, table, expected[table])
+    if "asked" in arrays:
+        asked = arrays["asked"]
+        numeric = asked.shape == (len(asks),) and asked.dtype.kind in "fiu"
+        if not numeric or not np.isfinite(asked).all() or (asked < 0).any():
+            raise SentretError(f"asked is not {len(asks)} finite counts")
+
+
+def _check_csr(arrays: dict[str, np.ndarray], table: str, shape: tuple[int, int]) -> None:
+    rows, cols = shape
+    data = arrays.get(f"{table}.data")
+    if not isinstance(data, np.ndarray) or data.ndim != 1 or data.dtype.kind not in "fiu":
+        raise SentretError(f"table {table} has no numeric data array")
+    indptr = _integers(arrays.get(f"{table}.indptr"), f"{table}.indptr", (rows + 1,))
+    indices = _integers(arrays.get(f"{table}.indices"), f"{table}.indices", (len(data),))
+    if indptr[0] != 0 or indptr[-1] != len(data) or (np.diff(indptr) < 0).any():
+        raise SentretError(f"table {table}: its row pointers do not run from 0 to {len(data)} in order")
+    if len(indices) and (indices.min() < 0 or indices.max() >= cols):
+        raise SentretError(f"table {table} has a column index outside 0..{cols - 1}")
+    if not np.isfinite(data).all() or (data < 0).any():
+        raise SentretError(f"table {table} holds a count that is negative or not finite")
+
+
+def _integers(array: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
+    if not isinstance(array, np.ndarray) or array.dtype.kind not in "iu" or array.shape != shape:
+        found = f"{array.dtype} {array.shape}" if isinstance(array, np.ndarray) else "missing"
+        raise SentretError(f"{name} is not integers of shape {shape} ({found})")
+    return array
 
 
 def available(index_path: str | Path | None, kind: str | None = None) -> list[dict[str, Any]]:

@@ -6,7 +6,9 @@
   weights a class can read: a sentence's score is Σ_j w_j·z_j + b with z_j = (x_j - mean_j)/scale_j.
 
 A ranker's arrays (a LightGBM model as its text, or the linear weights and scaling) are what its
-artefact stores; predictions are deterministic.
+artefact stores; predictions are deterministic. A stored ranker may come from anyone, so its arrays
+are checked before use (:meth:`Ranker.check`): the trees by :mod:`~sentret_core.models.ltr.forest`
+(which also scores them, in numpy), the linear model's numbers for being finite.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from sentret_core.errors import SentretError
+from sentret_core.models.ltr.forest import Forest, parse_forest
 
 LEARNERS: tuple[str, ...] = ("lambdamart", "linear")
 DEV_CUTOFF = 10  # MAP@10 is what early stopping watches
@@ -38,25 +41,47 @@ class Ranker:
     arrays: dict[str, np.ndarray] = field(compare=False)
 
     @cached_property
+    def _forest(self) -> Forest:
+        """The checked trees (a SentretError for a model text that is not one our learner makes)."""
+        model = self.arrays.get("model")
+        if not isinstance(model, np.ndarray) or model.dtype != np.uint8 or model.ndim != 1:
+            raise SentretError("its model is not a LightGBM model text")
+        try:
+            text = model.tobytes().decode()
+        except UnicodeDecodeError:
+            raise SentretError("its model text is not UTF-8") from None
+        return parse_forest(text, len(self.features))
+
+    @cached_property
     def _booster(self) -> Any:
         import lightgbm
 
-        return lightgbm.Booster(model_str=bytes(self.arrays["model"]).decode())
+        return lightgbm.Booster(model_str=self._forest.text())  # re-written from checked arrays only
+
+    def check(self) -> Ranker:
+        """This ranker, once its arrays are checked: a SentretError says what is wrong."""
+        if self.learner == "linear":
+            _check_linear(self.arrays, len(self.features))
+        else:
+            _ = self._forest
+        return self
 
     def _standardised(self, X: np.ndarray) -> np.ndarray:
         return (X - self.arrays["mean"]) / self.arrays["scale"]
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         """The score of each row of ``X`` (columns as :attr:`features`)."""
+        self.check()
         if len(X) == 0:
             return np.zeros(0)
         if self.learner == "linear":
             return np.asarray(self._standardised(X) @ self.arrays["coef"] + float(self.arrays["intercept"][0]))
-        return np.asarray(self._booster.predict(X, num_threads=1), dtype=np.float64)
+        return self._forest.predict(X)
 
     def contributions(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each feature's additive part of each row's score, and the rest (the intercept, or the
         trees' expected value): their sum is :meth:`predict` (LightGBM's exact TreeSHAP values)."""
+        self.check()
         if self.learner == "linear":
             parts = self._standardised(X) * self.arrays["coef"]
             return parts, np.full(len(X), float(self.arrays["intercept"][0]))
@@ -71,11 +96,21 @@ class Ranker:
 
     def importance(self) -> dict[str, float]:
         """Which features mattered: LightGBM's total gain per feature, or |weight| for the linear model."""
-        if self.learner == "linear":
-            values = np.abs(self.arrays["coef"])
-        else:
-            values = np.asarray(self._booster.feature_importance(importance_type="gain"), dtype=np.float64)
+        # LightGBM's total gain, computed from the checked trees
+        values = np.abs(self.check().arrays["coef"]) if self.learner == "linear" else self._forest.gain_importance()
         return dict(zip(self.features, (float(v) for v in values)))
+
+
+def _check_linear(arrays: dict[str, np.ndarray], n_features: int) -> None:
+    shapes = {"mean": (n_features,), "scale": (n_features,), "coef": (n_features,), "intercept": (1,)}
+    for key, shape in shapes.items():
+        value = arrays.get(key)
+        if not isinstance(value, np.ndarray) or value.shape != shape or value.dtype.kind not in "fi":
+            raise SentretError(f"its {key} is not {shape[0]} number(s)")
+        if not np.isfinite(value).all():
+            raise SentretError(f"its {key} holds a value that is not finite (NaN or infinite)")
+    if (arrays["scale"] == 0).any():
+        raise SentretError("its scale holds a 0 (a feature would be divided by zero)")
 
 
 Set = tuple[np.ndarray, np.ndarray, np.ndarray]  # features, labels (grades ≥ 0), group sizes

@@ -16,6 +16,7 @@ from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
 from sentret_core.models.ltr.features import feature_names
 from sentret_core.models.ltr.learners import LEARNERS, Ranker
+from sentret_core.models.registry import get_model
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -45,6 +46,7 @@ def save(name: str, ranker: Ranker, *, first_stage: str, depth: int, scorers: Se
         raise SentretError("the ranker's features do not match its scorers")
     record = dict(meta, learner=ranker.learner, features=list(ranker.features), first_stage=first_stage,
                   depth=depth, scorers=list(scorers))  # fmt: skip
+    _as_learned(artefacts.Artefact(name, KIND, "", ranker.arrays, record))  # refused before anything is written
     found = artefacts.write(None, KIND, name, ranker.arrays, record)
     return _as_learned(found)
 
@@ -67,9 +69,24 @@ def _as_learned(found: artefacts.Artefact) -> Learned:
         learner, features = str(meta["learner"]), tuple(str(f) for f in meta["features"])
         scorers = tuple(str(s) for s in meta["scorers"])
         first_stage, depth = str(meta["first_stage"]), int(meta["depth"])
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError):
         raise SentretError(f"ranker {found.name!r} has an incomplete record; learn it again") from None
+    for model in (first_stage, *scorers):  # a ranker reads other scorers, never a ranker (no loop)
+        try:
+            family = get_model(model).family
+        except SentretError:
+            raise SentretError(f"ranker {found.name!r} reads {model[:60]!r}, which is not a model here") from None
+        if family == "ltr":
+            raise SentretError(f"ranker {found.name!r} reads {model!r}, another learned ranker; learn it again")
+    if len(set(scorers)) != len(scorers):
+        raise SentretError(f"ranker {found.name!r} names a scorer twice; learn it again")
+    if not 1 <= depth <= MAX_DEPTH:
+        raise SentretError(f"ranker {found.name!r} re-ranks {depth} sentences; allowed is 1 to {MAX_DEPTH:,}")
     expected = ("model",) if learner == "lambdamart" else ("mean", "scale", "coef", "intercept")
     if learner not in LEARNERS or any(k not in found.arrays for k in expected) or features != feature_names(scorers):
         raise SentretError(f"ranker {found.name!r} is not one this sentret can read; learn it again")
-    return Learned(Ranker(learner, features, found.arrays), first_stage, depth, scorers, meta, found.reference)
+    try:
+        ranker = Ranker(learner, features, found.arrays).check()
+    except SentretError as err:
+        raise SentretError(f"ranker {found.name!r} cannot be used: {err}; learn it again") from None
+    return Learned(ranker, first_stage, depth, scorers, meta, found.reference)
