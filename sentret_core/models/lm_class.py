@@ -63,7 +63,8 @@ PAPER_001 = (
     "Momtazi & Klakow, Bridging the vocabulary gap between questions and answer sentences, "
     "IP&M 2015 (seed 001)"
 )
-_MU = dict(symbol=r"\mu", min=0.0, max=1e6, step=1.0, grid=MU_GRID, min_positive=MU_MIN)
+# μ = 0 leaves p(C|s) = 0 for a class the sentence lacks and its log-likelihood -inf: refused (issue 29)
+_MU = dict(symbol=r"\mu", min=MU_MIN, max=1e6, step=1.0, grid=MU_GRID)
 LAM_GRID = grid_range(0.1, 0.9, 0.1)
 
 
@@ -81,7 +82,7 @@ class ClassParams(Params):
     mu: float = param(100.0, _HELP["mu"], **_MU)  # type: ignore[arg-type]
     lam: float = param(0.0, _HELP["lam"], symbol=r"\lambda", min=0.0, max=1.0, step=0.05, grid=LAM_GRID)
     mu_word: float = param(
-        100.0, _HELP["mu_word"], symbol=r"\mu_w", min=0.0, max=1e6, step=1.0, grid=MU_GRID, min_positive=MU_MIN
+        100.0, _HELP["mu_word"], symbol=r"\mu_w", min=MU_MIN, max=1e6, step=1.0, grid=MU_GRID
     )
     classes: str = param(DEFAULT_NAME, _HELP["classes"], artefact=KIND)
     max_candidates: int = param(10000, _HELP["max_candidates"], min=1, max=1_000_000, step=1)
@@ -287,7 +288,7 @@ class ClassParamsV2(ClassParams):
         step=0.05, grid=LAM_GRID,
     )  # fmt: skip
     mu_word: float = param(
-        100.0, _HELP["mu_word"], symbol=r"\mu_w", min=0.0, max=1e6, step=1.0, grid=MU_GRID, min_positive=MU_MIN
+        100.0, _HELP["mu_word"], symbol=r"\mu_w", min=MU_MIN, max=1e6, step=1.0, grid=MU_GRID
     )
 
 

@@ -131,7 +131,8 @@ class TriggerParams(Params):
     lam_across: float = param(0.0, _HELP["across"], symbol=r"\lambda_{ac}", **_LAM)  # type: ignore[arg-type]
     lam_qa: float = param(0.0, _HELP["qa"], symbol=r"\lambda_{qa}", **_LAM)  # type: ignore[arg-type]
     lam_ne: float = param(0.0, _HELP["ne"], symbol=r"\lambda_{ne}", **_LAM)  # type: ignore[arg-type]
-    mu: float = param(100.0, _HELP["mu"], symbol=r"\mu", min=0.0, max=1e6, step=1.0, grid=MU_GRID, min_positive=MU_MIN)
+    # μ = 0 leaves a sentence without a query term probability 0 (-inf): refused (issue 29)
+    mu: float = param(100.0, _HELP["mu"], symbol=r"\mu", min=MU_MIN, max=1e6, step=1.0, grid=MU_GRID)
     max_candidates: int = param(10000, _HELP["max_candidates"], min=1, max=1_000_000, step=1)
     tables: str = param(DEFAULT_NAME, _HELP["tables"], artefact=KIND)
 
@@ -246,7 +247,8 @@ class TriggerParamsV2(TriggerParams):
                           **_LAM0)  # type: ignore[arg-type]  # fmt: skip
     lam_ne: float = param(0.4, _HELP["ne"] + "; also question words (?when → DATE)", symbol=r"\lambda_{ne}",
                           **_LAM0)  # type: ignore[arg-type]  # fmt: skip
-    mu: float = param(50.0, _HELP["mu"], symbol=r"\mu", min=0.0, max=1e6, step=1.0, grid=MU_GRID, min_positive=MU_MIN)
+    # μ = 0 with every trigger weight 0 leaves a sentence without a query term probability 0: refused
+    mu: float = param(50.0, _HELP["mu"], symbol=r"\mu", min=MU_MIN, max=1e6, step=1.0, grid=MU_GRID)
 
 
 def ask_scores(index: Index, q: Query, cand: np.ndarray, p: TriggerParams) -> np.ndarray | None:
