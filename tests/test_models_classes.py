@@ -200,7 +200,7 @@ def test_the_formula_by_hand(week: Index) -> None:
 
 PARAMS = [
     {},
-    {"mu": 0.0},
+    {"mu": 1e-6},  # the smallest prior allowed: 0 gave -inf scores (issue 29)
     {"mu": 2500.0, "lam": 0.5, "mu_word": 10.0},
     {"lam": 1.0},
     {"classes": "shared3"},

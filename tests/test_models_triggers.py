@@ -168,7 +168,7 @@ PARAMS = [
     {},
     {"lam_self": 1.0, "lam_inside": 0.0},
     {"lam_self": 0.2, "lam_inside": 0.2, "lam_across": 0.2, "lam_qa": 0.2, "lam_ne": 0.2},
-    {"lam_inside": 0.0, "lam_across": 0.5, "mu": 0.0},
+    {"lam_inside": 0.0, "lam_across": 0.5, "mu": 1e-6},  # the smallest prior allowed: 0 gave -inf (issue 29)
     {"lam_inside": 0.3, "lam_ne": 0.3, "mu": 2500.0},
     {"lam_inside": 0.0, "lam_qa": 0.7, "max_candidates": 1},
 ]
