@@ -68,7 +68,7 @@ def fail_in_another_process(path: str, times: int, client: str) -> list[str]:
 
 
 def run_elsewhere(path: Path, times: int, client: str) -> list[str]:
-    with multiprocessing.get_context("fork").Pool(1) as processes:
+    with multiprocessing.get_context("spawn").Pool(1) as processes:
         return processes.apply(fail_in_another_process, (str(path), times, client))
 
 
@@ -158,7 +158,7 @@ def guess_in_a_process(path: str, number: int, start: Any) -> str:
 
 def test_concurrent_guesses_from_processes_are_serialised(db: tuple[Path, str]) -> None:
     path, _ = db
-    context = multiprocessing.get_context("fork")
+    context = multiprocessing.get_context("spawn")
     start = context.Manager().Barrier(6)
     with context.Pool(6) as processes:
         results = processes.starmap(guess_in_a_process, [(str(path), n, start) for n in range(6)])
@@ -210,5 +210,5 @@ def test_a_v3_database_opens_and_gains_the_attempts_table(tmp_path: Path) -> Non
     with JudgmentStore(path, read_only=True) as reader:  # read-only: readable as it is, nothing counted
         assert reader.sessions() == []
     with JudgmentStore(path) as store:
-        assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 4
         assert store._conn.execute("SELECT count(*) FROM sign_in_attempts").fetchone()[0] == 0
