@@ -412,3 +412,31 @@ def test_no_variance_in_the_grades_gives_reasons_not_nan() -> None:
     assert all(isinstance(cell, Coefficient) and cell.value is None and cell.note for cell in cells)
     flat = json.dumps(summary.to_dict(), allow_nan=False)  # would raise on a NaN anywhere
     assert NO_VARIATION in flat
+
+
+def test_raw_percent_agreement_with_n_below_the_kappa_threshold() -> None:
+    from sentret_core.annotation.agreement_summary import PercentAgreement, agreement_summary
+
+    # A and B share 4 items, graded A: 1, 2, 3, 4 and B: 1, 2, 4, 4 → the same grade on items 0, 1, 3:
+    # 3 of 4 = 75.0%. A and C share items 0 and 1 (A: 1, 2; C: 2, 2) → 1 of 2 = 50.0%. B and C
+    # share the same two items (B: 1, 2; C: 2, 2) → 50.0%. No pair reaches 10 shared items, so no κ.
+    grades = {"A": [1, 2, 3, 4], "B": [1, 2, 4, 4], "C": [2, 2]}
+    judgments = [
+        Judgment("s", "q:e", "q", "e", item, item, "", "", who, "person", g, None, "", "")
+        for who, given_grades in grades.items() for item, g in enumerate(given_grades)
+    ]  # fmt: skip
+    summary = agreement_summary(judgments, resamples=20)
+    assert summary.percent == (
+        ("A", "B", PercentAgreement(3, 4)), ("A", "C", PercentAgreement(1, 2)), ("B", "C", PercentAgreement(1, 2))
+    )  # fmt: skip
+    assert summary.percent_of("B", "A").text() == "75.0% (3 of 4 shared items)"
+    assert summary.percent_of("A", "C").value == 0.5
+    assert all(k.value is None for _, _, k in summary.pairs)  # κ withheld, the percent still given
+    assert summary.to_dict()["percent_agreement"][0] == {"a": "A", "b": "B", "value": 0.75, "agreed": 3, "n": 4}
+    assert PercentAgreement(0, 0).text() == "— (no shared items)"  # a pair that shares nothing
+    # beside a κ that is undefined (no variation): 12 items all graded 3 by both → 100%, κ None
+    same = [Judgment("s", "q:e", "q", "e", i, i, "", "", who, "person", 3, None, "", "")
+            for who in ("A", "B") for i in range(12)]  # fmt: skip
+    flat = agreement_summary(same, resamples=20)
+    assert flat.pairs[0][2].value is None and flat.percent_of("A", "B") == PercentAgreement(12, 12)
+    assert flat.percent_of("A", "B").text() == "100.0% (12 of 12 shared items)"

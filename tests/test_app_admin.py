@@ -90,6 +90,14 @@ def test_close_reopen_progress_and_agreement(store: JudgmentStore, small_index: 
     assert kappa.iloc[0][["annotator A", "annotator B", "shared items", "Cohen's κ", "note"]].tolist() == [
         "ann", "bob", 3, "—", "too few shared items (n = 3 < 10)"
     ]
+    # below the κ threshold the raw agreement is still shown, with its n: the shared items' grades compared
+    grades: dict[str, dict[tuple[str, int], int]] = {}
+    for j in store.admin(TOKEN).all_judgments("s"):
+        grades.setdefault(j.annotator, {})[(j.topic_id, j.sentence_id)] = j.grade
+    shared = grades["ann"].keys() & grades["bob"].keys()
+    agreed = sum(grades["ann"][i] == grades["bob"][i] for i in shared)
+    assert len(shared) == 3
+    assert kappa.iloc[0]["same grade"] == f"{100 * agreed / 3:.1f}% ({agreed} of 3 shared items)"
     app.button(key="admin_close").click().run()
     assert not store.session("s").is_open
     assert app.button(key="admin_reopen") is not None
@@ -220,13 +228,14 @@ def test_a_new_session_is_selected_and_every_action_names_its_session(
 ) -> None:
     """Issue 25: after creating a session the panel stayed on the previous one ("Add annotator" added
     Alice to the wrong session), and the form kept the old name, topics and upload."""
+    from sentret_core.ui.disagreements import RULE
     from sentret_core.ui.session_form import FILE, field_key
 
     create_session(store, "old", small_index, "picasso peace", top_entities=1, depth=1)
     create_session(store, "older", small_index, "lennon religion", top_entities=1, depth=1)
     app = signed_in()
     app.selectbox(key="admin_session").set_value("old").run()  # the admin works on "old"
-    assert [c.value.split(" · ")[0] for c in app.caption if c.value.startswith("Session: ")] == ["Session: **old**"] * 3
+    assert [c.value.split(" · ")[0] for c in app.caption if c.value.startswith("Session: ")] == ["Session: **old**"] * 4
     app.text_input(key="admin_new_name").input("new")
     app.file_uploader(key=FILE).set_value(("t.tsv", b"picasso peace\tPicasso|PERSON\n", "text/plain"))
     app.button(key="admin_preview").click().run()
@@ -235,7 +244,8 @@ def test_a_new_session_is_selected_and_every_action_names_its_session(
     assert app.selectbox(key="admin_session").value == "new"
     # annotators, export and import each say which session they act on
     captions = [c.value for c in app.caption if c.value.startswith("Session: ")]
-    assert captions == ["Session: **new**", f"Session: **new** · {relevance_rule()}", "Session: **new**"]
+    assert captions == ["Session: **new**", f"Session: **new** · {RULE}", f"Session: **new** · {relevance_rule()}",
+                        "Session: **new**"]  # annotators, disagreements, export, import
     app.text_input(key="admin_annotator_new").input("Alice")
     app = _click(app, "Add annotator")
     admin = store.admin(TOKEN)

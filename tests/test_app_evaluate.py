@@ -195,3 +195,44 @@ def test_an_uploads_scale_is_sniffed_said_and_changeable(store: JudgmentStore, s
     # a chosen scale the values are not on: a warning, and Evaluate names the line
     app.radio(key=SCALE_KEY).set_value("binary").run()
     assert any("is not on the binary scale" in w.value for w in app.warning)
+
+
+def test_the_chosen_learned_ranker_is_scored_and_named(store: JudgmentStore, small_index: Index) -> None:
+    from test_app_explore import store_ranker
+
+    store_ranker("team-linear", -1.0)  # beside conftest's "ltr"
+    app = signed_in()
+    assert app.selectbox(key="evaluate_ltr_model").options == ["ltr", "team-linear"]
+    app.pills(key="evaluate_models").set_value(["bm25f.v1", "ltr.v1"]).run()
+    app.selectbox(key="evaluate_ltr_model").set_value("team-linear").run()
+    assert app.query_params["p.ltr.model"] == "team-linear"
+    app.button(key="evaluate_run").click().run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    table = app.dataframe[0].value
+    assert list(table.index) == [BM25F, "Learned ranker (team-linear)"]
+    qrels = session_qrels(store.admin(TOKEN), "s")
+    expected = {name: evaluate_judgments(small_index, qrels, models=["bm25f.v1", "ltr.v1"],
+                                         params={"ltr.v1": {"model": name}})
+                for name in ("ltr", "team-linear")}  # fmt: skip
+    shown = [str(table.loc["Learned ranker (team-linear)", m]).rstrip("*") for m in ("map", "mrr", "ndcg")]
+    assert shown == [f"{expected['team-linear'].means().loc['ltr.v1', m]:.4f}" for m in ("map", "mrr", "ndcg")]
+    # the page scored team-linear (its sentence scores), not ltr
+    scored = app.session_state["evaluate_result"][1]
+    assert expected["team-linear"].runs["ltr.v1"] != expected["ltr"].runs["ltr.v1"]
+    assert scored.runs["ltr.v1"] == expected["team-linear"].runs["ltr.v1"]
+    # choosing the other ranker evaluates again, under its own name
+    app.selectbox(key="evaluate_ltr_model").set_value("ltr").run()
+    app.button(key="evaluate_run").click().run()
+    assert "Learned ranker (ltr)" in list(app.dataframe[0].value.index)
+    # a link names the ranker; without a learned model chosen it leaves the URL
+    linked = AppTest.from_string(SCRIPT, default_timeout=60)
+    linked.query_params["p.ltr.model"] = "team-linear"
+    linked.run()
+    assert linked.selectbox(key="evaluate_ltr_model").value == "team-linear"
+    assert "p.ltr.model" not in linked.query_params  # the default models hold no learned ranker
+    # a ranker the store does not hold is named once, and the default one is used
+    bad = AppTest.from_string(SCRIPT, default_timeout=60)
+    bad.query_params["p.ltr.model"] = "gone"
+    bad.run()
+    assert any("p.ltr.model='gone'" in w.value for w in bad.warning)
+    assert bad.selectbox(key="evaluate_ltr_model").value == "ltr"

@@ -230,3 +230,65 @@ def test_an_untrained_model_is_marked_and_never_trained_by_the_page(
     assert not app.exception
     assert any("sentret train classes" in e.value for e in app.error)  # says how, and does not do it
     assert artefacts.available(index.path) == []
+
+
+def store_ranker(name: str, sign: float) -> None:
+    """A linear ranker named ``name`` over bm25.v1's features (``sign`` flips its order)."""
+    import numpy as np
+
+    from sentret_core.models.ltr.features import feature_names
+    from sentret_core.models.ltr.learners import Ranker
+    from sentret_core.models.ltr.store import save
+
+    names = feature_names(("bm25.v1",))
+    arrays = {"mean": np.zeros(len(names)), "scale": np.ones(len(names)),
+              "coef": sign * np.linspace(1.0, 2.0, len(names)), "intercept": np.zeros(1)}  # fmt: skip
+    save(name, Ranker("linear", names, arrays), first_stage="bm25.v1", depth=100, scorers=("bm25.v1",), meta={})
+
+
+def learned_column(app: AppTest) -> str:
+    columns = [m.value for m in app.markdown if m.value.startswith('<div class="support-column">')]
+    return next(c for c in columns if "Learned ranker" in c)
+
+
+def test_the_chosen_learned_ranker_is_named_shown_and_linked(
+    small_index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sentret_core.support.engine import support
+
+    store_ranker("team-linear", -1.0)  # beside conftest's "ltr"
+    url = {"q": "Spanish Civil War", "entity": "George Orwell|PERSON", "models": "ltr.v1,tfisf.v1"}
+    app = explore(small_index, monkeypatch, url)
+    assert not app.exception and not app.error
+    picker = app.selectbox(key="explore_ltr_model")
+    assert picker.options == ["ltr", "team-linear"] and picker.value == "ltr"  # the default name first
+    assert "<b>Learned ranker (ltr)</b>" in learned_column(app)
+    assert app.query_params["p.ltr.model"] == "ltr"
+    # the models picker's label holds "ltr": typing it finds the learned ranker
+    labels = app.multiselect(key="explore_models").options
+    assert [o for o in labels if "ltr" in o] == ["Learned ranker · ltr.v1"]
+
+    picker.set_value("team-linear").run()
+    assert not app.exception and not app.error
+    column = learned_column(app)
+    assert "<b>Learned ranker (team-linear)</b>" in column
+    assert app.query_params["p.ltr.model"] == "team-linear"
+    # the column's scores are team-linear's, not ltr's (its coefficients have the other sign)
+    orwell = small_index.entity_index[("George Orwell", "PERSON")]
+    found = {name: support(small_index, "Spanish Civil War", models=("ltr.v1",), entities=[orwell],
+                           params={"ltr.v1": {"model": name}}).entities[0].sentences["ltr.v1"]
+             for name in ("ltr", "team-linear")}  # fmt: skip
+    assert [s.score for s in found["ltr"]] != [s.score for s in found["team-linear"]]
+    assert re.findall(r"score (-?[0-9.]+)", column) == [f"{s.score:.3f}" for s in found["team-linear"]]
+
+    link = {key: app.query_params[key] for key in app.query_params}
+    fresh = explore(small_index, monkeypatch, link)
+    assert not fresh.warning and fresh.selectbox(key="explore_ltr_model").value == "team-linear"
+    assert learned_column(fresh) == column
+    # a ranker the store does not hold is named, and the default is used
+    bad = explore(small_index, monkeypatch, {**url, "p.ltr.model": "gone"})
+    assert any("p.ltr.model='gone'" in w.value for w in bad.warning)
+    assert "<b>Learned ranker (ltr)</b>" in learned_column(bad)
+    # without ltr.v1 among the models, the link does not carry the ranker
+    app.multiselect(key="explore_models").set_value(["tfisf.v1"]).run()
+    assert "p.ltr.model" not in app.query_params

@@ -100,8 +100,14 @@ def test_create_import_export_agreement(
     (pair,) = summary["cohen_kappa"]
     assert pair["a"] == "ann" and pair["b"] == "gold" and pair["n"] == len(lines) < 10
     assert pair["value"] is None and pair["note"] == f"too few shared items (n = {len(lines)} < 10)"
+    # raw agreement still given: every item but the first has the same grade
+    (percent,) = summary["percent_agreement"]
+    assert percent == {"a": "ann", "b": "gold", "value": (len(lines) - 1) / len(lines), "agreed": len(lines) - 1,
+                       "n": len(lines)}  # fmt: skip
     assert run(["judgments", "agreement", str(db), "--session", "s"], monkeypatch) == 0
-    assert f"Cohen's κ  ann × gold: — (too few shared items (n = {len(lines)} < 10))" in capsys.readouterr().out
+    same = f"{100 * (len(lines) - 1) / len(lines):.1f}% ({len(lines) - 1} of {len(lines)} shared items)"
+    assert (f"Cohen's κ  ann × gold: — (too few shared items (n = {len(lines)} < 10)); same grade on {same}"
+            in capsys.readouterr().out)  # fmt: skip
 
     # the 1-4 scale on request: every grade one more than on the default trec scale
     assert run(["judgments", "export", str(db), "--session", "s", "--format", "qrels", "--adjudicate", "gold",

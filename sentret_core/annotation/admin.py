@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from sentret_core.annotation.adjudication import adjudicated_grades
 from sentret_core.annotation.annotator import _progress
 from sentret_core.annotation.auth import admin_token, name_key, normalise_name
 from sentret_core.annotation.csv_export import csv_text
@@ -21,7 +22,6 @@ from sentret_core.annotation.identity import AnnotatorAdmin
 from sentret_core.annotation.io import _parse_jsonl, _parse_qrels
 from sentret_core.annotation.pooling import adjudicate
 from sentret_core.annotation.records import (
-    _JUDGMENT_SELECT,
     DEFAULT_SCALE,
     IMPORT_SCALES,
     IMPORTED,
@@ -33,6 +33,7 @@ from sentret_core.annotation.records import (
     Judgment,
     Progress,
     _judgment,
+    _judgment_select,
     _Key,
 )
 from sentret_core.annotation.scales import AUTO, qrels_grades, sniff_or_default
@@ -83,7 +84,8 @@ class Admin(AnnotatorAdmin):
         with self._store._read() as conn:
             session_id = self._store._session_row(conn, name)[0]
             rows = conn.execute(
-                f"{_JUDGMENT_SELECT} WHERE j.session_id = ? AND a.removed_at IS NULL ORDER BY p.position, a.name_key",
+                f"{_judgment_select(conn)} WHERE j.session_id = ? AND a.removed_at IS NULL"
+                " ORDER BY p.position, a.name_key",
                 (session_id,),
             ).fetchall()
         return [_judgment(row) for row in rows]
@@ -112,8 +114,9 @@ class Admin(AnnotatorAdmin):
         relevant, so trec_eval's defaults never count a non-relevant sentence, and ``trec_eval -l 2``
         counts what the app calls relevant) or ``1-4`` (the grades as stored). ``rule``:
         ``majority`` (most frequent grade, ties to the lower), ``mean`` (rounded half up) or
-        ``annotator`` (the grades of ``annotator`` alone). Topic ids are ``<query>:<entity>``
-        percent-encoded.
+        ``annotator`` (the grades of ``annotator`` alone). Under majority and mean an item's
+        adjudicated grade (:mod:`.adjudication`), when it has one, is its grade. Topic ids are
+        ``<query>:<entity>`` percent-encoded.
         """
         if rule not in RULES:
             raise SentretError(f"unknown adjudication rule {rule!r}; choose one of {RULES}")
@@ -131,11 +134,10 @@ class Admin(AnnotatorAdmin):
         for j in judgments:
             grades.setdefault((j.topic_id, j.sentence_id), []).append(j.grade)
         adjudication = "majority" if rule == "annotator" else rule
+        decided = {} if rule == "annotator" else adjudicated_grades(self, name)
+        chosen = {key: adjudicate(found, adjudication) for key, found in grades.items()} | decided
         written = SCALES[scale]
-        return "".join(
-            f"{topic} 0 {sid} {written[adjudicate(found, adjudication)]}\n"
-            for (topic, sid), found in sorted(grades.items())
-        )
+        return "".join(f"{topic} 0 {sid} {written[grade]}\n" for (topic, sid), grade in sorted(chosen.items()))
 
     def export_csv(self, name: str) -> str:
         """Every judgment with every field (:data:`JUDGMENT_FIELDS`), one CSV row each; a text cell

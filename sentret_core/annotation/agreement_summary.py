@@ -5,6 +5,10 @@ A coefficient on fewer than :data:`MIN_SHARED` items is not given at all: a κ o
 shared item says nothing, so the record says "too few shared items (n = 1 < 10)" instead. Nor is an
 undefined one (grades without any variation: chance disagreement is zero): its value is None with
 that reason, never NaN, in every field of the record, the pairwise matrix included.
+
+Raw percent agreement (the share of a pair's shared items given the same grade, with that n) is
+given for every pair, however few items it shares: a pilot below the κ threshold still sees it.
+It is not corrected for chance, so it reads high when most grades are the same one.
 """
 
 from __future__ import annotations
@@ -45,6 +49,26 @@ class Coefficient(NamedTuple):
         return {"value": self.value, "n": self.n, "ci95": [self.low, self.high], "note": self.note}
 
 
+class PercentAgreement(NamedTuple):
+    """Raw agreement of two annotators: the shared items they gave the same grade, of ``n`` shared."""
+
+    agreed: int
+    n: int
+
+    @property
+    def value(self) -> float | None:
+        return self.agreed / self.n if self.n else None
+
+    def text(self) -> str:
+        """``75.0% (3 of 4 shared items)``, or why there is none."""
+        if self.value is None:
+            return "— (no shared items)"
+        return f"{100 * self.value:.1f}% ({self.agreed} of {self.n} shared item{'s' if self.n != 1 else ''})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "agreed": self.agreed, "n": self.n}
+
+
 @dataclass(frozen=True)
 class AgreementSummary:
     """Agreement on the items graded by more than one annotator (see :mod:`sentret_core.annotation.agreement`)."""
@@ -58,6 +82,12 @@ class AgreementSummary:
     fleiss: Coefficient  # on the items graded by everyone
     alpha: Coefficient  # Krippendorff's α, ordinal, on the items with ≥ 2 grades
     notes: tuple[str, ...] = ()
+    percent: tuple[tuple[str, str, PercentAgreement], ...] = ()  # (a, b, same grade on their shared items)
+
+    def percent_of(self, a: str, b: str) -> PercentAgreement:
+        """The raw agreement of the pair (a, b), in either order."""
+        found = [p for x, y, p in self.percent if {x, y} == {a, b}]
+        return found[0] if found else PercentAgreement(0, 0)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -67,6 +97,7 @@ class AgreementSummary:
             "complete_items": self.complete,
             "min_shared_items": MIN_SHARED,
             "cohen_kappa": [{"a": a, "b": b, **c.to_dict()} for a, b, c in self.pairs],
+            "percent_agreement": [{"a": a, "b": b, **p.to_dict()} for a, b, p in self.percent],
             "fleiss_kappa": self.fleiss.to_dict(),
             "krippendorff_alpha_ordinal": self.alpha.to_dict(),
             "notes": list(self.notes),
@@ -124,11 +155,12 @@ def agreement_summary(judgments: Iterable[Judgment], *, resamples: int | None = 
     if len(names) < 2:
         return AgreementSummary(names, len(matrix), 0, complete, pd.DataFrame(), (), none, none,
                                 ("agreement needs at least two annotators",))  # fmt: skip
-    pairs = []
+    pairs, percent = [], []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
             both = matrix[[a, b]].dropna()
             n = len(both)
+            percent.append((a, b, PercentAgreement(int((both[a] == both[b]).sum()), n)))
             if n < MIN_SHARED:
                 pairs.append((a, b, Coefficient(None, n, note=too_few(n))))
                 continue
@@ -158,4 +190,5 @@ def agreement_summary(judgments: Iterable[Judgment], *, resamples: int | None = 
     else:
         alpha = Coefficient(None, shared, note=f"{too_few(shared)}: items graded by two or more annotators")
     notes = [] if shared >= MIN_SHARED else [f"agreement is given on {MIN_SHARED} or more shared items only"]
-    return AgreementSummary(names, len(matrix), shared, complete, cohen, tuple(pairs), fleiss, alpha, tuple(notes))
+    return AgreementSummary(names, len(matrix), shared, complete, cohen, tuple(pairs), fleiss, alpha, tuple(notes),
+                            tuple(percent))  # fmt: skip

@@ -126,9 +126,11 @@ def evaluate_judgments(
     k: int = DEFAULT_K,
     window: int = DEFAULT_WINDOW,
     ks: Sequence[float] | None = None,
+    params: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Evaluation:
     """Evaluate ``models`` on graded (query, entity) qrels (topic ids ``query:text|LABEL``, docids =
-    sentence ids); ``baseline`` defaults to the first model. See the module docstring."""
+    sentence ids); ``baseline`` defaults to the first model; ``params`` maps a model to its parameters
+    (``{"ltr.v1": {"model": "team-linear"}}`` scores the stored ranker ``team-linear``)."""
     from sentret_core.models import get_model
     from sentret_core.support.context import QueryContext
 
@@ -148,7 +150,7 @@ def evaluate_judgments(
     for tid, (query, entity) in targets.items():
         ctx = contexts.get(query)
         if ctx is None:
-            ctx = contexts[query] = QueryContext(index, query, ranker=ranker, k=k, window=window)
+            ctx = contexts[query] = QueryContext(index, query, ranker=ranker, k=k, window=window, params=params)
         for model in names:
             ids, scores = ctx.candidates(entity, model)
             runs[model][tid] = {str(int(s)): float(v) for s, v in zip(ids.tolist(), scores.tolist())}
@@ -165,7 +167,8 @@ def evaluate_judgments(
     grid = ks if ks is not None else np.unique(np.round(np.logspace(0, 4, 41)))
     coverage = coverage_curve(_first_hits(index, qrels, targets, contexts, ranker, window), grid)
     settings = {"ranker": ranker, "k": k, "window": window, "scale": "graded",
-                "relevant": f"grade >= {RELEVANT_GRADE}", "ties": "tie-aware"}  # fmt: skip
+                "relevant": f"grade >= {RELEVANT_GRADE}", "ties": "tie-aware",
+                "params": {m: dict(v) for m, v in next(iter(contexts.values())).params.items()}}  # fmt: skip
     return Evaluation(names, base, metric_names, per_topic, comparison, coverage, runs, skipped, settings)
 
 
@@ -190,7 +193,7 @@ def _first_hits(
             continue
         ranks = ranks_by_query.get(query)
         if ranks is None:
-            found = score(index, list(contexts[query].terms), ranker)
+            found = score(index, list(contexts[query].terms), ranker, **contexts[query].params.get(ranker, {}))
             ranks = np.full(index.N, np.inf)
             order = np.lexsort((found.ids, -found.scores))
             ranks[np.asarray(found.ids)[order]] = np.arange(1, len(order) + 1)
@@ -203,7 +206,8 @@ def _first_hits(
 
 
 def session_qrels(admin: Admin, name: str, rule: str = "majority", annotator: str | None = None) -> Qrels:
-    """A session's adjudicated judgments as qrels, grades 1-4 (see :meth:`Admin.export_qrels`)."""
+    """A session's adjudicated judgments as qrels, grades 1-4 (see :meth:`Admin.export_qrels`): an item's
+    adjudicated grade, when it has one, wins over the majority or mean of its grades (:mod:`.adjudication`)."""
     text = admin.export_qrels(name, rule=rule, annotator=annotator, scale="1-4")
     if not text:
         raise SentretError(f"session {name!r} has no judgments yet")

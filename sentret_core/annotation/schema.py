@@ -152,8 +152,53 @@ _V4: tuple[Step, ...] = (
     "CREATE INDEX sign_in_attempts_by_time ON sign_in_attempts(at)",
 )
 
-MIGRATIONS: tuple[tuple[Step, ...], ...] = (_V1, _V2, _V3, _V4)
+# v5: browser sign-ins that survive reloads, new tabs and restarts (see web_sessions.py): one row per
+# signed-in browser, found by the SHA-256 of its random id, ending at ``expires_at`` (wall-clock
+# seconds). An annotator's row names the annotator and the credential counter it was made under (a
+# change of access ends it); the admin's holds a check of the admin token it was made with. Also:
+# session guidelines (Markdown the admin writes) and a flag an annotator sets on a judgment.
+_V5: tuple[Step, ...] = (
+    """CREATE TABLE web_sessions (
+        id_hash TEXT PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('annotator', 'admin')),
+        session_id INTEGER REFERENCES sessions(id),
+        annotator_id INTEGER REFERENCES annotators(id),
+        credential INTEGER,
+        admin_check TEXT,
+        created_at REAL NOT NULL,
+        expires_at REAL NOT NULL)""",
+    "CREATE INDEX web_sessions_by_expiry ON web_sessions(expires_at)",
+    "ALTER TABLE sessions ADD COLUMN guidelines TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE judgments ADD COLUMN flagged INTEGER NOT NULL DEFAULT 0 CHECK (flagged IN (0, 1))",
+)
+
+# adjudications (see adjudication.py): the admin's grade for an item the annotators disagree on,
+# kept apart from the annotators' own grades, one per item; adjudication_log keeps every change.
+_ADJUDICATIONS: tuple[Step, ...] = (
+    """CREATE TABLE adjudications (
+        id INTEGER PRIMARY KEY,
+        session_id INTEGER NOT NULL,
+        item_id INTEGER NOT NULL,
+        grade INTEGER NOT NULL CHECK (grade BETWEEN 1 AND 4),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (session_id, item_id),
+        FOREIGN KEY (session_id, item_id) REFERENCES pool_items(session_id, id))""",
+    """CREATE TABLE adjudication_log (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id INTEGER NOT NULL,
+        item_id INTEGER NOT NULL,
+        old_grade INTEGER CHECK (old_grade BETWEEN 1 AND 4),
+        new_grade INTEGER CHECK (new_grade BETWEEN 1 AND 4),
+        at TEXT NOT NULL,
+        FOREIGN KEY (session_id, item_id) REFERENCES pool_items(session_id, id))""",
+    f"CREATE TRIGGER adjudication_log_no_update BEFORE UPDATE ON adjudication_log BEGIN {_APPEND_ONLY}; END",
+    f"CREATE TRIGGER adjudication_log_no_delete BEFORE DELETE ON adjudication_log BEGIN {_APPEND_ONLY}; END",
+)
+
+MIGRATIONS: tuple[tuple[Step, ...], ...] = (_V1, _V2, _V3, _V4, _V5, _ADJUDICATIONS)
 SCHEMA_VERSION = len(MIGRATIONS)
 # A read-only connection can read a database this old as it is: what came after (the sign-in
-# attempts of v4) is used only by writers.
+# attempts of v4, the web sessions of v5) is used only by writers; v5's columns are read when present,
+# and so are the adjudications (none when the table is absent).
 READABLE_FROM = 3

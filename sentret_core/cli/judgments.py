@@ -306,7 +306,7 @@ def _agreement(args: argparse.Namespace) -> int:
     print(f"session {args.session!r}: {len(summary.annotators)} annotators, {summary.items} judged items, "
           f"{summary.shared} shared by two or more, {summary.complete} graded by everyone")  # fmt: skip
     for a, b, kappa in summary.pairs:
-        print(f"  Cohen's κ  {a} × {b}: {kappa.text()}")
+        print(f"  Cohen's κ  {a} × {b}: {kappa.text()}; same grade on {summary.percent_of(a, b).text()}")
     print(f"  Fleiss' κ: {summary.fleiss.text()}")
     print(f"  Krippendorff's α (ordinal): {summary.alpha.text()}")
     for note in summary.notes:

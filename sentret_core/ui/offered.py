@@ -11,8 +11,20 @@ from sentret_core.models import get_model, list_models
 
 
 def offered_models() -> list[str]:
-    learned = bool(artefacts.available(None, "ranker"))
+    learned = bool(stored_rankers())
     return [spec.name for spec in list_models() if spec.family != "ltr" or learned]
+
+
+def stored_rankers() -> list[str]:
+    """The names of the stored learned rankers (what ``ltr.v1``'s ``model`` may be), sorted."""
+    return sorted({str(record["name"]) for record in artefacts.available(None, "ranker")})
+
+
+def default_ranker(names: list[str]) -> str | None:
+    """The ranker used until one is chosen: ``ltr.v1``'s default name when stored, else the first."""
+    from sentret_core.models.ltr.scorer import DEFAULT_RANKER_NAME
+
+    return DEFAULT_RANKER_NAME if DEFAULT_RANKER_NAME in names else (names[0] if names else None)
 
 
 def untrained(model: str, index_path: str) -> str | None:

@@ -1,5 +1,5 @@
 """Admin: create assessment sessions, open or close them, manage their annotators, follow progress and
-agreement, export and import.
+agreement, adjudicate disagreements, export and import.
 
 Protected by the admin token: ``$SENTRET_ADMIN_TOKEN``, or — when it is not set — a token
 generated once per server process and printed to the server log (stderr) the first time the
@@ -23,6 +23,7 @@ from sentret_core.annotation.records import ADMIN_TOKEN_ENV, IMPORT_SCALES, RULE
 from sentret_core.annotation.scales import AUTO, qrels_grades, read_scale, relevance_rule, scale_note
 from sentret_core.ui.admin_sign_in import token_form
 from sentret_core.ui.annotators import manage_annotators, session_caption
+from sentret_core.ui.disagreements import disagreement_view
 from sentret_core.ui.judgments import page_store
 from sentret_core.ui.session_form import create_session_form, pick_session
 from sentret_core.ui.state import error_guard, page_setup, uploaded_text
@@ -73,6 +74,7 @@ def render() -> None:
     _open_close(admin, info)
     manage_annotators(admin, info)
     _progress_and_agreement(admin, info)
+    disagreement_view(admin, info)
     _export(admin, info)
     _import(admin, info)
 
@@ -153,7 +155,8 @@ def _progress_and_agreement(admin: Admin, info: SessionInfo) -> None:
             pd.DataFrame(
                 [
                     {"annotator A": a, "annotator B": b, "shared items": k.n, "Cohen's κ": _number(k),
-                     "95% CI (bootstrap)": _ci(k), "note": k.note or ""}
+                     "95% CI (bootstrap)": _ci(k), "same grade": summary.percent_of(a, b).text(),
+                     "note": k.note or ""}
                     for a, b, k in summary.pairs
                 ]
             ),
@@ -162,7 +165,8 @@ def _progress_and_agreement(admin: Admin, info: SessionInfo) -> None:
         )
     st.caption(
         f"A coefficient is given on {MIN_SHARED} or more shared items only; the interval is the percentile "
-        "bootstrap over items (2,000 resamples)."
+        "bootstrap over items (2,000 resamples). \"Same grade\" is raw percent agreement (not corrected for "
+        "chance), given on any number of shared items."
     )
     for note in summary.notes:
         st.caption(md(note))
@@ -196,8 +200,9 @@ def _export(admin: Admin, info: SessionInfo) -> None:
                                   "(`trec_eval -l 2` counts what this app calls relevant); 1-4: the grades as "
                                   "stored") or "trec"  # fmt: skip
     rule: str = left.selectbox("Adjudication (qrels)", list(RULES), key="admin_rule",
-                          help="majority: most frequent grade (ties to the lower); mean: rounded half up; "
-                          "annotator: one annotator's grades") or "majority"  # fmt: skip
+                          help="majority: most frequent grade (ties to the lower); mean: rounded half up "
+                          "(under both, an adjudicated item takes its adjudicated grade); annotator: one "
+                          "annotator's grades") or "majority"  # fmt: skip
     who = None
     if rule == "annotator":
         if not annotators:

@@ -26,12 +26,20 @@ from sentret_core.annotation.topics import EVAL_METRICS
 from sentret_core.defaults import DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS
 from sentret_core.ui.judgments import page_store, session_index
 from sentret_core.ui.learn_form import learn_form
-from sentret_core.ui.offered import offered_models
+from sentret_core.ui.offered import default_ranker, offered_models, stored_rankers
 from sentret_core.ui.pages.admin import token_form
-from sentret_core.ui.pages.explore import model_title, support_models
+from sentret_core.ui.pages.explore import (
+    LTR_MODEL,
+    is_learned,
+    learned_choice,
+    learned_params,
+    model_title,
+    support_models,
+)
 from sentret_core.ui.qrels_scale import choose_scale, guarded_text
 from sentret_core.ui.state import current_index, error_guard, guarded, page_setup, uploaded_text
 from sentret_core.ui.text import md
+from sentret_core.ui.url import UrlReader, show_warnings
 
 RESULT = "evaluate_result"  # (the inputs, the Evaluation) of the last evaluation
 SESSION, UPLOAD = "A session's grades", "Uploaded qrels"
@@ -83,12 +91,42 @@ def _options() -> dict[str, Any]:
     metrics = left.multiselect("Metrics", EVAL_METRICS, default=list(EVAL_METRICS), key="evaluate_metrics")
     k = int(right.number_input("k (each model's top-k)", 1, 100_000, 1000, step=100, key="evaluate_k",
                                help="Each model's candidates are the sentences of its top-k."))  # fmt: skip
-    return {"models": list(models), "baseline": baseline, "metrics": list(metrics), "k": k, "ranker": ranker}
+    used = any(is_learned(m) for m in (*models, ranker) if m)
+    learned = _learned_picker(used)
+    return {"models": list(models), "baseline": baseline, "metrics": list(metrics), "k": k, "ranker": ranker,
+            "params": learned_params(learned if used else None)}  # fmt: skip
+
+
+def _learned_picker(used: bool) -> str | None:
+    """The stored ranker ``ltr.v1`` scores (in the URL as ``p.ltr.model`` while a learned ranker is chosen)."""
+    if "evaluate_ltr_model" not in st.session_state:  # first run: from the link, a bad value named
+        url = UrlReader()
+        st.session_state["evaluate_ltr_model"] = learned_choice(url)
+        st.session_state["evaluate_url_warnings"] = url.warnings
+    show_warnings(st.session_state.pop("evaluate_url_warnings", ()))  # once: the link's, not the page's
+    rankers = stored_rankers()
+    if not rankers:
+        return None
+    if st.session_state.get("evaluate_ltr_model") not in rankers:
+        st.session_state["evaluate_ltr_model"] = default_ranker(rankers)
+    learned = st.selectbox("Learned ranker (scored as ltr.v1)", rankers, key="evaluate_ltr_model",
+                           help="A stored ranker, by the name it was learned under.")  # fmt: skip
+    if used and learned:
+        if st.query_params.get(LTR_MODEL) != learned:
+            st.query_params[LTR_MODEL] = learned
+    elif LTR_MODEL in st.query_params:
+        del st.query_params[LTR_MODEL]
+    return str(learned) if learned is not None else None
 
 
 def _key(options: dict[str, Any]) -> tuple[Any, ...]:
     return (tuple(options["models"]), options["baseline"], tuple(options["metrics"]), options["k"],
-            options["ranker"])  # fmt: skip
+            options["ranker"], repr(options["params"]))  # fmt: skip
+
+
+def learned_name(evaluation: Evaluation) -> str | None:
+    """The stored ranker an evaluation scored as ``ltr.v1``, if any."""
+    return evaluation.settings.get("params", {}).get("ltr.v1", {}).get("model")
 
 
 def _ready(options: dict[str, Any]) -> bool:
@@ -116,7 +154,10 @@ def _from_session(options: dict[str, Any]) -> Job | None:
     name = left.selectbox("Session", sessions, index=len(sessions) - 1, key="evaluate_session")
     if name is None:
         return None
-    rule: str = mid.selectbox("Adjudication", list(RULES), key="evaluate_rule") or "majority"
+    rule: str = mid.selectbox("Adjudication", list(RULES), key="evaluate_rule",
+                              help="majority or mean of the annotators' grades, or one annotator's; an item "
+                              "adjudicated on the Admin page takes its adjudicated grade under majority and "
+                              "mean.") or "majority"  # fmt: skip
     who = None
     if rule == "annotator":
         annotators: list[str] = list(admin.progress_by_annotator(name))
@@ -183,7 +224,8 @@ def show(evaluation: Evaluation) -> None:
     models by their display names."""
     st.subheader("Results")
     skipped = len(evaluation.skipped_topics)
-    baseline = model_title(evaluation.baseline)
+    learned = learned_name(evaluation)
+    baseline = model_title(evaluation.baseline, learned)
     st.caption(
         f"{len(evaluation.topics)} topics with a relevant sentence"
         + (f" ({skipped} judged topics without one are left out)" if skipped else "")
@@ -193,18 +235,18 @@ def show(evaluation: Evaluation) -> None:
     chosen = st.selectbox("Metric", list(evaluation.metrics), key="evaluate_chart_metric")
     metric = chosen or evaluation.metrics[0]
     means = evaluation.means().reset_index(names="model")
-    means["model"] = means["model"].map(model_title)
+    means["model"] = means["model"].map(lambda m: model_title(m, learned))
     st.bar_chart(means, x="model", y=metric, horizontal=True, sort=False)
     comparison = evaluation.comparison
     rows = comparison[comparison["metric"] == metric].set_index("model")
-    rows.index = pd.Index([model_title(m) for m in rows.index], name="model")
+    rows.index = pd.Index([model_title(m, learned) for m in rows.index], name="model")
     with st.expander(f"p-values against {md(baseline)} on {metric}"):
         st.dataframe(rows[["mean", "diff", "p_ttest", "p_wilcoxon", "significant"]], width="stretch")
     if len(evaluation.models) > 1:
         st.subheader(f"Per-topic difference from {md(baseline)} ({metric})")
         differences = evaluation.differences(metric)
         differences.index = pd.Index([topic_label(t) for t in differences.index], name="topic")
-        differences.columns = [model_title(m) for m in differences.columns]
+        differences.columns = [model_title(m, learned) for m in differences.columns]
         st.bar_chart(differences, horizontal=True, stack=False)
         st.dataframe(differences.round(4), width="stretch")
     st.subheader("Coverage: topics with a relevant sentence among the candidates")
@@ -236,5 +278,5 @@ def results_table(evaluation: Evaluation) -> pd.DataFrame:
             significant = bool(comparison.loc[(model, metric), "significant"])
             mark = "*" if model != evaluation.baseline and significant else ""
             table.loc[model, metric] = f"{means.loc[model, metric]:.4f}{mark}"
-    table.index = pd.Index([model_title(m) for m in means.index], name="model")
+    table.index = pd.Index([model_title(m, learned_name(evaluation)) for m in means.index], name="model")
     return table

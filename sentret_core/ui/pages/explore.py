@@ -1,7 +1,8 @@
 """Explore: a query's entities and their support sentences, side by side under several models.
 
 Every widget's value lives in the URL (``q``, ``ranker``, ``k``, ``score``, ``labels``, ``models``,
-``per``, ``restating``, ``graph``, ``entity``; the index as ``index``), so a link reproduces the view;
+``per``, ``restating``, ``graph``, ``entity``, the learned ranker as ``p.ltr.model``; the index as
+``index``), so a link reproduces the view;
 a value the page cannot use is named in a warning. Speed: the query box reruns the page; everything
 below it is one fragment, so a setting or an entity pick reruns only that part, and the support
 result is cached per (index, query, settings). Each support column is one HTML block; the entity
@@ -26,7 +27,7 @@ from sentret_core.support.records import EntitySupport, SupportResult, SupportSe
 from sentret_core.support.restating import split_restating
 from sentret_core.ui.entity_graph import entity_graph_dot
 from sentret_core.ui.highlight import label_color
-from sentret_core.ui.offered import offered_models, untrained
+from sentret_core.ui.offered import default_ranker, offered_models, stored_rankers, untrained
 from sentret_core.ui.render import shorten, support_html
 from sentret_core.ui.state import (
     PERSIST,
@@ -42,7 +43,9 @@ from sentret_core.ui.url import UrlReader, show_warnings, write
 
 QUERY_FILE = Path(__file__).resolve().parents[3] / "data" / "queries" / "demo.txt"
 SCORE_NAMES = {"kld": "KLD", "frequency": "frequency", "rarity": "rarity", "combination": "combination"}
-URL_KEYS = ("q", "entity", "ranker", "k", "score", "labels", "models", "per", "restating", "graph")
+LTR = "ltr.v1"
+LTR_MODEL = "p.ltr.model"  # the stored ranker ltr.v1 reads (its ``model`` parameter), by name
+URL_KEYS = ("q", "entity", "ranker", "k", "score", "labels", "models", "per", "restating", "graph", LTR_MODEL)
 TOP_ENTITIES = 20
 SPARE = 10  # entities asked for beyond the 20 shown, so setting restating ones aside still shows 20
 MAX_MODELS = 4
@@ -60,28 +63,56 @@ def support_models() -> list[str]:
     return [*offered_models(), POSITION, *ENTITY_MODELS]
 
 
-def model_title(name: str) -> str:
+def is_learned(name: str) -> bool:
+    """Whether ``name`` is a learned ranker's scorer (``ltr.v1``), which reads a stored ranker by name."""
+    return name not in (POSITION, *ENTITY_MODELS) and get_model(name).family == "ltr"
+
+
+def model_title(name: str, learned: str | None = None) -> str:
+    """A model's display name; a learned ranker's with the stored ranker it reads: "Learned ranker (ltr)"."""
     if name == POSITION:
         return "Position (eq. 8)"
     if name in ENTITY_MODELS:
         how, score = name.split("-", 1)
         return f"{'Sum' if how == 'sum' else 'Average'} of {SCORE_NAMES[score]} (eq. 7)"
-    return get_model(name).display_name
+    title = get_model(name).display_name
+    return f"{title} ({learned})" if learned and is_learned(name) else title
 
 
 def model_option(name: str) -> str:
-    """A model's name in a list: marked when it needs a trained artefact the index does not have yet."""
+    """A model's name in a list: marked when it needs a trained artefact the index does not have yet; a
+    learned ranker's also by its code name, so that typing "ltr" finds it. A label never changes with
+    another widget (Streamlit keeps a multiselect's choice by label)."""
+    if is_learned(name):
+        return f"{model_title(name)} · {name}"
     missing = untrained(name, str(current_index_path())) if name not in (POSITION, *ENTITY_MODELS) else None
     return model_title(name) + (f" — not trained yet ({missing})" if missing else "")
 
 
+def learned_params(learned: str | None) -> dict[str, dict[str, str]] | None:
+    """The models' parameters that make ``ltr.v1`` read the stored ranker ``learned``."""
+    return {LTR: {"model": learned}} if learned else None
+
+
+def learned_choice(url: UrlReader) -> str | None:
+    """The stored ranker a link names (``p.ltr.model``), else the default one; None when none is stored."""
+    rankers = stored_rankers()
+    if not rankers:
+        if url.has(LTR_MODEL):
+            url.warnings.append(f"The link's {LTR_MODEL}={url.text(LTR_MODEL)!r} names a learned ranker, but none "
+                                "is stored; learn one on the Evaluate page.")  # fmt: skip
+        return None
+    return url.choice(LTR_MODEL, rankers, default_ranker(rankers))
+
+
 @st.cache_data(show_spinner=False, max_entries=128)
 def cached_support(path: str, query: str, ranker: str, k: int, score: str, labels: tuple[str, ...],
-                   models: tuple[str, ...], per_entity: int) -> SupportResult:  # fmt: skip
+                   models: tuple[str, ...], per_entity: int, learned: str | None = None) -> SupportResult:  # fmt: skip
     from sentret_core.ui.state import load_index
 
     return support(load_index(path), query, ranker=ranker, k=k, entity_score=score, entity_labels=labels,
-                   models=models, per_entity=per_entity, top_entities=TOP_ENTITIES + SPARE)  # fmt: skip
+                   models=models, per_entity=per_entity, top_entities=TOP_ENTITIES + SPARE,
+                   params=learned_params(learned))  # fmt: skip
 
 
 # --- the URL ---------------------------------------------------------------------------------------
@@ -105,6 +136,7 @@ def _from_url(index: Index) -> None:
     st.session_state["explore_per_entity"] = url.integer("per", 1, 10, 3)
     st.session_state["explore_restating"] = url.flag("restating", True)
     st.session_state["explore_graph"] = url.flag("graph", False)
+    st.session_state["explore_ltr_model"] = learned_choice(url)
     st.session_state["explore_url_entity"] = st.session_state["explore_link_entity"] = url.params.get("entity")
     st.session_state["explore_url_warnings"] = (st.session_state["explore_query"], url.warnings)
     st.session_state["explore_seeded"] = True
@@ -172,6 +204,7 @@ def _results(index: Index, path: str, query: str, stages: Stages) -> None:
                          format_func=SCORE_NAMES.get, horizontal=True)  # fmt: skip
         labels = st.multiselect("Entity labels", sorted(set(index.entity_labels)), key="explore_labels",
                                 persist_state=PERSIST)  # fmt: skip
+        learned = _learned_picker()
         models = st.multiselect("Support models, side by side", support_models(), key="explore_models",
                                 persist_state=PERSIST, format_func=model_option,
                                 max_selections=MAX_MODELS)  # fmt: skip
@@ -185,6 +218,8 @@ def _results(index: Index, path: str, query: str, stages: Stages) -> None:
     state: dict[str, Any] = {"q": query, "ranker": ranker, "k": int(k), "score": score, "labels": labels,
                              "models": models, "per": int(per_entity), "restating": bool(set_aside),
                              "graph": bool(st.session_state.get("explore_graph"))}  # fmt: skip
+    used = learned if any(is_learned(m) for m in (ranker, *models) if m) else None
+    state[LTR_MODEL] = used
     state["entity"] = st.session_state.get("explore_url_entity") if query else None
     stages.mark("settings")
     if not query:
@@ -200,7 +235,7 @@ def _results(index: Index, path: str, query: str, stages: Stages) -> None:
         st.error("Choose at least one entity label.")
         return
     result = guarded("find the support sentences", cached_support, path, query, str(ranker), int(k), str(score),
-                     tuple(labels), tuple(models), int(per_entity))  # fmt: skip
+                     tuple(labels), tuple(models), int(per_entity), used)  # fmt: skip
     if result is None:
         write(state, URL_KEYS)
         return
@@ -218,7 +253,7 @@ def _results(index: Index, path: str, query: str, stages: Stages) -> None:
     show_html(
         f'<p class="sentret-terms"><small>Query <span title="{html_text(result.query)}">“{short}”</span> · terms '
         f"<b>{html_text(' '.join(result.terms))}</b> · |S_q| = {result.n_top:,} (top {result.k:,} under "
-        f"{html_text(model_title(result.ranker))}) · |Ŝ_q| = {result.n_context:,} with ±2 context sentences · "
+        f"{html_text(model_title(result.ranker, used))}) · |Ŝ_q| = {result.n_context:,} with ±2 context sentences · "
         f"{sum(result.timings.values()) * 1000:.1f} ms</small></p>"
     )
     stages.mark("restating")
@@ -230,6 +265,18 @@ def _results(index: Index, path: str, query: str, stages: Stages) -> None:
                  persist_state=PERSIST):  # fmt: skip
         st.graphviz_chart(entity_graph_dot(_with(result, kept)))
     stages.mark("graph")
+
+
+def _learned_picker() -> str | None:
+    """The stored ranker ``ltr.v1`` reads (shown when one is stored); a vanished one falls back to the default."""
+    rankers = stored_rankers()
+    if not rankers:
+        return None
+    if st.session_state.get("explore_ltr_model") not in rankers:
+        st.session_state["explore_ltr_model"] = default_ranker(rankers)
+    chosen = st.selectbox("Learned ranker (read by ltr.v1)", rankers, key="explore_ltr_model",
+                          persist_state=PERSIST, help="A stored ranker, by the name it was learned under.")  # fmt: skip
+    return str(chosen) if chosen is not None else None
 
 
 def _with(result: SupportResult, entities: list[EntitySupport]) -> SupportResult:
@@ -313,12 +360,12 @@ def explain(path: str, result: SupportResult, shown: list[EntitySupport], n_kept
     st.session_state["explore_url_entity"] = keys[position]
     write({**state, "entity": keys[position]}, URL_KEYS)
     stages.mark("chooser")
-    _support_columns(load_index(path), result, shown[position])
+    _support_columns(load_index(path), result, shown[position], state.get(LTR_MODEL))
     stages.mark("columns")
     stages.done()
 
 
-def _support_columns(index: Index, result: SupportResult, entity: EntitySupport) -> None:
+def _support_columns(index: Index, result: SupportResult, entity: EntitySupport, learned: str | None) -> None:
     e = entity.entity
     short = html_text(shorten(result.query, SHORT_QUERY))
     show_html(f'<h3>Why {html_text(e.text)} ({html_text(e.label)}) matters to '
@@ -327,7 +374,7 @@ def _support_columns(index: Index, result: SupportResult, entity: EntitySupport)
     columns = st.columns(len(result.models))
     for column, model in zip(columns, result.models):
         sentences = entity.sentences[model]
-        title = html_text(model_title(model))
+        title = html_text(model_title(model, learned))
         parts = [f"<p><b>{title}</b><br><small>{entity.candidates[model]} candidate sentences</small></p>"]
         if not sentences:
             parts.append('<p class="sentret-none"><small>No candidate sentence: no sentence mentioning this '
