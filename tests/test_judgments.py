@@ -85,7 +85,7 @@ def test_connection_settings_and_schema_version(store: JudgmentStore) -> None:
     assert pragma["synchronous"] == 2  # FULL
     assert pragma["foreign_keys"] == 1
     assert pragma["busy_timeout"] >= 10_000
-    assert pragma["user_version"] == SCHEMA_VERSION == len(MIGRATIONS) == 4
+    assert pragma["user_version"] == SCHEMA_VERSION == len(MIGRATIONS) >= 5  # v5: web sessions, guidelines, flags
 
 
 def test_a_v1_database_is_migrated_without_losing_rows(tmp_path: Path, token: str) -> None:

@@ -17,7 +17,7 @@ from sentret_core.ui.annotate.shortcuts import SHORTCUTS, component_html
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason=SKIP_REASON)]
 
-KEYS = list(SHORTCUTS)  # 1 2 3 4 u s b n t
+KEYS = list(SHORTCUTS)  # 1 2 3 4 u s b n t f
 RUN_TOKEN = 987654321  # replaced by the fake app's run number in each component it draws
 TIMEOUT_MS = 400
 
@@ -31,6 +31,7 @@ FAKE_APP = """
   <div class="stElementContainer st-key-annotate_skip"><button>Skip</button></div>
   <div class="stElementContainer st-key-annotate_back"><button>Back</button></div>
   <div class="stElementContainer st-key-annotate_current"><button>Current</button></div>
+  <div class="stElementContainer st-key-annotate_flag"><button>Flag</button></div>
   <div class="stElementContainer st-key-annotate_context"><label><input type="checkbox"> context</label></div>
   <div id="slot-a"></div><div id="slot-b"></div>
 </div>
@@ -69,7 +70,7 @@ FAKE_APP = """
     fake.clicks.push(what);
     if (fake.answer) answer(what);  // else a server that answers late (answer() by hand) or never
   }
-  for (const name of ["undo", "skip", "back", "current"]) {
+  for (const name of ["undo", "skip", "back", "current", "flag"]) {
     document.querySelector(".st-key-annotate_" + name + " button")
       .addEventListener("click", () => clicked(name));
   }
@@ -80,7 +81,9 @@ FAKE_APP = """
 
 
 def expected_click(key: str, item: int) -> str:
-    return {"u": "undo", "s": "skip", "b": "back", "n": "current", "t": "context"}.get(key, f"grade{key}_{item}")
+    return {"u": "undo", "s": "skip", "b": "back", "n": "current", "t": "context", "f": "flag"}.get(
+        key, f"grade{key}_{item}"
+    )
 
 
 @pytest.fixture(scope="module")

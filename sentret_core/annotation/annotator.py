@@ -1,8 +1,9 @@
 """One annotator's view of one session: read and write only their own grades, with undo.
 
-A handle is made only by signing in with the annotator's own secret (:mod:`.identity`). Every
-call checks that the annotator still has the access they signed in with: a disabled or removed
-annotator, or one whose secret or name the admin changed since, is refused (and must sign in again).
+A handle is made only by signing in with the annotator's own secret (:mod:`.identity`), or by
+resuming a web session made so (:mod:`.web_sessions`). Every call checks that the annotator still
+has the access they signed in with: a disabled or removed annotator, one whose secret or name the
+admin changed since, or one whose web session has ended, is refused (and must sign in again).
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 from sentret_core.annotation.auth import _as_id, _check_grade, _check_note, _now
-from sentret_core.annotation.records import _ITEM_COLUMNS, _JUDGMENT_SELECT, ItemView, Judgment, Progress, _judgment
+from sentret_core.annotation.records import _ITEM_COLUMNS, ItemView, Judgment, Progress, _judgment, _judgment_select
 from sentret_core.errors import SentretError
 
 if TYPE_CHECKING:
     from sentret_core.annotation.store import JudgmentStore
+    from sentret_core.annotation.web_sessions import WebSessions
 
 
 class SignedOut(SentretError):
@@ -34,6 +36,8 @@ class AnnotatorHandle:
         self._credential = credential
         self.session = session
         self.annotator = name
+        # (hash of its id, WebSessions) once bound to a browser's web session: ending it ends the handle
+        self._web: tuple[str, WebSessions] | None = None
 
     def _check_access(self, conn: sqlite3.Connection) -> None:
         row = conn.execute(
@@ -45,6 +49,8 @@ class AnnotatorHandle:
                 f"you are signed out of session {self.session!r}: the organiser changed or disabled "
                 "your access; sign in again with your current link or passphrase"
             )
+        if self._web is not None:
+            self._web[1].check(conn, self._web[0], self.session)
 
     def check_access(self) -> None:
         """Raise :class:`SignedOut` if this handle no longer acts for its annotator."""
@@ -68,16 +74,41 @@ class AnnotatorHandle:
             raise SentretError(f"item {item} is not in session {self.session!r}")
         return item
 
-    def grade(self, item_id: int, grade: int, note: str | None = None) -> None:
-        """Set this annotator's grade (and note) of an item; committed before returning."""
+    def grade(self, item_id: int, grade: int, note: str | None = None, *, flagged: bool | None = None) -> None:
+        """Set this annotator's grade (and note) of an item; committed before returning.
+        ``flagged``: also set the judgment's flag (None: keep it as it is)."""
         grade = _check_grade(grade)
         note = _check_note(note)
         with self._store._transaction() as conn:
             item = self._open_item(conn, item_id)
             key = (self._session_id, item, self._annotator_id)
             self._store._write_grade(conn, key, grade, note, _set_or_change(conn, key))
+            if flagged is not None:
+                conn.execute(
+                    "UPDATE judgments SET flagged = ? WHERE session_id = ? AND item_id = ? AND annotator_id = ?",
+                    (int(bool(flagged)), *key),
+                )
             conn.execute(
                 "DELETE FROM skips WHERE session_id = ? AND item_id = ? AND annotator_id = ?", key
+            )
+
+    def grade_of(self, item_id: int) -> int | None:
+        """This annotator's grade of an item (None: not graded)."""
+        with self._store._read() as conn:
+            self._check_access(conn)
+            return _current(conn, (self._session_id, _as_id(item_id, "an item id"), self._annotator_id))
+
+    def flag(self, item_id: int, flagged: bool = True) -> None:
+        """Flag (or unflag) this annotator's judgment of an item, for the organiser to look at; the
+        item must be graded first. A flag is kept with the judgment (and its exports), not in the history."""
+        with self._store._transaction() as conn:
+            item = self._open_item(conn, item_id)
+            key = (self._session_id, item, self._annotator_id)
+            if _current(conn, key) is None:
+                raise SentretError(f"grade item {item} before flagging it")
+            conn.execute(
+                "UPDATE judgments SET flagged = ? WHERE session_id = ? AND item_id = ? AND annotator_id = ?",
+                (int(bool(flagged)), *key),
             )
 
     def undo(self) -> ItemView | None:
@@ -132,6 +163,19 @@ class AnnotatorHandle:
             self._check_access(conn)
             return self._item(conn, _as_id(item_id, "an item id"))
 
+    def item_at(self, position: int) -> ItemView:
+        """The item at ``position`` (0-based) of the session's order."""
+        position = _as_id(position, "an item position")
+        with self._store._read() as conn:
+            self._check_access(conn)
+            row = conn.execute(
+                f"SELECT {_ITEM_COLUMNS} FROM pool_items p WHERE p.session_id = ? AND p.position = ?",
+                (self._session_id, position),
+            ).fetchone()
+        if row is None:
+            raise SentretError(f"session {self.session!r} has no item {position + 1}")
+        return ItemView(*row)
+
     def _item(self, conn: sqlite3.Connection, item_id: int) -> ItemView:
         row = conn.execute(
             f"SELECT {_ITEM_COLUMNS} FROM pool_items p WHERE p.session_id = ? AND p.id = ?",
@@ -146,7 +190,7 @@ class AnnotatorHandle:
         with self._store._read() as conn:
             self._check_access(conn)
             rows = conn.execute(
-                f"{_JUDGMENT_SELECT} WHERE j.session_id = ? AND j.annotator_id = ?"
+                f"{_judgment_select(conn)} WHERE j.session_id = ? AND j.annotator_id = ?"
                 " ORDER BY p.position",
                 (self._session_id, self._annotator_id),
             ).fetchall()

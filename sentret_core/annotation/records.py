@@ -109,6 +109,7 @@ class Judgment(NamedTuple):
     note: str | None
     created_at: str
     updated_at: str
+    flagged: bool = False  # the annotator's flag ("look at this one again"); not in the history
 
 
 JUDGMENT_FIELDS: tuple[str, ...] = Judgment._fields
@@ -174,19 +175,30 @@ class Progress(NamedTuple):
 
 _JUDGMENT_SELECT = """
     SELECT s.name, p.query, p.entity, p.sentence_id, p.position, p.title, p.text,
-           a.name, a.kind, j.grade, j.note, j.created_at, j.updated_at
+           a.name, a.kind, j.grade, j.note, j.created_at, j.updated_at, j.flagged
     FROM judgments j
     JOIN pool_items p ON p.id = j.item_id
     JOIN annotators a ON a.id = j.annotator_id
     JOIN sessions s ON s.id = j.session_id
 """
 
+
+
+def _judgment_select(conn: Any) -> str:
+    """:data:`_JUDGMENT_SELECT`, or on a database older than v5 (read-only) the same with no flags."""
+    if not any(row[1] == "flagged" for row in conn.execute("PRAGMA table_info(judgments)")):
+        return _JUDGMENT_SELECT.replace("j.flagged", "0")
+    return _JUDGMENT_SELECT
+
+
 _ITEM_COLUMNS = "p.id, p.position, p.query, p.entity, p.sentence_id, p.text, p.title"
 
 
 def _judgment(row: Sequence[Any]) -> Judgment:
-    session, query, entity, *rest = row
-    return Judgment(session, topic_id(query, entity), query, entity, *rest)
+    (session, query, entity, sentence_id, position, title, text, annotator, kind, grade, note, created, updated,
+     flagged) = row
+    return Judgment(session, topic_id(query, entity), query, entity, sentence_id, position, title, text,
+                    annotator, kind, grade, note, created, updated, bool(flagged))  # fmt: skip
 
 
 class _Key(NamedTuple):

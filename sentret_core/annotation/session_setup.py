@@ -33,6 +33,7 @@ from sentret_core.evaluation.trec_io import split_topic_id, topic_id
 RESTATING_SPARE = 10
 
 if TYPE_CHECKING:
+    from sentret_core.annotation.admin import Admin
     from sentret_core.annotation.store import JudgmentStore
     from sentret_core.index.reader import Index
     from sentret_core.support.context import QueryContext
@@ -201,23 +202,60 @@ def check_session_name(store: JudgmentStore, name: object) -> str:
     return name.strip()
 
 
+MAX_GUIDELINES = 20_000
+
+
+def check_guidelines(text: object) -> str:
+    """Session guidelines as stored: text of at most MAX_GUIDELINES characters, trimmed."""
+    if text is None:
+        return ""
+    if not isinstance(text, str):
+        raise SentretError(f"guidelines must be text; got {type(text).__name__}")
+    if len(text) > MAX_GUIDELINES:
+        raise SentretError(f"guidelines must be at most {MAX_GUIDELINES:,} characters; got {len(text):,}")
+    if any(0xD800 <= ord(ch) <= 0xDFFF or (ord(ch) < 32 and ch not in "\n\t") for ch in text.replace("\r\n", "\n")):
+        raise SentretError("guidelines must be plain text without control characters or lone surrogates")
+    return text.replace("\r\n", "\n").strip()
+
+
+def set_guidelines(admin: Admin, session: str, text: object) -> str:
+    """Write the guidelines annotators of ``session`` see on the grading page (the admin's, so an
+    :class:`Admin`, which only the admin token gives, is required); returns them as stored."""
+    from sentret_core.annotation.admin import Admin as _Admin
+
+    if not isinstance(admin, _Admin):
+        raise SentretError("only the admin sets a session's guidelines")
+    clean = check_guidelines(text)
+    store = admin._store
+    with store._transaction() as conn:
+        session_id = store._session_row(conn, session)[0]
+        conn.execute("UPDATE sessions SET guidelines = ? WHERE id = ?", (clean, session_id))
+    return clean
+
+
 def create_session(
     store: JudgmentStore,
     name: str,
     index: Index,
     topics: Sequence[TopicLine] | str,
     plan: PoolPlan | None = None,
+    guidelines: str = "",
     **options: Any,
 ) -> tuple[SessionInfo, PoolPlan]:
     """Pool ``topics`` (:func:`build_pool` with ``options``) and store them as session ``name``;
     ``plan``, a :func:`build_pool` result already shown to the admin, is stored as it is instead.
+    ``guidelines``: Markdown shown to its annotators on the grading page (:func:`set_guidelines`).
 
     The admin then adds its annotators, each with a personal secret (``Admin.add_annotator``).
     """
     check_session_name(store, name)
+    guidelines = check_guidelines(guidelines)
     if plan is None:
         plan = build_pool(index, topics, **options)
     elif plan.index_path != str(index.path):
         raise SentretError(f"the pool was made from the index {plan.index_path}, not {index.path}: preview it again")
     info = store.create_session(name, index.path, list(plan.items), plan.settings)
+    if guidelines:
+        with store._transaction() as conn:
+            conn.execute("UPDATE sessions SET guidelines = ? WHERE name = ?", (guidelines, info.name))
     return info, plan

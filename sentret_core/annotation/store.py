@@ -25,6 +25,7 @@ from sentret_core.annotation.connect import caused_by_the_user, open_connection,
 from sentret_core.annotation.identity import sign_in_with_link, sign_in_with_passphrase
 from sentret_core.annotation.records import BUSY_TIMEOUT_S, PoolItem, PoolSettings, SessionInfo
 from sentret_core.annotation.throttle import SignInThrottle
+from sentret_core.annotation.web_sessions import WebSessions
 from sentret_core.errors import SentretError
 
 
@@ -42,6 +43,7 @@ class JudgmentStore:
         self.timeout = timeout
         self._lock = threading.RLock()
         self.throttle = SignInThrottle()
+        self.web_sessions = WebSessions()
         self._conn = open_connection(self.path, read_only=read_only, timeout=timeout)
 
     # ----------------------------------------------------------------- lifecycle
@@ -145,6 +147,18 @@ class JudgmentStore:
         pairs = tuple((q, e) for q, e in json.loads(row[3]))
         settings = PoolSettings.from_json(row[4])
         return SessionInfo(row[0], row[1], queries, pairs, settings, bool(row[5]), row[6], row[7])
+
+    def guidelines(self, name: str) -> str:
+        """The session's guidelines for its annotators (Markdown the admin wrote; "" if none)."""
+        with self._read() as conn:
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(sessions)")}
+            if "guidelines" not in columns:  # a database older than v5, opened read-only
+                self._session_row(conn, name)
+                return ""
+            row = conn.execute("SELECT guidelines FROM sessions WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            raise SentretError(f"no session named {name!r}")
+        return str(row[0])
 
     def _session_row(self, conn: sqlite3.Connection, name: str) -> tuple[int, str, bool]:
         row = conn.execute(

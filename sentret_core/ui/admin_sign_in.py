@@ -2,6 +2,10 @@
 deleting an index on the Corpus page. Signing in once, on any of them, signs this browser session in
 on all of them; the token is checked again at every action, so a changed token signs everyone out.
 Wrong tokens are slowed down per client (the browser's IP address), counted in the judgments database.
+
+Signing in starts an admin web session (:mod:`sentret_core.annotation.web_sessions`) named by a
+cookie (:mod:`sentret_core.ui.browser_session`): a reload, a new tab or a server restart keeps the
+admin signed in until it expires, or until the admin token changes; the form then says why.
 """
 
 from __future__ import annotations
@@ -9,13 +13,19 @@ from __future__ import annotations
 import streamlit as st
 
 from sentret_core.annotation.admin import Admin
+from sentret_core.annotation.auth import admin_token
 from sentret_core.annotation.records import ADMIN_TOKEN_ENV
 from sentret_core.annotation.store import JudgmentStore
+from sentret_core.annotation.web_sessions import SessionEnded
 from sentret_core.errors import SentretError
 from sentret_core.ui.annotate.sign_in import client_id
-from sentret_core.ui.state import guarded
+from sentret_core.ui.browser_session import ADMIN_COOKIE, forget, read_cookie, remember, write_cookies
+from sentret_core.ui.state import error_message, guarded
+from sentret_core.ui.text import md
 
 TOKEN = "admin_verified_token"  # the verified token of this browser session
+WEB_ID = "admin_web_id"  # the id of its admin web session (also in its cookie)
+ENDED = "admin_sign_in_ended"  # why the admin web session ended, for the form to say
 NEEDS_TOKEN = "This page needs the admin token."
 WRONG_TOKEN = "wrong admin token"  # Admin's message
 
@@ -28,7 +38,7 @@ def signed_in_token() -> str | None:
 
 def admin_for(store: JudgmentStore) -> Admin | None:
     """This browser session's :class:`Admin`, if it signed in with the admin token."""
-    token = signed_in_token()
+    token = signed_in_token() or _resume(store)
     if token is None:
         return None
     try:
@@ -36,15 +46,41 @@ def admin_for(store: JudgmentStore) -> Admin | None:
     except SentretError as exc:
         if str(exc) == WRONG_TOKEN:  # the token changed (e.g. the server restarted with another one)
             st.session_state.pop(TOKEN, None)
+            st.session_state[ENDED] = "the admin token has changed since you signed in; enter the new one"
+            forget(ADMIN_COOKIE)
         return None  # else the database is busy, or this client must wait: signed in still
+
+
+def _resume(store: JudgmentStore) -> str | None:
+    """The admin token, if this browser's cookie names a live admin web session made with it."""
+    web_id = read_cookie(ADMIN_COOKIE)
+    if web_id is None:
+        return None
+    token = admin_token()
+    try:
+        store.web_sessions.resume_admin(store, web_id, token)
+    except SessionEnded as err:
+        forget(ADMIN_COOKIE)
+        st.session_state[ENDED] = str(err)
+        return None
+    except SentretError as err:  # a busy database: not signed out, only not yet
+        st.error(md(error_message("resume your admin sign-in", err)))
+        return None
+    st.session_state[TOKEN] = token
+    st.session_state[WEB_ID] = web_id
+    return token
 
 
 def token_form(store: JudgmentStore, key: str, why: str = NEEDS_TOKEN) -> Admin | None:
     """Ask for the admin token (saying ``why``); the Admin once it is right (remembered for this
     browser session)."""
     admin = admin_for(store)
+    write_cookies()
     if admin is not None:
         return admin
+    ended = st.session_state.pop(ENDED, None)
+    if ended is not None:
+        st.warning(f"You are signed out as admin: {md(ended)}")
     with st.form(f"{key}_token_form"):
         token = st.text_input("Admin token", type="password", key=f"{key}_token",
                               help=f"${ADMIN_TOKEN_ENV}, or the token printed in the server log")  # fmt: skip
@@ -53,6 +89,11 @@ def token_form(store: JudgmentStore, key: str, why: str = NEEDS_TOKEN) -> Admin 
         admin = guarded("check the admin token", store.admin, token.strip(), client=client_id())
         if admin is not None:
             st.session_state[TOKEN] = token.strip()
+            web_id = guarded("remember the admin sign-in", store.web_sessions.start_admin, store, token.strip())
+            if web_id is not None:
+                st.session_state[WEB_ID] = web_id
+                remember(ADMIN_COOKIE, web_id, store.web_sessions.admin_lifetime)
+                write_cookies()
         return admin
     st.info(why)
     return None

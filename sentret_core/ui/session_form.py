@@ -8,7 +8,9 @@ pairs (restating entities left out as Explore does, :mod:`~sentret_core.annotati
 "Create session" then stores that very pool, selects the new session and clears the name, the
 topics and the upload, so a second click cannot create it again. Topics are (query, entity) rows; a row without an
 entity stands for the query's top entities. A TSV file holds one ``query<TAB>entity`` per line
-(the entity optional; a ``query<TAB>entity`` header, blank and ``#`` lines are skipped).
+(the entity optional; a ``query<TAB>entity`` header, blank and ``#`` lines are skipped). The
+form also takes the session's guidelines for its annotators, which :func:`guidelines_editor`
+changes later.
 """
 
 from __future__ import annotations
@@ -19,7 +21,16 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from sentret_core.annotation.session_setup import PoolPlan, build_pool, check_session_name, create_session, topic_label
+from sentret_core.annotation.admin import Admin
+from sentret_core.annotation.session_setup import (
+    MAX_GUIDELINES,
+    PoolPlan,
+    build_pool,
+    check_session_name,
+    create_session,
+    set_guidelines,
+    topic_label,
+)
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.annotation.topics import DEFAULT_DEPTH, DEFAULT_TOP_ENTITIES, TopicLine, parse_topics
 from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
@@ -35,10 +46,11 @@ FILE = "admin_topics_file"
 CREATED = "admin_form_created"  # messages about the session just created, shown after the rerun
 PREVIEW = "admin_form_preview"  # (name, plan) previewed, waiting for "Create session"
 GENERATION = "admin_form_generation"  # bumped after a creation: the cleared fields get new widgets
+GUIDELINES = "admin_new_guidelines"  # the guidelines field (its widget key is field_key(GUIDELINES))
 JUST_CREATED = "admin_form_just_created"  # the session to select after the rerun
 SESSION_PICK = "admin_session"
 COLUMNS = ("query", "entity")
-CLEARED = ("admin_new_name", TABLE, FILE, "admin_from_explore")  # the fields a creation clears
+CLEARED = ("admin_new_name", TABLE, FILE, "admin_from_explore", GUIDELINES)  # the fields a creation clears
 
 
 def field_key(key: str, generation: int | None = None) -> str:
@@ -109,6 +121,8 @@ def _form() -> dict[str, Any] | None:
         seed = c3.number_input("Shuffle seed", 0, 2**31 - 1, 0, key="admin_seed")
         models = st.multiselect("Pooling models", support_models(), default=list(DEFAULT_SUPPORT_MODELS),
                                 key="admin_models", format_func=model_title)  # fmt: skip
+        st.text_area("Guidelines for the annotators (optional; shown on their grading page as written)",
+                     key=field_key(GUIDELINES), max_chars=MAX_GUIDELINES, height=100)  # fmt: skip
         st.caption(f"Index: {md(str(current_index_path()))} (choose another on the Corpus page)")
         if not st.form_submit_button("Preview the pairs", type="primary", key="admin_preview",
                                      help="Pool the topics and show the (query, entity) pairs; nothing is "
@@ -206,7 +220,8 @@ def _create(store: JudgmentStore, name: str, plan: PoolPlan) -> None:
     index = current_index()
     if index is None:
         return
-    created = guarded("create the session", create_session, store, name, index, (), plan=plan)
+    guidelines = str(st.session_state.get(field_key(GUIDELINES)) or "")
+    created = guarded("create the session", create_session, store, name, index, (), plan=plan, guidelines=guidelines)
     if created is None:
         return
     info, plan = created
@@ -216,3 +231,19 @@ def _create(store: JudgmentStore, name: str, plan: PoolPlan) -> None:
     st.session_state[GENERATION] = int(st.session_state.get(GENERATION, 0)) + 1  # a cleared form
     st.session_state[JUST_CREATED] = info.name  # selected below, so every action acts on it
     st.rerun()  # list and select the new session
+
+
+def guidelines_editor(store: JudgmentStore, admin: Admin, session: str) -> None:
+    """Edit the guidelines of ``session`` after its creation (annotators see the change at their next
+    run); the form names the session it acts on."""
+    with (
+        st.expander(f"Guidelines of session {md(repr(session))}", expanded=False),
+        st.form(f"admin_guidelines_form_{session}", enter_to_submit=False, border=False),
+    ):
+        text = st.text_area("Guidelines (shown to the annotators as written)", value=store.guidelines(session),
+                            max_chars=MAX_GUIDELINES, height=150, key=f"admin_guidelines_{session}")  # fmt: skip
+        saved = st.form_submit_button(f"Save the guidelines of {md(repr(session))}") and guarded(
+            "save the guidelines", set_guidelines, admin, session, text
+        ) is not None
+        if saved:
+            st.success(f"Saved the guidelines of session {md(repr(session))}.")

@@ -1,4 +1,9 @@
-"""The Annotate page's button callbacks: grade, undo, skip, back and return to the current item."""
+"""The Annotate page's button callbacks: grade, undo, skip, back, return to the current item, flag,
+save a note and jump to one of the annotator's own grades.
+
+A key or a click made while signed out, or refused because the web session just ended, is never
+dropped in silence: the next run says that it was not saved and why (the sign-in form shows it).
+"""
 
 from __future__ import annotations
 
@@ -8,10 +13,10 @@ from typing import Concatenate, ParamSpec
 
 import streamlit as st
 
-from sentret_core.annotation.annotator import AnnotatorHandle
+from sentret_core.annotation.annotator import AnnotatorHandle, SignedOut
 from sentret_core.annotation.records import ItemView
 from sentret_core.errors import SentretError
-from sentret_core.ui.annotate.keys import ANCHOR, CURSOR, HANDLE, flash
+from sentret_core.ui.annotate.keys import ANCHOR, CURSOR, HANDLE, NOTE_KEY, PENDING_FLAGS, flash
 from sentret_core.ui.state import error_message
 
 P = ParamSpec("P")
@@ -26,10 +31,13 @@ def action(name: str) -> Callable[[Callable[Concatenate[AnnotatorHandle, P], Non
         def run(*args: P.args, **kwargs: P.kwargs) -> None:
             handle: AnnotatorHandle | None = st.session_state.get(HANDLE)
             if handle is None:
-                flash("error", f"sign in to {name}")
+                flash("error", f"Not saved: you are signed out, so your {name} was not applied. "
+                               f"Sign in, then {name} again.")
                 return
             try:
                 func(handle, *args, **kwargs)
+            except SignedOut as err:
+                flash("error", f"Not saved: your {name} was not applied, because {err}. Then {name} again.")
             except Exception as err:
                 flash("error", error_message(name, err))
 
@@ -39,9 +47,19 @@ def action(name: str) -> Callable[[Callable[Concatenate[AnnotatorHandle, P], Non
 
 
 @action("grade")
-def grade(handle: AnnotatorHandle, item: int, position: int, value: int) -> None:
-    handle.grade(item, value)
+def grade(handle: AnnotatorHandle, item: int, position: int, value: int, note: str | None = None) -> None:
+    """Grade ``item``; with the note typed in its box (else ``note``, the one it had) and a flag set before grading."""
     revisiting = st.session_state.get(CURSOR) is not None
+    if not revisiting and handle.grade_of(item) is not None:
+        # the page showed the next item to grade, never a graded one: a late key meant for the item
+        # just graded (the watch's rerun can end a key's wait early), or another tab's page
+        flash("info", f"Your grade {value} was for item {position + 1}, which is already graded: not applied. "
+                      "Press it again to grade the item shown, or Back to change that one.")  # fmt: skip
+        return
+    typed = st.session_state.get(NOTE_KEY.format(item=item))
+    pending: set[int] = st.session_state.get(PENDING_FLAGS, set())
+    handle.grade(item, value, typed if isinstance(typed, str) else note, flagged=True if item in pending else None)
+    pending.discard(item)
     st.session_state[CURSOR] = _after(handle, item, position) if revisiting else None
 
 
@@ -104,3 +122,26 @@ def back(handle: AnnotatorHandle, position: int) -> None:
 
 def current() -> None:
     st.session_state[CURSOR] = None
+
+
+@action("flag")
+def flag(handle: AnnotatorHandle, item: int, graded: bool, flagged: bool) -> None:
+    """Flag or unflag the item: a graded one at once, an ungraded one with its grade."""
+    if graded:
+        handle.flag(item, not flagged)
+        return
+    pending: set[int] = st.session_state.setdefault(PENDING_FLAGS, set())
+    pending.symmetric_difference_update({item})
+
+
+@action("save the note")
+def save_note(handle: AnnotatorHandle, item: int, given: int) -> None:
+    handle.grade(item, given, st.session_state.get(NOTE_KEY.format(item=item)))
+    flash("info", "Note saved.")
+
+
+@action("jump to the item")
+def jump(handle: AnnotatorHandle, choice_key: str) -> None:
+    position = st.session_state.get(choice_key)
+    if isinstance(position, int):
+        st.session_state[CURSOR] = handle.item_at(position).item_id

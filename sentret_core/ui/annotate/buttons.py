@@ -9,15 +9,16 @@ from sentret_core.ui.annotate.actions import back, current, grade, skip, undo
 from sentret_core.ui.annotate.keys import ANCHOR, CURSOR, GRADE_KEY
 
 
-def buttons(item: ItemView | None, given: int | None, total: int) -> None:
-    """The grade buttons (``given``, the grade already given, highlighted) and the navigation buttons."""
+def buttons(item: ItemView | None, given: int | None, total: int, note: str | None = None) -> None:
+    """The grade buttons (``given``, the grade already given, highlighted; ``note``, its note, kept
+    unless the note box says otherwise) and the navigation buttons."""
     grades = st.columns(4)
     for column, (value, label) in zip(grades, GRADE_LABELS.items()):
         column.button(
             f"{value} · {label}",
             key=GRADE_KEY.format(grade=value, item=item.item_id if item else "none"),
             on_click=grade,
-            args=(item.item_id, item.position, value) if item else (0, 0, value),
+            args=(item.item_id, item.position, value, note) if item else (0, 0, value),
             disabled=item is None,
             type="primary" if given == value else "secondary",
             width="stretch",

@@ -12,6 +12,11 @@ FLASH = "annotate_flash"
 CONTEXT = "annotate_context"
 ANCHOR = "annotate_anchor"  # the id of an item of the session shown last, to find others from
 GRADE_KEY = "grade{grade}_{item}"
+WEB_ID = "annotate_web_id"  # the id of this browser's web session (also in its cookie)
+EXPIRES = "annotate_expires"  # when that web session ends (wall-clock seconds)
+NOTE_KEY = "annotate_note_{item}"  # the note box of an item
+PENDING_FLAGS = "annotate_pending_flags"  # ids of items flagged before their grade (set with it)
+ENDED = "annotate_ended"  # why the web session ended, for the sign-in form to say
 
 
 def flash(kind: str, message: str) -> None:

@@ -1,4 +1,5 @@
-"""The Annotate page's keyboard shortcuts: 1-4 grade, u undo, s skip, b back, n current item, t context.
+"""The Annotate page's keyboard shortcuts: 1-4 grade, u undo, s skip, b back, n current item, t context,
+f flag (see :data:`LEGEND`).
 
 Streamlit has no key handler, so a zero-height component installs one on the page. The handler
 (``HANDLER_JS``) is a small state machine that lives in the *page's* window, not in the
@@ -27,7 +28,11 @@ import streamlit as st
 from sentret_core.annotation.records import GRADE_LABELS
 
 SHORTCUTS = {**{str(g): f"grade{g}_" for g in GRADE_LABELS}, "u": "annotate_undo", "s": "annotate_skip",
-             "b": "annotate_back", "n": "annotate_current", "t": "annotate_context"}  # fmt: skip
+             "b": "annotate_back", "n": "annotate_current", "t": "annotate_context",
+             "f": "annotate_flag"}  # fmt: skip
+LEGEND = ("**Keys** · **1**–**4** grade (1 non-relevant · 2 fairly relevant · 3 relevant · 4 very relevant)"
+          " · **f** flag · **s** skip · **u** undo · **b** back · **n** current item · **t** context"
+          " · click outside the note box first")  # fmt: skip
 TIMEOUT_MS = 6000  # a press not answered by then frees the handler (a lost or very slow rerun)
 RUN = "annotate_keys_run"  # session-state counter: each run's component carries its number
 

@@ -5,16 +5,23 @@ and removed from the address at once (so it stays out of the history and of scre
 checked. Otherwise the form asks for the session, the name and the annotator's personal
 passphrase. Failed attempts are slowed down per name and client, and per client (the browser's IP
 address), counted in the judgments database so that every app process shares them.
+
+Signing in starts a web session (:mod:`sentret_core.annotation.web_sessions`) whose id the browser
+keeps in a cookie (:mod:`sentret_core.ui.browser_session`): a reload, a new tab or a server restart
+resumes it without a word; when it has ended (expired, signed out, access changed), the sign-in
+form says why.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from sentret_core.annotation.annotator import AnnotatorHandle
+from sentret_core.annotation.annotator import AnnotatorHandle, SignedOut
 from sentret_core.annotation.store import JudgmentStore
-from sentret_core.ui.annotate.keys import ANCHOR, CURSOR, FLASH, HANDLE
-from sentret_core.ui.state import guarded
+from sentret_core.errors import SentretError
+from sentret_core.ui.annotate.keys import ANCHOR, CURSOR, ENDED, EXPIRES, HANDLE, WEB_ID, show_flash
+from sentret_core.ui.browser_session import ANNOTATOR_COOKIE, forget, read_cookie, remember
+from sentret_core.ui.state import error_message, guarded
 from sentret_core.ui.text import md
 
 
@@ -31,16 +38,42 @@ def client_id() -> str:
     return address if isinstance(address, str) and address else "local"  # a test runner's is a mock
 
 
+def resume(store: JudgmentStore) -> AnnotatorHandle | None:
+    """The annotator this browser signed in as before (its cookie's web session), if it is still on;
+    if it has ended, the cookie is cleared and the sign-in form will say why."""
+    web_id = read_cookie(ANNOTATOR_COOKIE)
+    if web_id is None:
+        return None
+    try:
+        resumed = store.web_sessions.resume_annotator(store, web_id)
+    except SignedOut as err:
+        forget(ANNOTATOR_COOKIE)
+        st.session_state[ENDED] = str(err)
+        return None
+    except SentretError as err:  # a busy database: not signed out, only not yet
+        st.error(md(error_message("resume your sign-in", err)))
+        return None
+    st.session_state[HANDLE] = resumed.handle
+    st.session_state[WEB_ID] = web_id
+    st.session_state[EXPIRES] = resumed.expires_at
+    return resumed.handle
+
+
 def sign_in(store: JudgmentStore) -> None:
     """Sign in from a sign-in link, else ask for the session, the name and the personal passphrase;
-    once they are right the page reruns signed in."""
+    once they are right the page reruns signed in. Says first why this browser is signed out, if it
+    was signed in, and what became of a key pressed meanwhile."""
+    ended = st.session_state.pop(ENDED, None)
+    if ended is not None:
+        st.error(f"You are signed out: {md(ended)}")
+    show_flash()
     default = st.query_params.get("session", "")
     token = st.query_params.get("token")
     if token is not None:
         del st.query_params["token"]  # never left in the address bar
         handle = guarded("sign in with the link", store.sign_in_with_token, default.strip(), token, client=client_id())
         if handle is not None:
-            _signed_in(handle)
+            _signed_in(store, handle)
     with st.form("annotate_sign_in"):
         session = st.text_input("Session", value=default, key="annotate_session")
         name = st.text_input("Your name", key="annotate_name")
@@ -54,10 +87,15 @@ def sign_in(store: JudgmentStore) -> None:
         return
     handle = guarded("sign in", store.sign_in, session.strip(), name, passphrase, client=client_id())
     if handle is not None:
-        _signed_in(handle)
+        _signed_in(store, handle)
 
 
-def _signed_in(handle: AnnotatorHandle) -> None:
+def _signed_in(store: JudgmentStore, handle: AnnotatorHandle) -> None:
+    web_id = guarded("remember your sign-in", store.web_sessions.start_annotator, store, handle)
+    if web_id is not None:
+        remember(ANNOTATOR_COOKIE, web_id, store.web_sessions.annotator_lifetime)
+        st.session_state[WEB_ID] = web_id
+        st.session_state[EXPIRES] = store.web_sessions.clock() + store.web_sessions.annotator_lifetime
     st.session_state[HANDLE] = handle
     st.session_state[CURSOR] = None
     st.query_params["session"] = handle.session
@@ -65,11 +103,21 @@ def _signed_in(handle: AnnotatorHandle) -> None:
 
 
 def signed_out_notice(message: str) -> None:
-    """Sign out after the annotator's access changed, and say why."""
-    sign_out()
-    st.error(md(message))
+    """Leave the grading view after the annotator's web session ended; the sign-in form says why."""
+    _forget_browser()
+    st.session_state[ENDED] = message
 
 
 def sign_out() -> None:
-    for key in (HANDLE, CURSOR, FLASH, ANCHOR):
+    """The Sign out button: this browser's web session ends (in every tab) and its cookie is cleared."""
+    handle: AnnotatorHandle | None = st.session_state.get(HANDLE)
+    web_id = st.session_state.get(WEB_ID)
+    if handle is not None and web_id is not None:
+        handle._store.web_sessions.end(handle._store, web_id)
+    _forget_browser()
+
+
+def _forget_browser() -> None:
+    forget(ANNOTATOR_COOKIE)
+    for key in (HANDLE, CURSOR, ANCHOR, WEB_ID, EXPIRES):
         st.session_state.pop(key, None)

@@ -3,8 +3,12 @@
 An annotator signs in with their own sign-in link, or their name and personal passphrase; the
 browser session then holds their :class:`~sentret_core.annotation.annotator.AnnotatorHandle`, which
 reads and writes their own grades only (and stops working once the admin disables, removes or
-re-keys them: the page then signs them out). Every grade is committed when it is given, so closing
-the tab loses nothing and signing in again resumes at the first item not yet graded or skipped.
+re-keys them: the page then signs them out). Signing in starts a web session kept in the database
+and named by a cookie, so a reload, a new tab or a server restart keeps the annotator signed in
+until it expires (:mod:`sentret_core.ui.browser_session`). Every grade is committed when it is
+given, so closing the tab loses nothing and signing in again resumes at the first item not yet
+graded or skipped. Beside the item: the session's guidelines, a key legend, a note and a flag,
+and the annotator's own list of grades.
 
 This module composes the page; its parts (sign-in, the button callbacks, the item, the buttons
 and the keyboard shortcuts) live in :mod:`sentret_core.ui.annotate`.
@@ -17,14 +21,16 @@ from typing import NamedTuple
 import streamlit as st
 
 from sentret_core.annotation.annotator import AnnotatorHandle, SignedOut
-from sentret_core.annotation.records import ItemView, Progress, SessionInfo
+from sentret_core.annotation.records import ItemView, Judgment, Progress, SessionInfo
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.errors import SentretError
 from sentret_core.ui.annotate.buttons import buttons
+from sentret_core.ui.annotate.extras import my_grades, note_and_flag, show_guidelines, watch
 from sentret_core.ui.annotate.item import show_context, show_item
 from sentret_core.ui.annotate.keys import ANCHOR, CURSOR, HANDLE, show_flash
-from sentret_core.ui.annotate.shortcuts import shortcuts
-from sentret_core.ui.annotate.sign_in import sign_in, sign_out, signed_out_notice
+from sentret_core.ui.annotate.shortcuts import LEGEND, shortcuts
+from sentret_core.ui.annotate.sign_in import resume, sign_in, sign_out, signed_out_notice
+from sentret_core.ui.browser_session import write_cookies
 from sentret_core.ui.judgments import page_store
 from sentret_core.ui.state import guarded, page_setup
 from sentret_core.ui.text import md
@@ -39,7 +45,7 @@ def render() -> None:
     store = page_store()
     if store is None:
         return
-    handle: AnnotatorHandle | None = st.session_state.get(HANDLE)
+    handle: AnnotatorHandle | None = st.session_state.get(HANDLE) or resume(store)
     if handle is not None:
         try:
             handle.check_access()
@@ -48,6 +54,7 @@ def render() -> None:
             handle = None
         except SentretError:
             pass  # e.g. a busy database: reading the items below says so
+    write_cookies()
     if handle is None:
         sign_in(store)
         return
@@ -61,7 +68,9 @@ class _View(NamedTuple):
     progress: Progress
     cursor: int | None
     item: ItemView | None
-    given: int | None  # the grade this annotator gave the item, if any
+    mine: Judgment | None  # this annotator's judgment of the item, if any
+    judgments: list[Judgment]  # all of this annotator's, in the session's order
+    guidelines: str
 
 
 def _read(store: JudgmentStore, handle: AnnotatorHandle) -> _View:
@@ -69,9 +78,10 @@ def _read(store: JudgmentStore, handle: AnnotatorHandle) -> _View:
     progress = handle.progress()
     cursor = st.session_state.get(CURSOR)
     item = handle.item(cursor) if cursor is not None else handle.next_item()
-    mine = {(j.query, j.entity, j.sentence_id): j.grade for j in handle.my_judgments()}
-    given = mine.get((item.query, item.entity, item.sentence_id)) if item is not None else None
-    return _View(info, progress, cursor, item, given)
+    judgments = handle.my_judgments()
+    by_key = {(j.query, j.entity, j.sentence_id): j for j in judgments}
+    mine = by_key.get((item.query, item.entity, item.sentence_id)) if item is not None else None
+    return _View(info, progress, cursor, item, mine, judgments, store.guidelines(handle.session))
 
 
 def _annotate(store: JudgmentStore, handle: AnnotatorHandle) -> None:
@@ -83,18 +93,28 @@ def _annotate(store: JudgmentStore, handle: AnnotatorHandle) -> None:
     if view is None:
         return
     show_flash()
+    watch(handle, view.info.is_open)
     if not view.info.is_open:
         st.error(f"Session {md(repr(view.info.name))} is closed: grades are not taken until the organiser reopens it.")
+    show_guidelines(view.guidelines, expanded=not view.judgments)
     progress = view.progress
     done = progress.graded / progress.total if progress.total else 1.0
     st.progress(done, text=f"{progress.graded} of {progress.total} graded · {progress.skipped} skipped")
     if view.item is None:
         st.success(f"All {progress.total} items are graded — thank you! Use Back or Undo to change a grade.")
         buttons(None, None, progress.total)
-        shortcuts()
+        _footer(view)
         return
     st.session_state[ANCHOR] = view.item.item_id
-    index = show_item(view.info.index_path, view.item, view.given, view.cursor is not None)
-    buttons(view.item, view.given, progress.total)
+    given = view.mine.grade if view.mine is not None else None
+    index = show_item(view.info.index_path, view.item, given, view.cursor is not None)
+    buttons(view.item, given, progress.total, view.mine.note if view.mine is not None else None)
+    note_and_flag(view.item, view.mine)
     show_context(index, view.item)
+    _footer(view)
+
+
+def _footer(view: _View) -> None:
+    st.caption(LEGEND)
+    my_grades(view.judgments)
     shortcuts()

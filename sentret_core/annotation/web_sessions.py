@@ -1,0 +1,185 @@
+"""Browser sign-ins that survive reloads, new tabs and server restarts, for a bounded time.
+
+Signing in (an annotator with their own secret, the admin with the admin token) starts a *web
+session*: a row of ``web_sessions`` (schema v5) found by the SHA-256 of a random 256-bit id. The
+browser keeps only the id (the app puts it in a cookie, see ``ui/browser_session.py``); the
+database keeps only its hash, so a copy of the file signs nobody in. A web session ends:
+
+* at ``expires_at`` — a fixed time after sign-in (``ANNOTATOR_LIFETIME_S``, ``ADMIN_LIFETIME_S``),
+  never extended, so a stolen id is worth a bounded time; at exactly ``expires_at`` it has ended;
+* for an annotator, as soon as the admin re-keys, renames, disables or removes them (the row
+  holds the credential counter it was made under, which every such change bumps, see
+  :mod:`.identity`);
+* for the admin, as soon as the admin token changes (the row holds SHA-256(id ‖ token), so the
+  token itself is never stored);
+* at sign-out (the row is deleted).
+
+Every action of an annotator's handle checks its web session in the transaction that acts
+(:meth:`AnnotatorHandle._check_access`), so an ended session refuses the very next action.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
+
+from sentret_core.annotation.annotator import AnnotatorHandle, SignedOut
+from sentret_core.errors import SentretError
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from sentret_core.annotation.store import JudgmentStore
+
+ANNOTATOR_LIFETIME_S = 12 * 3600.0  # a working day: signing in again costs one link click
+ADMIN_LIFETIME_S = 8 * 3600.0
+MAX_ID = 200  # longer presented ids are refused unread
+
+
+class SessionEnded(SignedOut):
+    """The web session is over (expired, revoked or signed out); the message says which, if known."""
+
+
+class Resumed(NamedTuple):
+    handle: AnnotatorHandle
+    expires_at: float
+
+
+def _hash(web_id: str) -> str:
+    return hashlib.sha256(web_id.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _admin_check(web_id: str, token: str) -> str:
+    return hashlib.sha256(f"{web_id}\n{token}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _well_formed(web_id: object) -> bool:
+    return isinstance(web_id, str) and 0 < len(web_id) <= MAX_ID and web_id.isascii()
+
+
+class WebSessions:
+    """Starting, resuming and ending web sessions; ``clock`` gives wall-clock seconds (tests pass a fake)."""
+
+    def __init__(
+        self,
+        *,
+        annotator_lifetime: float = ANNOTATOR_LIFETIME_S,
+        admin_lifetime: float = ADMIN_LIFETIME_S,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.annotator_lifetime, self.admin_lifetime, self.clock = annotator_lifetime, admin_lifetime, clock
+
+    # ----------------------------------------------------------------- annotators
+
+    def start_annotator(self, store: JudgmentStore, handle: AnnotatorHandle) -> str:
+        """A new web session for a freshly signed-in ``handle``; returns its id (for the browser only).
+        ``handle`` is bound to it from now on: ending the web session ends the handle."""
+        web_id = secrets.token_urlsafe(32)
+        now = self.clock()
+        with store._transaction() as conn:
+            handle._check_access(conn)
+            self._forget_ended(conn, now)
+            conn.execute(
+                "INSERT INTO web_sessions (id_hash, kind, session_id, annotator_id, credential, created_at,"
+                " expires_at) VALUES (?, 'annotator', ?, ?, ?, ?, ?)",
+                (_hash(web_id), handle._session_id, handle._annotator_id, handle._credential, now,
+                 now + self.annotator_lifetime),
+            )  # fmt: skip
+        handle._web = (_hash(web_id), self)
+        return web_id
+
+    def resume_annotator(self, store: JudgmentStore, web_id: object) -> Resumed:
+        """The handle of the annotator signed in as web session ``web_id``; :class:`SessionEnded`
+        (saying why) if it has expired or their access changed, or if there is no such session."""
+        if not _well_formed(web_id):
+            raise SessionEnded("this browser's sign-in is not valid; sign in again")
+        assert isinstance(web_id, str)
+        with store._read() as conn:
+            row = conn.execute(
+                "SELECT w.expires_at, w.credential, s.id, s.name, a.id, a.name FROM web_sessions w"
+                " JOIN sessions s ON s.id = w.session_id JOIN annotators a ON a.id = w.annotator_id"
+                " WHERE w.id_hash = ? AND w.kind = 'annotator'",
+                (_hash(web_id),),
+            ).fetchone()
+        if row is None:
+            raise SessionEnded("your sign-in has ended (you signed out, or it was removed); sign in again")
+        expires_at, credential, session_id, session, annotator_id, name = row
+        handle = AnnotatorHandle(store, int(session_id), str(session), int(annotator_id), str(name), int(credential))
+        handle._web = (_hash(web_id), self)
+        handle.check_access()  # SignedOut/SessionEnded: expired, disabled, removed or re-keyed
+        return Resumed(handle, float(expires_at))
+
+    def check(self, conn: sqlite3.Connection, id_hash: str, session: str) -> None:
+        """Inside a handle's transaction: :class:`SessionEnded` if its web session is over."""
+        row = conn.execute("SELECT expires_at FROM web_sessions WHERE id_hash = ?", (id_hash,)).fetchone()
+        if row is None:
+            raise SessionEnded(f"you are signed out of session {session!r} (you signed out elsewhere); sign in again")
+        if self.clock() >= float(row[0]):
+            raise SessionEnded(
+                f"your sign-in to session {session!r} expired after {self.annotator_lifetime / 3600:g} h; "
+                "sign in again with your link or passphrase (your grades are all saved)"
+            )
+
+    def expires_at(self, store: JudgmentStore, handle: AnnotatorHandle) -> float | None:
+        """When ``handle``'s web session ends (None: it has none, or it is gone)."""
+        if handle._web is None:
+            return None
+        with store._read() as conn:
+            row = conn.execute("SELECT expires_at FROM web_sessions WHERE id_hash = ?", (handle._web[0],)).fetchone()
+        return None if row is None else float(row[0])
+
+    # ----------------------------------------------------------------- the admin
+
+    def start_admin(self, store: JudgmentStore, token: str) -> str:
+        """A new admin web session for the (already checked) admin ``token``; returns its id."""
+        web_id = secrets.token_urlsafe(32)
+        now = self.clock()
+        with store._transaction() as conn:
+            self._forget_ended(conn, now)
+            conn.execute(
+                "INSERT INTO web_sessions (id_hash, kind, admin_check, created_at, expires_at)"
+                " VALUES (?, 'admin', ?, ?, ?)",
+                (_hash(web_id), _admin_check(web_id, token), now, now + self.admin_lifetime),
+            )
+        return web_id
+
+    def resume_admin(self, store: JudgmentStore, web_id: object, token: str) -> None:
+        """Nothing if ``web_id`` is a live admin web session made with ``token`` (the admin token
+        now); :class:`SessionEnded` saying why otherwise."""
+        if not _well_formed(web_id):
+            raise SessionEnded("this browser's admin sign-in is not valid; enter the admin token again")
+        assert isinstance(web_id, str)
+        with store._read() as conn:
+            row = conn.execute(
+                "SELECT admin_check, expires_at FROM web_sessions WHERE id_hash = ? AND kind = 'admin'",
+                (_hash(web_id),),
+            ).fetchone()
+        if row is None:
+            raise SessionEnded("your admin sign-in has ended; enter the admin token again")
+        if self.clock() >= float(row[1]):
+            raise SessionEnded(
+                f"your admin sign-in expired after {self.admin_lifetime / 3600:g} h; enter the admin token again"
+            )
+        if not hmac.compare_digest(str(row[0]), _admin_check(web_id, token)):
+            raise SessionEnded("the admin token has changed since you signed in; enter the new one")
+
+    # ----------------------------------------------------------------- both
+
+    def end(self, store: JudgmentStore, web_id: object) -> None:
+        """Sign out: the web session ``web_id`` no longer signs anyone in (nothing if there is none)."""
+        if not _well_formed(web_id):
+            return
+        assert isinstance(web_id, str)
+        try:
+            with store._transaction() as conn:
+                conn.execute("DELETE FROM web_sessions WHERE id_hash = ?", (_hash(web_id),))
+        except SentretError:
+            pass  # a read-only or busy file: the session still ends at its expiry
+
+    @staticmethod
+    def _forget_ended(conn: sqlite3.Connection, now: float) -> None:
+        conn.execute("DELETE FROM web_sessions WHERE expires_at <= ?", (now,))
