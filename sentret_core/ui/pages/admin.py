@@ -25,7 +25,7 @@ from sentret_core.ui.admin_sign_in import token_form
 from sentret_core.ui.annotators import manage_annotators, session_caption
 from sentret_core.ui.disagreements import disagreement_view
 from sentret_core.ui.judgments import page_store
-from sentret_core.ui.session_form import create_session_form, pick_session
+from sentret_core.ui.session_form import create_session_form, guidelines_editor, pick_session
 from sentret_core.ui.state import error_guard, page_setup, uploaded_text
 from sentret_core.ui.text import md
 
@@ -72,6 +72,7 @@ def render() -> None:
         return
     info = next(s for s in sessions if s.name == name)
     _open_close(admin, info)
+    guidelines_editor(store, admin, info.name)
     manage_annotators(admin, info)
     _progress_and_agreement(admin, info)
     disagreement_view(admin, info)
