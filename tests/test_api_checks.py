@@ -325,10 +325,10 @@ def test_top_k_refuses_non_finite_scores(small_index: Index, bad: float) -> None
         ("bm25.v1", {"b": -(10**400)}, "it must be a number with 0 ≤ b ≤ 1"),
         ("lm-dir.v1", {"mu": 0}, "it must be a number with 1e-06 ≤ mu ≤ 1e+06"),  # was -inf scores
         ("lm-dir.v1", {"mu": math.inf}, "it must be a number with 1e-06 ≤ mu ≤ 1e+06"),
-        ("lm-jm.v1", {"lam": 0.0}, "it must be a number with 0 < lam ≤ 1"),
-        ("lm-2s.v1", {"lam": 0.0}, "it must be a number with 0 < lam ≤ 1"),
+        ("lm-jm.v1", {"lam": 0.0}, "it must be a number with 1e-06 ≤ lam ≤ 1"),
+        ("lm-2s.v1", {"lam": 0.0}, "it must be a number with 1e-06 ≤ lam ≤ 1"),
         ("lm-2si.v1", {"mu": 0.0}, "it must be a number with 1e-06 ≤ mu ≤ 1e+06"),
-        ("lm-jm.v1", {"lam": math.nan}, "it must be a number with 0 < lam ≤ 1"),
+        ("lm-jm.v1", {"lam": math.nan}, "it must be a number with 1e-06 ≤ lam ≤ 1"),
         ("lm-3mm.v1", {"lam": 0.0, "gamma": 1.0}, "leave the collection model no weight"),  # was -inf
         ("lm-3mmpds.v1", {"lam": 0.7, "gamma": 0.3}, "leave the collection model no weight"),
     ],

@@ -6,6 +6,7 @@ in CI) and the tests that need them skip with the reason otherwise.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import re
@@ -30,6 +31,7 @@ from sentret_core.evaluation.runs import Evaluator
 from sentret_core.index.entity_stats import entity_sentences
 from sentret_core.ingest.corpus import Document
 from sentret_core.ingest.qa_files import read_wikiqa
+from sentret_core.models import MODELS, get_model
 from sentret_core.support.context import QueryContext
 
 WIKIQA_HEADER = "QuestionID\tQuestion\tDocumentID\tDocumentTitle\tSentenceID\tSentence\tLabel\n"
@@ -267,13 +269,32 @@ def test_doc_order_and_random_baselines_exact(wikiqa: Benchmark) -> None:
     assert report.baseline == "doc-order" and list(report.results)[:2] == ["doc-order", "random"]
 
 
-def test_non_matching_candidates_tie_at_the_bottom(wikiqa: Benchmark) -> None:
+def test_non_matching_candidates_get_the_models_no_match_score(wikiqa: Benchmark) -> None:
+    """A closed candidate set scores every candidate: a sum over matched terms (BM25, TF-ISF) gives 0 to
+    one it does not reach, a smoothed language model its (finite) likelihood (issue 24)."""
     ev = Evaluator(wikiqa)
     run = ev.run("bm25.v1", None, ["Q1"])["Q1"]
-    # terms "painted", "guernica": D1-2 matches neither, so it is not a bm25.v1 candidate
-    assert min(run["D1-0"], run["D1-1"]) > -np.inf and run["D1-2"] == -np.inf
+    # terms "painted", "guernica": D1-2 matches neither, so it is not a bm25.v1 candidate: its score is 0
+    assert min(run["D1-0"], run["D1-1"]) > 0 and run["D1-2"] == 0.0
     run = ev.run("tfisf.v1", None, ["Q3"])["Q3"]
-    assert run["D2-1"] == -np.inf and min(run["D2-0"], run["D2-2"]) > -np.inf
+    assert run["D2-1"] == 0.0 and min(run["D2-0"], run["D2-2"]) > 0
+    run = ev.run("lm-dir.v1", None, ["Q1"])["Q1"]
+    assert all(np.isfinite(list(run.values()))) and run["D1-2"] < min(run["D1-0"], run["D1-1"])
+
+
+def test_a_model_without_a_no_match_score_leaves_candidates_unscored(
+    wikiqa: Benchmark, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Only a model that registers no score for the sentences it does not reach leaves them -inf (tied at
+    the bottom), and the exported run file leaves them out."""
+    monkeypatch.setitem(MODELS, "bm25.v1", dataclasses.replace(get_model("bm25.v1"), closed=None))
+    run = Evaluator(wikiqa).run("bm25.v1", None, ["Q1"])["Q1"]
+    assert min(run["D1-0"], run["D1-1"]) > 0 and run["D1-2"] == -np.inf
+    report = evaluate_benchmark(wikiqa, ["bm25.v1"], metrics=["map"])
+    (written,) = [p for p in report.write_runs(tmp_path / "run.txt") if "bm25.v1" in p.name]
+    lines = written.read_text().splitlines()
+    assert "inf" not in written.read_text() and not any(" D1-2 " in line for line in lines if line.startswith("Q1 "))
+    assert {line.split()[2] for line in lines if line.startswith("Q1 ")} == {"D1-0", "D1-1"}
 
 
 def test_objective_equals_the_evaluated_mean(wikiqa: Benchmark, squad: Benchmark) -> None:

@@ -385,10 +385,24 @@ def test_qrels_and_run_round_trip(tmp_path: Path) -> None:
     write_qrels(qrels, tmp_path / "q.txt")
     write_run(run, tmp_path / "r.txt", tag="bm25")
     assert read_qrels(tmp_path / "q.txt") == qrels
-    assert read_run(tmp_path / "r.txt") == {tid: run[tid]}  # a topic with no items has no line
+    # a topic with no items has no line; s2, unscored (-inf), is left out (issue 24)
+    assert read_run(tmp_path / "r.txt") == {tid: {"s1": 0.1 + 0.2, "s3": 1e-300, "s4": 0.1 + 0.2}}
     lines = (tmp_path / "r.txt").read_text().splitlines()
     assert lines[0] == f"{tid} Q0 s1 1 {0.1 + 0.2!r} bm25"  # ties written in docid order
-    assert [line.split()[3] for line in lines] == ["1", "2", "3", "4"]
+    assert [line.split()[3] for line in lines] == ["1", "2", "3"]
+
+
+def test_a_run_file_never_holds_inf_or_nan(tmp_path: Path) -> None:
+    """Unscored items (-inf) are left out of a run file: trec_eval and ir_measures would count them as
+    retrieved, and Java's parsers reject the text. NaN or +inf is a bug upstream: refused."""
+    run = {"q1": {"a": -math.inf, "b": 2.5, "c": -math.inf, "d": -1e308}, "q2": {"x": -math.inf}}
+    write_run(run, tmp_path / "r.txt", tag="lm")
+    text = (tmp_path / "r.txt").read_text()
+    assert "inf" not in text.lower() and "nan" not in text.lower()
+    assert text.splitlines() == ["q1 Q0 b 1 2.5 lm", "q1 Q0 d 2 -1e+308 lm"]  # q2 has nothing scored: no line
+    for bad in (math.nan, math.inf):
+        with pytest.raises(SentretError, match=r"score of q1 a is .*a run file holds finite scores"):
+            format_run({"q1": {"a": bad}})
 
 
 @settings(max_examples=60, deadline=None)
@@ -397,7 +411,7 @@ def test_qrels_and_run_round_trip(tmp_path: Path) -> None:
         st.text(min_size=1).map(lambda s: topic_id(s, "e")),
         st.dictionaries(
             st.from_regex(r"[A-Za-z0-9_.:-]+", fullmatch=True),
-            st.floats(allow_nan=False),
+            st.floats(allow_nan=False).filter(lambda x: x != math.inf),
             max_size=5,
         ),
         max_size=4,
@@ -405,7 +419,8 @@ def test_qrels_and_run_round_trip(tmp_path: Path) -> None:
 )
 def test_run_round_trip_any_scores(run: dict[str, dict[str, float]]) -> None:
     parsed = parse_run(format_run(run))
-    assert parsed == {t: docs for t, docs in run.items() if docs}
+    scored = {t: {d: v for d, v in docs.items() if v > -math.inf} for t, docs in run.items()}
+    assert parsed == {t: docs for t, docs in scored.items() if docs}
 
 
 def test_malformed_files_name_file_and_line(tmp_path: Path) -> None:

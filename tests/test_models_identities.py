@@ -130,11 +130,12 @@ def test_jm_with_lambda_0_is_maximum_likelihood(town: Index) -> None:
     terms = [town.vocab[t] for t in town.sequence(s)]
     assert "river" in terms and "city" in terms
     ml = sum(math.log(terms.count(t) / len(terms)) for t in query)
-    # λ = 0 itself is refused (a candidate missing a query term would score log 0, issue 29); λ → 0
-    # tends to maximum likelihood: log((1-λ)·ml_t + λ·p(t)) differs from log ml_t by about λ·(1 + p(t)/ml_t)
-    jm = as_dict(town, " ".join(query), "lm-jm.v1", lam=1e-9)
-    assert math.isclose(jm[s], ml, rel_tol=1e-7)
-    with pytest.raises(SentretError, match=r"'lam' = 0\.0 is not allowed; it must be a number with 0 < lam ≤ 1"):
+    # λ below 1e-6 is refused (a candidate missing a query term would score log 0, or underflow to it,
+    # issue 29); λ → 0 tends to maximum likelihood: log((1-λ)·ml_t + λ·p(t)) differs from log ml_t by
+    # about λ·(1 + p(t)/ml_t)
+    jm = as_dict(town, " ".join(query), "lm-jm.v1", lam=1e-6)
+    assert math.isclose(jm[s], ml, rel_tol=1e-4)
+    with pytest.raises(SentretError, match=r"'lam' = 0\.0 is not allowed; it must be a number with 1e-06 ≤ lam ≤ 1"):
         score(town, query, "lm-jm.v1", lam=0.0)
 
 

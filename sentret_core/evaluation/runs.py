@@ -1,11 +1,13 @@
 """Runs of a benchmark's topics under any evaluable model, their metrics, tuning and coverage.
 
 **Candidates.** Plain sentence retrieval (WikiQA, TrecQA): a topic's candidates are the
-question's own sentences. A model scores the whole collection (collection statistics are the
-split's), the scores are restricted to the candidates, and a candidate the model does not
-return (it matches no query term in any field the model uses) gets ``-inf``: all such
-candidates tie at the bottom, and tie-aware metrics average over their orderings exactly, so
-no model gains from an arbitrary order among sentences it cannot tell apart.
+question's own sentences. A model scores every candidate (collection statistics are the
+split's) with :meth:`~sentret_core.models.spec.ModelSpec.score_at`: a candidate its scorer does
+not return (it matches no query term in any field the model uses) gets the model's own score
+for it, the smoothed likelihood of a language model (finite: the collection model is never 0)
+or TF-ISF's and BM25's 0. Only under a model with no such score (none registered) is it
+unscored, ``-inf``: all such candidates tie at the bottom, tie-aware metrics average over their
+orderings exactly, and exported run files leave them out.
 Entity support (squad-support): as in the support engine
 (:class:`~sentret_core.support.context.QueryContext`), a sentence scorer F ranks S_qe, the
 sentences of *its own* top-k that mention e (seed 002 eq. 5/6; a scorer that takes the entity,
@@ -42,7 +44,7 @@ from sentret_core.evaluation.trec_io import Qrels, Run
 from sentret_core.evaluation.tuning import TuningResult, coordinate_ascent
 from sentret_core.index.entity_stats import entity_sentences
 from sentret_core.models import get_model, score, search
-from sentret_core.models.query import normalise
+from sentret_core.models.query import normalise, prepare
 from sentret_core.models.spec import ENTITY_PARAM
 from sentret_core.support.context import QueryContext
 from sentret_core.support.sets import first_hits, ranking_of
@@ -160,13 +162,8 @@ class Evaluator:
         ids = topic.candidates
         if model in BASELINES:
             return self._baseline_scores(model, ids)
-        found = score(self.index, self.terms(topic), model, **params)
-        values = np.full(len(ids), -math.inf)
-        where = np.searchsorted(found.ids, ids)
-        inside = where < len(found.ids)
-        hit = np.zeros(len(ids), dtype=bool)
-        hit[inside] = found.ids[where[inside]] == ids[inside]
-        values[hit] = found.scores[where[hit]]
+        spec = get_model(model)
+        values = spec.score_at(self.index, prepare(self.index, self.terms(topic)), spec.resolve(params), ids)
         return ids, values
 
     def _support_scores(self, ctx: QueryContext, topic: Topic, model: str) -> tuple[np.ndarray, np.ndarray]:

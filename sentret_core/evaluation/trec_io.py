@@ -225,7 +225,10 @@ def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: str | os.PathLike[
 def format_run(run: Mapping[str, Mapping[str, float]], *, tag: str = "sentret") -> str:
     """TREC run text: per topic, items by score descending (ties by docid), ranks from 1.
 
-    Scores are written with ``repr``, the shortest text that reads back to the same float.
+    Scores are written with ``repr``, the shortest text that reads back to the same float. An
+    item scored ``-inf`` is unscored (a closed-set candidate the model has no score for) and is
+    left out: trec_eval and ir_measures would count it as retrieved, and Java's parsers reject
+    the text. A NaN or ``+inf`` score raises :class:`SentretError`.
     """
     _check_field(tag, "run tag")
     lines = []
@@ -235,8 +238,10 @@ def format_run(run: Mapping[str, Mapping[str, float]], *, tag: str = "sentret") 
         for docid, score in ranked.items():
             _check_field(docid, "document id")
             value = float(score)
-            if math.isnan(value):
-                raise SentretError(f"score of {topic} {docid} is NaN")
+            if value == -math.inf:
+                continue
+            if not math.isfinite(value):
+                raise SentretError(f"score of {topic} {docid} is {value}: a run file holds finite scores")
             items.append((-value, docid))
         for rank, (negated, docid) in enumerate(sorted(items), start=1):
             lines.append(f"{topic} Q0 {docid} {rank} {-negated!r} {tag}\n")

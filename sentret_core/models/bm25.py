@@ -50,6 +50,7 @@ from sentret_core.models.layout import context_len, layout, title_len
 from sentret_core.models.papers import PAPER_000, PAPER_002, ROBERTSON
 from sentret_core.models.postings import field_postings, postings
 from sentret_core.models.registry import register
+from sentret_core.models.spec import zero_without_a_match
 from sentret_core.models.vectors import union_sum
 
 if TYPE_CHECKING:
@@ -111,6 +112,7 @@ _ONES = np.ones(3)
     "bm25.v1",
     display_name="BM25",
     family="bm25",
+    closed=zero_without_a_match,
     params=BM25Params,
     explainer=explain_bm25,
     formula=r"\sum_{t\in q\cap s}\log\frac{N-sf(t)+0.5}{sf(t)+0.5}\cdot"
@@ -141,6 +143,7 @@ def term_weights(index: Index, q: Query, p: BM25Params) -> np.ndarray:
     "bm25f.v1",
     display_name="BM25F (sentence, context, title)",
     family="bm25",
+    closed=zero_without_a_match,
     params=BM25FParams,
     explainer=explain_bm25f,
     formula=r"\sum_{t\in q} idf(t)\,\frac{(k_1+1)\,\tilde{x}}{k_1+\tilde{x}},\;"

@@ -34,7 +34,10 @@ Readings and conventions:
   one is 0 for any sentence, and 1/μ overflows);
 * candidates are the sentences containing a query term, plus, for the local-context models
   when the local model carries weight (3MM γ > 0, 2S μ > 0 and λ < 1, 2S-I λ > 0), the
-  sentences whose window or document contains one; JM and DIR have no local model.
+  sentences whose window or document contains one; JM and DIR have no local model. Any other
+  sentence has the finite score Σ c(t,q)·log(h(s)·p(t)) of its smoothing mass alone (issue 24):
+  ``search``/``score`` skip it, and a closed candidate set gets it from the registered ``closed``
+  form (:func:`lm_scoring.lm_scores_at`, used by ``ModelSpec.score_at``).
 
 This module holds each mixture (the formula, written once) and its registered scorer; the
 parameters are in :mod:`lm_params`, the vectorised scoring path in :mod:`lm_scoring` and the
@@ -57,7 +60,7 @@ from sentret_core.models.lm_params import (
     TwoStageInvParams,
     TwoStageParams,
 )
-from sentret_core.models.lm_scoring import Components, Variant, lm_scores, safe_div
+from sentret_core.models.lm_scoring import Components, Variant, closed_form, lm_scores, safe_div
 from sentret_core.models.papers import PAPER_000, PAPER_003
 from sentret_core.models.registry import register
 
@@ -136,6 +139,7 @@ PDS_DEF = r"\log p(d|s)=\sum_{t\in s}c(t,s)\left(\log p(t|d)-\log p(t)\right)"
     paper=f"{PAPER_000} eq. 2",
     description="query likelihood, sentence model interpolated with the collection",
     distribution=make_distribution(JM),
+    closed=closed_form(JM),
 )
 def score_jm(index: Index, q: Query, p: JMParams) -> tuple[np.ndarray, np.ndarray]:
     return lm_scores(index, q, p, JM)
@@ -151,6 +155,7 @@ def score_jm(index: Index, q: Query, p: JMParams) -> tuple[np.ndarray, np.ndarra
     paper=f"{PAPER_000} eq. 3",
     description="query likelihood with Dirichlet smoothing from the collection",
     distribution=make_distribution(DIR),
+    closed=closed_form(DIR),
 )
 def score_dir(index: Index, q: Query, p: DirParams) -> tuple[np.ndarray, np.ndarray]:
     return lm_scores(index, q, p, DIR)
@@ -166,6 +171,7 @@ def score_dir(index: Index, q: Query, p: DirParams) -> tuple[np.ndarray, np.ndar
     paper=f"{PAPER_000} eq. 9 (Murdock 2006)",
     description="sentence, local (document or window) and collection models mixed",
     distribution=make_distribution(THREE_MM),
+    closed=closed_form(THREE_MM),
 )
 def score_3mm(index: Index, q: Query, p: ThreeMMParams) -> tuple[np.ndarray, np.ndarray]:
     return lm_scores(index, q, p, THREE_MM)
@@ -181,6 +187,7 @@ def score_3mm(index: Index, q: Query, p: ThreeMMParams) -> tuple[np.ndarray, np.
     paper=f"{PAPER_000} eq. 10",
     description="Dirichlet smoothing with the local model, then interpolation with the collection",
     distribution=make_distribution(TWO_STAGE),
+    closed=closed_form(TWO_STAGE),
 )
 def score_2s(index: Index, q: Query, p: TwoStageParams) -> tuple[np.ndarray, np.ndarray]:
     return lm_scores(index, q, p, TWO_STAGE)
@@ -197,6 +204,7 @@ def score_2s(index: Index, q: Query, p: TwoStageParams) -> tuple[np.ndarray, np.
     paper=f"{PAPER_000} eq. 11",
     description="interpolation with the local model, then Dirichlet smoothing with the collection",
     distribution=make_distribution(TWO_STAGE_INV),
+    closed=closed_form(TWO_STAGE_INV),
 )
 def score_2si(index: Index, q: Query, p: TwoStageInvParams) -> tuple[np.ndarray, np.ndarray]:
     return lm_scores(index, q, p, TWO_STAGE_INV)
@@ -217,6 +225,7 @@ def _as_3mm(p: ThreeMMPDSParams) -> ThreeMMParams:
     paper=f"{PAPER_003} eq. 7-8; {PAPER_000}",
     description="3MM over the surrounding sentences, plus the sentence's importance",
     distribution=make_distribution(THREE_MM),
+    closed=closed_form(THREE_MM, _as_3mm),
 )
 def score_3mmpds(index: Index, q: Query, p: ThreeMMPDSParams) -> tuple[np.ndarray, np.ndarray]:
     return lm_scores(index, q, _as_3mm(p), THREE_MM)

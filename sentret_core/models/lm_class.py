@@ -54,7 +54,7 @@ from sentret_core.models.query import Query
 from sentret_core.models.registry import register
 from sentret_core.models.spec import Explained
 from sentret_core.models.training.classes import DEFAULT_NAME, KIND, ClassMap, load_classes
-from sentret_core.models.vectors import EMPTY_IDS, EMPTY_SCORES, scatter, union
+from sentret_core.models.vectors import EMPTY_IDS, EMPTY_SCORES, gather, scatter, union
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -213,6 +213,66 @@ def explain_class(index: Index, q: Query, sentence: int, p: ClassParams) -> Expl
     return Explained(columns, rows, {}, notes)
 
 
+# --- the scoring path: the scorer's candidates, or any sentences of a closed candidate set ------------
+
+
+def usable_terms(index: Index, q: Query) -> list[tuple[int, float]]:
+    """(term, c(t,q)) of the query terms seen in the collection (the others are skipped)."""
+    p_t_all = collection_model(index)
+    return [(int(t), float(qf)) for t, qf in zip(q.ids, q.qtf) if p_t_all[t] > 0]
+
+
+def class_likelihood(
+    index: Index, p: ClassParams, use: list[tuple[int, float]], cand: np.ndarray, *, candidates: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Σ c(t,q)·log p(t|θ_s) at ``cand`` and whether each holds a query term (``candidates``: ``cand``
+    is the sorted union of the query classes' postings, the scorer's; else any sentence ids)."""
+    data = class_data(index, p)
+    p_t_all = collection_model(index)
+    word_post = postings(index)
+    cpost = [data.post(int(data.cls[t])) for t, _ in use]
+    n_s = layout(index).sent_len.take(cand)
+    den_c = n_s + p.mu
+    inv_c = np.zeros(len(cand))
+    np.divide(1.0, den_c, out=inv_c, where=den_c > 0)
+    den_w = n_s + p.mu_word
+    inv_w = np.zeros(len(cand))
+    np.divide(1.0, den_w, out=inv_w, where=den_w > 0)
+    total = np.zeros(len(cand))
+    word_hit = np.zeros(len(cand), dtype=bool)
+    with np.errstate(divide="ignore"):
+        for (t, qf), (rows, counts) in zip(use, cpost):
+            c = int(data.cls[t])
+            pC = float(data.p_class[c])
+            c_C = scatter(cand, rows, counts) if candidates else gather(rows, counts, cand)
+            p_Cs = np.where(den_c > 0, (c_C + p.mu * pC) * inv_c, pC)
+            prob = (1 - p.lam) * float(data.p_t_class[t]) * p_Cs
+            r, v = word_post(t)
+            if candidates:
+                pos = np.searchsorted(cand, r)
+                word_hit[pos] = True
+            if p.lam > 0:
+                pt = float(p_t_all[t])
+                if candidates:
+                    c_t = np.zeros(len(cand))
+                    c_t[pos] = v
+                else:
+                    c_t = gather(r, v, cand)
+                prob += p.lam * np.where(den_w > 0, (c_t + p.mu_word * pt) * inv_w, pt)
+            total += qf * np.log(prob)
+    return total, word_hit
+
+
+def closed_class(index: Index, q: Query, p: ClassParams, ids: np.ndarray) -> np.ndarray:
+    """The score of any sentences (a closed candidate set): one holding no term of a query term's
+    class scores Σ c(t,q)·log[λ·μ_w·p(t)/(|s|+μ_w) + (1−λ)·p(t|C_t)·μ·p(C_t)/(|s|+μ)], finite as μ > 0."""
+    use = usable_terms(index, q)
+    ids = np.asarray(ids, dtype=np.int64)
+    if not use or len(ids) == 0:
+        return np.zeros(len(ids))
+    return class_likelihood(index, p, use, ids, candidates=False)[0]
+
+
 _FORMULA = (
     r"\sum_{t\in q}c(t,q)\log\left[\lambda\frac{c(t,s)+\mu_w p(t)}{|s|+\mu_w}"
     r"+(1-\lambda)\,p(t|C_t)\,\frac{c(C_t,s)+\mu\,p(C_t)}{|s|+\mu}\right],\;"
@@ -232,42 +292,17 @@ _FORMULA = (
         "a sentence scores for words of the same class as the query's, even with no query word"
     ),
     distribution=distribution_class,
+    closed=closed_class,
 )
 def score_class(index: Index, q: Query, p: ClassParams) -> tuple[np.ndarray, np.ndarray]:
-    p_t_all = collection_model(index)
-    use = [(int(t), float(qf)) for t, qf in zip(q.ids, q.qtf) if p_t_all[t] > 0]
+    use = usable_terms(index, q)
     if not use:
         return EMPTY_IDS, EMPTY_SCORES
     data = class_data(index, p)
-    word_post = postings(index)
-    cpost = [data.post(int(data.cls[t])) for t, _ in use]
-    cand = union([r for r, _ in cpost])
+    cand = union([data.post(int(data.cls[t]))[0] for t, _ in use])
     if len(cand) == 0:
         return EMPTY_IDS, EMPTY_SCORES
-    n_s = layout(index).sent_len.take(cand)
-    den_c = n_s + p.mu
-    inv_c = np.zeros(len(cand))
-    np.divide(1.0, den_c, out=inv_c, where=den_c > 0)
-    den_w = n_s + p.mu_word
-    inv_w = np.zeros(len(cand))
-    np.divide(1.0, den_w, out=inv_w, where=den_w > 0)
-    total = np.zeros(len(cand))
-    word_hit = np.zeros(len(cand), dtype=bool)
-    with np.errstate(divide="ignore"):
-        for (t, qf), (rows, counts) in zip(use, cpost):
-            c = int(data.cls[t])
-            pC = float(data.p_class[c])
-            p_Cs = np.where(den_c > 0, (scatter(cand, rows, counts) + p.mu * pC) * inv_c, pC)
-            prob = (1 - p.lam) * float(data.p_t_class[t]) * p_Cs
-            r, v = word_post(t)
-            pos = np.searchsorted(cand, r)
-            word_hit[pos] = True
-            if p.lam > 0:
-                pt = float(p_t_all[t])
-                c_t = np.zeros(len(cand))
-                c_t[pos] = v
-                prob += p.lam * np.where(den_w > 0, (c_t + p.mu_word * pt) * inv_w, pt)
-            total += qf * np.log(prob)
+    total, word_hit = class_likelihood(index, p, use, cand, candidates=True)
     return _cap(cand, total, word_hit, p.max_candidates)
 
 
@@ -305,6 +340,7 @@ class ClassParamsV2(ClassParams):
         "matches count first, words of the query terms' classes add to them"
     ),
     distribution=distribution_class,
+    closed=closed_class,
 )
 def score_class_v2(index: Index, q: Query, p: ClassParams) -> tuple[np.ndarray, np.ndarray]:
     return score_class(index, q, p)

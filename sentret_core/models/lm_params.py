@@ -21,7 +21,9 @@ MU_RANGE = dict(symbol=r"\mu", min=0.0, max=1e6, step=1.0, grid=MU_GRID, min_pos
 # sentence without t and its log-likelihood -inf (seed 000 §3): refused, so every score is finite
 MU_COLLECTION = dict(MU_RANGE, min=MU_MIN, min_positive=None)
 _LAM = dict(symbol=r"\lambda", min=0.0, max=1.0, step=0.05, grid=grid_range(0.1, 0.9, 0.1))
-_LAM_COLLECTION = dict(_LAM, above_min=True)
+# a collection weight of 0 gives log 0; a subnormal one (5e-324) underflows to the same -inf: at least LAM_MIN
+LAM_MIN = 1e-6
+_LAM_COLLECTION = dict(_LAM, min=LAM_MIN)
 _GAMMA = dict(symbol=r"\gamma", min=0.0, max=1.0, step=0.05, grid=grid_range(0.1, 0.9, 0.1))
 _CONTEXT = dict(choices=("document", "window"))
 _WINDOW = dict(symbol="w", min=1, max=10, step=1, grid=(1, 2, 3))

@@ -187,3 +187,48 @@ def lm_scores(index: Index, q: Query, p: Any, variant: Variant) -> tuple[np.ndar
     if getattr(p, "importance", False):
         total += log_pds(index)[cand]
     return cand, total
+
+
+def lm_scores_at(index: Index, q: Query, p: Any, variant: Variant, ids: np.ndarray) -> np.ndarray:
+    """Σ_{t∈q} c(t,q)·log p(t|θ_s) [+ log p(d|s)] at the given sentences, candidates or not.
+
+    The model's closed form for any sentence, vectorised over ``ids``: with c(t,s) and c(t,l(s))
+    gathered (0 where absent), p(t|θ_s) = a·c(t,s) + g·c(t,l) + h·p(t) in the order of
+    :func:`lm_scores`, so a candidate's score is that scorer's bit for bit (a gathered 0 adds
+    +0.0) and a sentence without a query term in s or l scores Σ c(t,q)·log(h(s)·p(t)): finite,
+    the smoothing mass never being 0.
+    """
+    ids = np.asarray(ids, dtype=np.int64)
+    pc_all = collection_model(index)
+    use = [(t, qf) for t, qf in zip(q.ids, q.qtf) if pc_all[t] > 0]
+    total = np.zeros(len(ids))
+    if len(ids) == 0:
+        return total
+    agh = coefficients(index, p, variant).take(ids, axis=0)
+    a, g, h = agh[:, 0], agh[:, 1], agh[:, 2]
+    post = postings(index)
+    if variant.local and p.context == "document":
+        local, where = doc_postings(index), layout(index).sent_doc.take(ids)
+    elif variant.local:
+        local, where = context_postings(index, getattr(p, "window", 1), include_self=True), ids
+    with np.errstate(divide="ignore"):
+        for t, qf in use:
+            prob = h * float(pc_all[t])
+            prob += gather(*post(t), ids) * a
+            if variant.local:
+                prob += gather(*local(t), where) * g
+            logp = np.log(prob, out=prob)
+            total += logp if qf == 1.0 else qf * logp
+    if getattr(p, "importance", False):
+        total += log_pds(index)[ids]
+    return total
+
+
+def closed_form(variant: Variant, as_params: Callable[[Any], Any] | None = None) -> Callable[..., np.ndarray]:
+    """The registered ``closed`` scorer of a language model (``as_params`` maps its parameters to
+    the mixture's, as 3MMPDS's to 3MM's)."""
+
+    def closed(index: Index, q: Query, p: Any, ids: np.ndarray) -> np.ndarray:
+        return lm_scores_at(index, q, as_params(p) if as_params else p, variant, ids)
+
+    return closed

@@ -103,7 +103,7 @@ from sentret_core.models.postings import postings
 from sentret_core.models.query import Query
 from sentret_core.models.registry import register
 from sentret_core.models.training.triggers import ASK_TABLES, COMPONENTS, DEFAULT_NAME, KIND, TABLES
-from sentret_core.models.vectors import EMPTY_IDS, EMPTY_SCORES, union
+from sentret_core.models.vectors import EMPTY_IDS, EMPTY_SCORES, gather, union
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -151,6 +151,24 @@ class TriggerParams(Params):
         return max(1.0 - sum(self.weights().values()), 0.0)
 
 
+def closed_trigger(index: Index, q: Query, p: TriggerParams, ids: np.ndarray) -> np.ndarray:
+    """v1's score at any sentences (a closed candidate set): one with no query term and no triggered
+    target scores Σ c(q,Q)·log[(λ_self·e(s) + Σ_t λ_t·b_t(s))·p(q) + (1−Σλ)·μ·p(q)/(|s|+μ)], with
+    e(s) = 1 for the empty sentence and b_t(s) its share of targets without mass (the backoff)."""
+    ids = np.asarray(ids, dtype=np.int64)
+    evidence = _evidence(index, q, p)
+    if evidence is None or len(ids) == 0:
+        return np.zeros(len(ids))
+    return _likelihood(index, q, p, evidence, ids, candidates=False)[0]
+
+
+def closed_trigger_v2(index: Index, q: Query, p: TriggerParams, ids: np.ndarray) -> np.ndarray:
+    """v2's score at any sentences: v1's plus the question words' factors."""
+    total = closed_trigger(index, q, p, ids)
+    asks = ask_scores(index, q, np.asarray(ids, dtype=np.int64), p)
+    return total if asks is None else total + asks
+
+
 _FORMULA = (
     r"\sum_{q\in Q}c(q,Q)\log\Big[\sum_t\lambda_t\frac{1}{|s|}\sum_{j=1}^{|s|}"
     r"\frac{f_t(q,s_j)}{\sum_w f_t(w,s_j)}+\Big(1-\sum_t\lambda_t\Big)\frac{c(q,s)+\mu p(q)}{|s|+\mu}\Big]"
@@ -169,6 +187,7 @@ _FORMULA = (
         "(same sentence, next sentence, QA pairs, answer entity labels), mixed with the Dirichlet unigram"
     ),
     distribution=distribution_trigger,
+    closed=closed_trigger,
 )
 def score_trigger(index: Index, q: Query, p: TriggerParams) -> tuple[np.ndarray, np.ndarray]:
     cand, total, word_hit = _score_terms(index, q, p)
@@ -178,25 +197,51 @@ def score_trigger(index: Index, q: Query, p: TriggerParams) -> tuple[np.ndarray,
 def _score_terms(index: Index, q: Query, p: TriggerParams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every candidate, its v1 score Σ_q c(q,Q)·log p(q|θ_s), and whether it holds a query term."""
     none = (EMPTY_IDS, EMPTY_SCORES, np.zeros(0, dtype=bool))
-    p_c = collection_model(index)
-    use = [(int(t), float(qf)) for t, qf in zip(q.ids, q.qtf) if p_c[t] > 0]
-    if not use:
+    evidence = _evidence(index, q, p)
+    if evidence is None:
         return none
+    words, hits = evidence
+    cand = union([r for r, _ in words] + [r for h in hits for r, _ in h.values()])
+    if len(cand) == 0:
+        return none
+    total, word_hit = _likelihood(index, q, p, evidence, cand, candidates=True)
+    return cand, total, word_hit
+
+
+Evidence = tuple[list[tuple[np.ndarray, np.ndarray]], list[dict[str, tuple[np.ndarray, np.ndarray]]]]
+
+
+def _evidence(index: Index, q: Query, p: TriggerParams) -> Evidence | None:
+    """Per usable query term: its sentence postings, and Σ_j p_t(q|s_j) per sentence of every active
+    table (None when no query term is seen in the collection)."""
+    p_c = collection_model(index)
+    use = [int(t) for t in q.ids if p_c[t] > 0]
+    if not use:
+        return None
     weights = p.weights()
     active = [name for name in TABLES if weights[name] > 0]
     data = trigger_data(index, p.tables) if active else None
     word_post = postings(index)
-    words = [word_post(t) for t, _ in use]
     hits: list[dict[str, tuple[np.ndarray, np.ndarray]]] = []
-    for t, _ in use:
+    for t in use:
         found = {}
         for name in active:
             assert data is not None
             found[name] = data.hits(name, t, word_post)
         hits.append(found)
-    cand = union([r for r, _ in words] + [r for h in hits for r, _ in h.values()])
-    if len(cand) == 0:
-        return none
+    return [word_post(t) for t in use], hits
+
+
+def _likelihood(
+    index: Index, q: Query, p: TriggerParams, evidence: Evidence, cand: np.ndarray, *, candidates: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Σ_q c(q,Q)·log p(q|θ_s) at ``cand`` and whether each holds a query term (``candidates``: ``cand``
+    is the sorted union of the evidence's rows, the scorer's; else any sentence ids)."""
+    words, hits = evidence
+    p_c = collection_model(index)
+    use = [(int(t), float(qf)) for t, qf in zip(q.ids, q.qtf) if p_c[t] > 0]
+    weights = p.weights()
+    data = trigger_data(index, p.tables) if any(hits) else None
     lay = layout(index)
     n_s = lay.sent_len.take(cand)
     inv_s = np.zeros(len(cand))
@@ -211,20 +256,27 @@ def _score_terms(index: Index, q: Query, p: TriggerParams) -> tuple[np.ndarray, 
     with np.errstate(divide="ignore"):
         for (t, qf), (r, v), found in zip(use, words, hits):
             pt = float(p_c[t])
-            pos = np.searchsorted(cand, r)
-            word_hit[pos] = True
-            c_t = np.zeros(len(cand))
-            c_t[pos] = v
+            if candidates:
+                pos = np.searchsorted(cand, r)
+                word_hit[pos] = True
+                c_t = np.zeros(len(cand))
+                c_t[pos] = v
+            else:
+                c_t = gather(r, v, cand)
             prob = weights["self"] * (c_t * inv_s + empty_s * pt)
             for name, (rows, sums) in found.items():
                 assert data is not None
-                h = np.zeros(len(cand))
-                h[np.searchsorted(cand, rows)] = sums
+                if candidates:
+                    h = np.zeros(len(cand))
+                    h[np.searchsorted(cand, rows)] = sums
+                else:
+                    h = gather(rows, sums, cand)
                 prob += weights[name] * (h * inv_s + data.background[name].take(cand) * pt)
             if rest > 0:
                 prob += rest * np.where(den > 0, (c_t + p.mu * pt) * inv_d, pt)
             total += qf * np.log(prob)
-    return cand, total, word_hit
+    return total, word_hit
+
 
 
 # --- lm-trigger.v2: question words kept, tuned defaults --------------------------------------------------
@@ -287,6 +339,7 @@ _FORMULA_V2 = _FORMULA + (
         "answer's entity labels and terms (?when → DATE), learned from QA pairs; tuned defaults"
     ),
     distribution=distribution_trigger,
+    closed=closed_trigger_v2,
 )
 def score_trigger_v2(index: Index, q: Query, p: TriggerParams) -> tuple[np.ndarray, np.ndarray]:
     cand, total, word_hit = _score_terms(index, q, p)

@@ -18,7 +18,7 @@ from typing import Any
 
 from sentret_core.defaults import DEFAULT_RANKER
 from sentret_core.errors import SentretError
-from sentret_core.models.spec import Distribution, Explainer, ModelSpec, Scorer
+from sentret_core.models.spec import Closed, Distribution, Explainer, ModelSpec, Scorer
 
 MODELS: dict[str, ModelSpec] = {}
 _ALIASES: dict[str, str] = {}
@@ -51,9 +51,11 @@ def register(
     description: str,
     distribution: Distribution | None = None,
     open_vocabulary: bool = False,
+    closed: Closed | None = None,
     replace: bool = False,
 ) -> Callable[[Scorer], Scorer]:
-    """Decorator: register the decorated scorer as model ``name`` (keyword arguments as in ModelSpec)."""
+    """Decorator: register the decorated scorer as model ``name`` (keyword arguments as in ModelSpec;
+    ``closed`` scores the sentences the scorer does not return, for closed candidate sets)."""
 
     def decorate(scorer: Scorer) -> Scorer:
         add(
@@ -69,6 +71,7 @@ def register(
                 description=description,
                 distribution=distribution,
                 open_vocabulary=open_vocabulary,
+                closed=closed,
             ),
             replace=replace,
         )

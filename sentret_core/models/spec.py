@@ -34,6 +34,14 @@ Scorer = Callable[["Index", "Query", Any], tuple[np.ndarray, np.ndarray]]
 Explainer = Callable[["Index", "Query", int, Any], Explained]
 # (index, sentence id, params) -> p(t|θ_s) over the whole vocabulary
 Distribution = Callable[["Index", int, Any], np.ndarray]
+# (index, query, params, sentence ids) -> the model's score of each given sentence, in their order;
+# exact for every sentence the scorer does not return (a closed candidate set scores them all)
+Closed = Callable[["Index", "Query", Any, np.ndarray], np.ndarray]
+
+
+def zero_without_a_match(index: Index, q: Query, p: Any, ids: np.ndarray) -> np.ndarray:
+    """The score of a sentence a sum over matched query terms does not reach: 0 (TF-ISF, BM25)."""
+    return np.zeros(len(ids))
 
 
 @dataclass(frozen=True)
@@ -51,6 +59,7 @@ class ModelSpec:
     description: str
     distribution: Distribution | None = None
     open_vocabulary: bool = False  # it scores words the index has never seen (embed.v1)
+    closed: Closed | None = None  # its score of a sentence the scorer does not return (None: it has none)
     _resolved: dict[Any, Params] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -80,6 +89,21 @@ class ModelSpec:
         """Why ``q`` cannot match under this model, before scoring (``None``: score it). A model with an
         open vocabulary scores any query that has terms, known to the index or not."""
         return None if self.open_vocabulary and q.terms else q.reason
+
+    def score_at(self, index: Index, q: Query, params: Params, ids: np.ndarray) -> np.ndarray:
+        """The score of each sentence of ``ids`` (a closed candidate set), in their order: the
+        scorer's, bit for bit, for those it returns; :attr:`closed`'s for the rest (an LM's smoothed
+        likelihood, TF-ISF's and BM25's 0); ``-inf`` for the rest when the model has no such score."""
+        ids = np.asarray(ids, dtype=np.int64)
+        found, scores = self.scorer(index, q, params) if self.reason(q) is None else (ids[:0], np.zeros(0))
+        where = np.minimum(np.searchsorted(found, ids), max(len(found) - 1, 0))
+        hit = found.take(where) == ids if len(found) else np.zeros(len(ids), dtype=bool)
+        values = np.full(len(ids), -np.inf)
+        values[hit] = scores.take(where[hit])
+        missed = ~hit
+        if self.closed is not None and missed.any():
+            values[missed] = self.closed(index, q, params, ids[missed])
+        return values
 
     @property
     def version(self) -> int:

@@ -37,6 +37,7 @@ from sentret_core.models.papers import ALLAN, PAPER_000, PAPER_003, PAPER_004
 from sentret_core.models.params import NoParams
 from sentret_core.models.postings import context_postings, postings
 from sentret_core.models.registry import register
+from sentret_core.models.spec import zero_without_a_match
 from sentret_core.models.tfisf_explain import (
     explain_con,
     explain_con_length,
@@ -114,6 +115,7 @@ _LEN = r"\frac{|s|}{avgSentLen(d(s))}"
     "tfisf.v1",
     display_name="TF-ISF",
     family="tfisf",
+    closed=zero_without_a_match,
     params=NoParams,
     explainer=explain_tfisf,
     formula=_R,
@@ -128,6 +130,7 @@ def score_tfisf(index: Index, q: Query, p: NoParams) -> tuple[np.ndarray, np.nda
     "tfmix.v1",
     display_name="TF-ISF tfmix",
     family="tfisf",
+    closed=zero_without_a_match,
     params=TfMixParams,
     explainer=explain_tfmix,
     formula=_MIX + r"\,\log\frac{N+1}{0.5+sf(t)},\;ctx=prev(s)+s+next(s)",
@@ -142,6 +145,7 @@ def score_tfmix(index: Index, q: Query, p: TfMixParams) -> tuple[np.ndarray, np.
     "idfdoc.v1",
     display_name="TF-ISF idfdoc",
     family="tfisf",
+    closed=zero_without_a_match,
     params=NoParams,
     explainer=explain_idfdoc,
     formula=r"\sum_{t\in q\cap s}\log(c(t,q)+1)\,\log(c(t,s)+1)\,\log\frac{D+1}{0.5+df(t)}",
@@ -156,6 +160,7 @@ def score_idfdoc(index: Index, q: Query, p: NoParams) -> tuple[np.ndarray, np.nd
     "tfmix-idfdoc.v1",
     display_name="TF-ISF tfmix + idfdoc",
     family="tfisf",
+    closed=zero_without_a_match,
     params=TfMixParams,
     explainer=explain_tfmix_idfdoc,
     formula=_MIX + r"\,\log\frac{D+1}{0.5+df(t)}",
@@ -170,6 +175,7 @@ def score_tfmix_idfdoc(index: Index, q: Query, p: TfMixParams) -> tuple[np.ndarr
     "tfisf-con.v1",
     display_name="TF-ISF_con",
     family="tfisf",
+    closed=zero_without_a_match,
     params=TfIsfConParams,
     explainer=explain_con,
     formula=_CON,
@@ -185,6 +191,7 @@ def score_con(index: Index, q: Query, p: TfIsfConParams) -> tuple[np.ndarray, np
     "tfisf-length.v1",
     display_name="TF-ISF_length",
     family="tfisf",
+    closed=zero_without_a_match,
     params=NoParams,
     explainer=explain_length,
     formula=_LEN + r"\cdot R(s|q)",
@@ -200,6 +207,7 @@ def score_length(index: Index, q: Query, p: NoParams) -> tuple[np.ndarray, np.nd
     "tfisf-con-length.v1",
     display_name="TF-ISF_con,length",
     family="tfisf",
+    closed=zero_without_a_match,
     params=TfIsfConParams,
     explainer=explain_con_length,
     formula=_LEN + r"\cdot R^{L}(s|q)",
