@@ -108,7 +108,7 @@ def test_a_stored_ranker_round_trips_and_damage_is_an_error(tiny: Index) -> None
         score(tiny, "Paris", "ltr.v1", model="never-learned")
 
 
-def test_examples_keep_only_candidates_and_count_those_outside(tiny: Index) -> None:
+def test_examples_of_a_closed_set_rank_every_candidate(tiny: Index) -> None:
     # the candidates are sentences 0-2 (the Paris document); 4 mentions Paris too but is not a candidate
     topic = LearningTopic("t", tuple(["paris", "founded"]), {1: 1, 0: 0}, np.array([0, 1, 2]), outside_ties=True)
     ex = build_examples(tiny, [topic], ("bm25.v1",), "bm25.v1", depth=2)
@@ -116,9 +116,14 @@ def test_examples_keep_only_candidates_and_count_those_outside(tiny: Index) -> N
     first = score(tiny, q.terms, "bm25.v1")
     top2 = np.sort(first.ids[np.lexsort((first.ids, -first.scores))[:2]])
     kept = top2[np.isin(top2, [0, 1, 2])]
-    assert ex.groups.tolist() == [len(kept)]
-    assert np.allclose(ex.X, feature_matrix(tiny, q, top2, ("bm25.v1",))[np.isin(top2, [0, 1, 2])])
-    assert ex.outside.tolist() == [3 - len(kept)]
+    left = np.setdiff1d([0, 1, 2], kept)
+    assert len(left) > 0  # the test needs a candidate outside C
+    # a closed set ranks all its candidates: those in C with features over C, the rest over C ∪ them
+    assert ex.groups.tolist() == [3]
+    assert np.allclose(ex.X[: len(kept)], feature_matrix(tiny, q, top2, ("bm25.v1",))[np.isin(top2, [0, 1, 2])])
+    both = np.union1d(top2, left)
+    assert np.allclose(ex.X[len(kept) :], feature_matrix(tiny, q, both, ("bm25.v1",))[np.searchsorted(both, left)])
+    assert ex.outside.tolist() == [0]
     assert ex.relevant.tolist() == [1]
 
 

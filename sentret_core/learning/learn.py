@@ -7,6 +7,11 @@
   those topics, never on the test fold) and scored on its fold; the stored ranker is then fitted
   on every topic with the folds' median number of trees, and the CV scores are recorded.
 * With neither, it is fitted once (LambdaMART: 200 trees) and no score is recorded.
+* With ``folds`` and ``choose``, the learner's regularisation is chosen among
+  :func:`~sentret_core.models.ltr.learners.grid` by the same cross-validation over the training
+  topics (never on development topics): the most regularised setting within one standard error of
+  the best CV MAP; each setting's CV MAP, its standard error and the gain share of its ranker's top
+  feature are recorded (``meta["grid"]``).
 
 Topics without a relevant sentence are left out and counted, too few teaching topics are refused
 (:mod:`~sentret_core.learning.enough`), a ranker that scores every training sentence alike is refused, and
@@ -32,8 +37,8 @@ from sentret_core.index.reader import Index
 from sentret_core.learning.comparison import Comparison, compare_with_baselines
 from sentret_core.learning.enough import Usable, check_enough, usable_topics
 from sentret_core.models.ltr.examples import Examples, LearningTopic, build_examples
-from sentret_core.models.ltr.features import DEFAULT_SCORERS
-from sentret_core.models.ltr.learners import Ranker, check_learner, fit
+from sentret_core.models.ltr.features import DEFAULT_SCORERS, POSITION, SEMANTIC_STAGE
+from sentret_core.models.ltr.learners import Ranker, check_learner, fit, grid
 from sentret_core.models.ltr.store import MAX_DEPTH, Learned, save
 from sentret_core.models.registry import get_model
 
@@ -103,19 +108,27 @@ def learn(
     depth: int | None = None,
     seed: int = 0,
     progress: Progress | None = None,
+    semantic_stage: str | None = SEMANTIC_STAGE,
+    choose: bool = False,
 ) -> LearnResult:
     """Fit ``learner`` on ``train`` (early stopping on ``dev``, or CV over ``folds``) and store it as ``name``.
 
     ``depth`` (how many of the first stage's best sentences are re-ranked) defaults to
     :data:`DEFAULT_DEPTH`, or for an entity's support sentences to k = :data:`DEFAULT_K`: there every
     other model ranks its own top k, and a ranker that re-ranks fewer loses the relevant sentences
-    beyond (squad-support, linear: MRR 0.932 at depth 100, 0.956 at 1,000).
+    beyond (squad-support, linear: MRR 0.932 at depth 100, 0.956 at 1,000). The ``depth`` best of
+    ``semantic_stage`` join C (``None``: the first stage's only); its features are always read.
     """
     check_learner(learner)
     if dev is not None and folds is not None:
         raise SentretError("choose either a development set or cross-validation folds, not both")
-    scorers = tuple(get_model(m).name for m in dict.fromkeys([first_stage, *scorers]))
+    if choose and folds is None:
+        raise SentretError("choosing the regularisation needs cross-validation folds over the training topics "
+                           "(it is never chosen on a development set)")  # fmt: skip
+    semantic = [] if semantic_stage is None else [semantic_stage]
+    scorers = tuple(dict.fromkeys(get_model(m).name for m in [first_stage, *scorers, *semantic]))
     first_stage = scorers[0]
+    semantic_stage = None if semantic_stage is None else get_model(semantic_stage).name
     if depth is None:
         depth = DEFAULT_K if any(t.entity is not None for t in train.topics) else DEFAULT_DEPTH
     if not 1 <= depth <= MAX_DEPTH:
@@ -132,7 +145,8 @@ def learn(
     def examples(data: Data, what: str) -> Examples:
         stage = f"computing the features of {len(data.topics):,} {what} topics"
         tell(stage, 0.0)
-        return build_examples(data.index, data.topics, scorers, first_stage, depth, lambda share: tell(stage, share))
+        return build_examples(data.index, data.topics, scorers, first_stage, depth, lambda share: tell(stage, share),
+                              semantic_stage)  # fmt: skip
 
     train_ex = examples(train, "training")
     metrics: dict[str, dict[str, float]] = {}
@@ -147,7 +161,15 @@ def learn(
         metrics["dev"] = _summary(per_topic)
         comparison = compare_with_baselines(per_topic, dev_ex, topic_values)
     elif folds is not None:
-        ranker, chosen, per_topic, fold_records = _cross_validated(learner, train_ex, folds, seed, tell)
+        tried: list[dict[str, Any]] = []
+        runs = []
+        for setting in grid(learner) if choose else (None,):
+            runs.append(_cross_validated(learner, train_ex, folds, seed, tell, setting))
+            frame = runs[-1][2]
+            error = float(frame["map"].std(ddof=1) / math.sqrt(len(frame))) if len(frame) > 1 else 0.0
+            tried.append({"setting": setting, **_summary(frame), "se": error, "top_share": top_share(runs[-1][0]),
+                          "position_share": position_share(runs[-1][0])})  # fmt: skip
+        ranker, chosen, per_topic, fold_records = runs[one_standard_error(tried)]
         metrics["cv"] = _summary(per_topic)
         comparison = compare_with_baselines(per_topic, train_ex, topic_values)
     else:
@@ -164,9 +186,11 @@ def learn(
         "topics": usable.describe(),
         "comparison": comparison.to_dict() if comparison is not None else None,
         "importance": ranker.importance(),
+        "grid": tried if folds is not None and choose else None,
     }
     tell(f"storing the ranker {name!r}", 1.0)
-    learned = save(name, ranker, first_stage=first_stage, depth=depth, scorers=scorers, meta=meta)
+    learned = save(name, ranker, first_stage=first_stage, depth=depth, scorers=scorers, meta=meta,
+                   semantic_stage=semantic_stage)  # fmt: skip
     return LearnResult(learned, metrics, fold_records, per_topic, comparison, usable.describe())
 
 
@@ -181,8 +205,31 @@ def _check_not_constant(ranker: Ranker, examples: Examples) -> None:
         )
 
 
+def one_standard_error(tried: Sequence[dict[str, Any]]) -> int:
+    """The most regularised setting (the last: grids go from least to most) whose CV MAP is within one
+    standard error of the best's (Hastie, Tibshirani & Friedman, *Elements of Statistical Learning*, 7.10)."""
+    best = max(range(len(tried)), key=lambda i: (tried[i]["map"], -i))
+    floor = tried[best]["map"] - tried[best]["se"]
+    return max(i for i, t in enumerate(tried) if t["map"] >= floor)
+
+
+def position_share(ranker: Ranker) -> float:
+    """The share of the importance taken by the position features together (the position prior)."""
+    importance = ranker.importance()
+    total = sum(importance.values())
+    return sum(v for k, v in importance.items() if k in POSITION) / total if total > 0 else 0.0
+
+
+def top_share(ranker: Ranker) -> tuple[str, float]:
+    """The feature of largest importance (gain, or |weight|) and its share of the total."""
+    importance = ranker.importance()
+    total = sum(importance.values())
+    best = max(importance, key=importance.__getitem__)
+    return best, importance[best] / total if total > 0 else 0.0
+
+
 def _cross_validated(
-    learner: str, examples: Examples, folds: int, seed: int, tell: Progress
+    learner: str, examples: Examples, folds: int, seed: int, tell: Progress, setting: dict[str, Any] | None = None
 ) -> tuple[Ranker, dict[str, Any], pd.DataFrame, list[dict[str, Any]]]:
     fitted: dict[int, Ranker] = {}
 
@@ -191,7 +238,7 @@ def _cross_validated(
         inner = _inner_split(topics, seed) if learner == "lambdamart" else set()  # held out for early stopping
         fit_on = examples.select([t for t in topics if t not in inner])
         stop_on = _as_set(examples.select(sorted(inner))) if inner else None
-        ranker, chosen = fit(learner, examples.features, _as_set(fit_on), stop_on, seed=seed)
+        ranker, chosen = fit(learner, examples.features, _as_set(fit_on), stop_on, seed=seed, setting=setting)
         fitted[len(fitted)] = ranker
         return chosen
 
@@ -203,10 +250,11 @@ def _cross_validated(
                 "test_topics": list(f.test)} for f in result.folds]  # fmt: skip
     tell(f"fitting {learner} on every topic", folds / (folds + 1))
     trees = [int(f.params["trees"]) for f in result.folds if "trees" in f.params]
+    every = _as_set(examples)
     if trees:
-        ranker, chosen = fit(learner, examples.features, _as_set(examples), seed=seed, trees=int(np.median(trees)))
+        ranker, chosen = fit(learner, examples.features, every, seed=seed, trees=int(np.median(trees)), setting=setting)
     else:
-        ranker, chosen = fit(learner, examples.features, _as_set(examples), seed=seed)
+        ranker, chosen = fit(learner, examples.features, every, seed=seed, setting=setting)
     return ranker, chosen, result.per_topic.loc[list(examples.topics)], records
 
 

@@ -1,10 +1,12 @@
 """Training examples for a ranker: the features of each topic's set C, exactly as ``ltr.v1`` computes
 them at query time, with the topic's grades as labels.
 
-A topic ranks C restricted to its own ``candidates`` when it has them (a WikiQA question's
-sentences, an entity's mentions). What happens to a candidate outside C decides the tie-aware
-metrics: with ``outside_ties`` (plain sentence benchmarks) it is ranked last, tied with the others
-outside; otherwise it is not retrieved.
+C is the union of the first stage's and the semantic stage's ``depth`` best
+(:func:`~sentret_core.models.ltr.features.first_stage_set`). A topic ranks C restricted to its own
+``candidates`` when it has them (a WikiQA question's sentences, an entity's mentions). A *closed*
+set (``outside_ties``: plain sentence benchmarks, whose runs score every candidate) also ranks its
+candidates outside C, with features over C plus them, as ``ltr.v1`` scores them; for an entity's
+mentions a candidate outside C is not retrieved.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 
 from sentret_core.index.artefacts import content_hash
 from sentret_core.index.reader import Index
-from sentret_core.models.ltr.features import feature_matrix, feature_names, scored, top_set
+from sentret_core.models.ltr.features import feature_matrix, feature_names, first_stage_set
 from sentret_core.models.query import prepare
 
 
@@ -28,7 +30,7 @@ class LearningTopic:
     terms: tuple[str, ...]
     grades: Mapping[int, int]  # judged sentence id → grade (0 = not relevant)
     candidates: np.ndarray | None = field(default=None, compare=False)  # the only sentences it ranks
-    outside_ties: bool = False
+    outside_ties: bool = False  # a closed set: every candidate is ranked, those outside C too
     entity: int | None = None  # the entity whose support sentences it ranks (the entity features)
 
 
@@ -66,26 +68,33 @@ def build_examples(
     first_stage: str,
     depth: int,
     progress: Callable[[float], None] | None = None,
+    semantic_stage: str | None = None,
 ) -> Examples:
-    """The examples of ``topics`` on ``index``: C is the ``depth`` best under ``first_stage``."""
+    """The examples of ``topics`` on ``index``: C is the ``depth`` best under ``first_stage`` and,
+    when given, ``semantic_stage``."""
     names = feature_names(scorers)
     blocks, labels, sizes = [], [], []
     relevant, outside, outside_relevant = [], [], []
     for n, topic in enumerate(topics):
         q = prepare(index, list(topic.terms))
-        first = scored(index, q, first_stage)
-        chosen = top_set(first, depth)
+        chosen, found = first_stage_set(index, q, first_stage, depth, semantic_stage)
         rows = np.flatnonzero(np.isin(chosen, topic.candidates)) if topic.candidates is not None else None
-        X = feature_matrix(index, q, chosen, scorers, {first_stage: first}, topic.entity)
+        X = feature_matrix(index, q, chosen, scorers, found, topic.entity)
         kept = chosen if rows is None else chosen[rows]
-        blocks.append(X if rows is None else X[rows])
+        X = X if rows is None else X[rows]
+        left = np.zeros(0, dtype=np.int64)
+        if topic.outside_ties and topic.candidates is not None:
+            left = np.setdiff1d(topic.candidates, kept)
+            if len(left):  # as ltr.v1 scores a closed set's candidates outside C
+                both = np.union1d(chosen, left)
+                outer = feature_matrix(index, q, both, scorers, found, topic.entity)[np.searchsorted(both, left)]
+                X = np.vstack([X, outer])
+                kept, left = np.r_[kept, left], left[:0]
+        blocks.append(X)
         labels.append(np.array([topic.grades.get(int(s), 0) for s in kept], dtype=np.int64))
         sizes.append(len(kept))
         good = {s for s, g in topic.grades.items() if g > 0}
         relevant.append(len(good))
-        left = np.zeros(0, dtype=np.int64)
-        if topic.outside_ties and topic.candidates is not None:
-            left = np.setdiff1d(topic.candidates, kept)
         outside.append(len(left))
         outside_relevant.append(sum(int(s) in good for s in left))
         if progress is not None:

@@ -6,9 +6,13 @@ once from the index's arrays (no loop per sentence). The features, by group:
 
 * per sentence scorer m: ``m:score`` its score min-max normalised over C (0 where m does not
   match), ``m:rank`` 1/(1+rank in C), ``m:doc_rank`` 1/(1+rank among the sentences of C in the
-  same document) — both 0 where m does not match;
+  same document) — both 0 where m does not match; for a language model also ``m:finite``, its
+  smoothed likelihood of *every* sentence of C (finite without a query term too), min-max normalised;
 * position: ``position`` (0 = first sentence of its document), ``inv_position`` 1/(1+position),
-  ``first``; ``length`` log(1+|s|);
+  ``first``; ``length`` log(1+|s|); and, relative to the document's n sentences (so that they mean
+  the same in a 5-sentence answer passage and a 200-sentence article), ``relative_position``
+  pos/(n-1) (0 for a one-sentence document) and ``last`` (the index has no paragraphs: a document is
+  the only unit);
 * query overlap: ``coverage`` the share of the query's distinct terms in s, ``idf_overlap`` the
   same weighted by log(N/sf(t)), ``title_match`` the share in the document's title;
 * entities (seed 002's statistics over C as S_q, :mod:`sentret_core.index.entity_stats`):
@@ -31,6 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sentret_core.errors import SentretError
 from sentret_core.index.entity_position import position_scores
 from sentret_core.index.entity_stats import EntityStats, entity_stats, rarity
 from sentret_core.models.query import expected_labels
@@ -40,34 +45,65 @@ if TYPE_CHECKING:
     from sentret_core.index.reader import Index
     from sentret_core.models.query import Query
 
-DEFAULT_SCORERS: tuple[str, ...] = ("bm25.v1", "bm25f.v1", "lm-dir.v1", "tfisf.v1")
+DEFAULT_SCORERS: tuple[str, ...] = ("bm25.v1", "bm25f.v1", "lm-dir.v1", "tfisf.v1", "embed.v1")
+SEMANTIC_STAGE = "embed.v1"  # the first stage's second half: it reaches sentences sharing no word with q
 PER_SCORER = ("score", "rank", "doc_rank")
-FIXED = ("position", "inv_position", "first", "length", "coverage", "idf_overlap", "title_match",
-         "entities", "top_entities", "entity_kld", "answer_type")  # fmt: skip
+FIXED_V1 = ("position", "inv_position", "first", "length", "coverage", "idf_overlap", "title_match",
+            "entities", "top_entities", "entity_kld", "answer_type")  # fmt: skip
+RELATIVE = ("relative_position", "last")
+FIXED = (*FIXED_V1, *RELATIVE)
+POSITION = ("position", "inv_position", "first", *RELATIVE)  # the position prior, in all its forms
 ENTITY = ("e:position", "e:other_top", "e:kld", "e:frequency", "e:rarity")
 TOP_ENTITIES = 10
+FEATURE_SET = 2  # 1: issue 12's features; 2: adds the position relative to the document, LMs' finite scores
+FINITE = "finite"  # the part only language models have (feature set 2)
+FEATURE_SETS = (1, 2)
 
 Scored = tuple[np.ndarray, np.ndarray]  # a scorer's (ids ascending, scores)
 
 
-def feature_names(scorers: Sequence[str]) -> tuple[str, ...]:
-    """The names of the columns :func:`feature_matrix` returns for ``scorers``, in order."""
-    return (*(f"{m}:{part}" for m in scorers for part in PER_SCORER), *FIXED, *ENTITY)
+def feature_names(scorers: Sequence[str], version: int = FEATURE_SET) -> tuple[str, ...]:
+    """The names of the columns :func:`feature_matrix` returns for ``scorers`` (feature set ``version``)."""
+    fixed = FIXED_V1 if version == 1 else FIXED
+    return (*(f"{m}:{part}" for m in scorers for part in _parts(m, version)), *fixed, *ENTITY)
+
+
+def _parts(model: str, version: int = FEATURE_SET) -> tuple[str, ...]:
+    return (*PER_SCORER, FINITE) if version >= 2 and get_model(model).family == "lm" else PER_SCORER
+
+
+def feature_set(features: Sequence[str], scorers: Sequence[str]) -> int | None:
+    """Which feature set ``features`` is for ``scorers`` (None: none this sentret computes)."""
+    return next((v for v in FEATURE_SETS if tuple(features) == feature_names(scorers, v)), None)
 
 
 def scored(index: Index, q: Query, model: str) -> Scored:
     """``model``'s scores (default parameters) of every sentence it matches."""
     spec = get_model(model)
-    if q.reason is not None:
+    if spec.reason(q) is not None:  # an open vocabulary (embed.v1) scores unseen words too
         return np.zeros(0, dtype=np.int64), np.zeros(0)
     ids, values = spec.scorer(index, q, spec.resolve({}))
     return np.asarray(ids, dtype=np.int64), np.asarray(values, dtype=np.float64)
 
 
-def top_set(first: Scored, depth: int) -> np.ndarray:
-    """C: the ``depth`` best of the first stage's sentences (ties by id, as ``top_k``), ids ascending."""
-    ids, values = first
-    return np.sort(ids[np.lexsort((ids, -values))[:depth]])
+def top_set(first: Scored, depth: int, *more: Scored) -> np.ndarray:
+    """C: the ``depth`` best of the first stage's sentences (ties by id, as ``top_k``), united with the
+    ``depth`` best of each of ``more`` (the semantic stage), ids ascending."""
+    chosen = np.zeros(0, dtype=np.int64)
+    for ids, values in (first, *more):
+        chosen = np.union1d(chosen, ids[np.lexsort((ids, -values))[:depth]])
+    return chosen.astype(np.int64)
+
+
+def first_stage_set(
+    index: Index, q: Query, lexical: str, depth: int, semantic: str | None
+) -> tuple[np.ndarray, dict[str, Scored]]:
+    """C (the union of the lexical and, when given, the semantic stage's ``depth`` best) and the
+    stages' scores (features reuse them)."""
+    found = {lexical: scored(index, q, lexical)}
+    if semantic is not None and semantic != lexical:
+        found[semantic] = scored(index, q, semantic)
+    return top_set(found[lexical], depth, *(v for m, v in found.items() if m != lexical)), found
 
 
 def feature_matrix(
@@ -77,13 +113,26 @@ def feature_matrix(
     scorers: Sequence[str],
     known: Mapping[str, Scored] | None = None,
     entity: int | None = None,
+    names: Sequence[str] | None = None,
 ) -> np.ndarray:
     """The features of sentences ``ids`` (the set C, ascending) for query ``q`` and, when given, the
-    chosen ``entity``: ``len(ids)`` rows, columns as :func:`feature_names`. ``known`` holds scores
-    already computed (the first stage's)."""
+    chosen ``entity``: ``len(ids)`` rows, columns as :func:`feature_names` or, given ``names`` (a
+    stored ranker's, of any feature set), those columns. ``known`` holds scores already computed (the
+    first stage's)."""
     ids = np.asarray(ids, dtype=np.int64)
     base = query_features(index, q, ids, scorers, known)
-    return np.hstack([base.X, entity_features(index, q, ids, base.stats, entity)])
+    X = np.hstack([base.X, entity_features(index, q, ids, base.stats, entity)])
+    return X if names is None else X[:, feature_columns(names, scorers)]
+
+
+def feature_columns(names: Sequence[str], scorers: Sequence[str]) -> np.ndarray:
+    """Where each of ``names`` is among the current feature set's columns for ``scorers``."""
+    where = {name: j for j, name in enumerate(feature_names(scorers))}
+    missing = [n for n in names if n not in where]
+    if missing:
+        raise SentretError(f"the ranker was learned with an older feature set ({missing[0]!r} is not computed "
+                           "any more); learn it again")  # fmt: skip
+    return np.array([where[n] for n in names], dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -104,12 +153,17 @@ def query_features(
         found = (known or {}).get(model) or scored(index, q, model)
         values, hit = _lookup(found, ids)
         columns += [_min_max(values, hit), _inverse_rank(values, hit), _inverse_rank(values, hit, docs)]
+        if FINITE in _parts(model):
+            columns.append(_finite(index, q, model, values, hit, ids))
     position = index.sent_pos[ids].astype(np.float64)
     columns += [position, 1.0 / (1.0 + position), (position == 0).astype(np.float64)]
     columns.append(np.log1p(index.sent_len[ids].astype(np.float64)))
     columns += _overlap(index, q, ids, docs)
     stats = entity_stats(index, ids)
     columns += _entity_features(index, q, ids, stats)
+    last = np.asarray(index.doc_nsent, dtype=np.float64)[docs] - 1.0
+    relative = np.divide(position, last, out=np.zeros(len(ids)), where=last > 0)
+    columns += [relative, (position == last).astype(np.float64)]
     return QueryFeatures(np.column_stack(columns) if len(ids) else np.zeros((0, len(columns))), stats)
 
 
@@ -121,6 +175,18 @@ def _lookup(found: Scored, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     where = np.minimum(np.searchsorted(all_ids, ids), len(all_ids) - 1)
     hit = all_ids[where] == ids
     return np.where(hit, all_values[where], 0.0), hit
+
+
+def _finite(index: Index, q: Query, model: str, values: np.ndarray, hit: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """``model``'s score of every sentence of C, those it does not match by its closed form (a language
+    model's smoothed likelihood), min-max normalised over C."""
+    spec = get_model(model)
+    missed = ~hit
+    if spec.closed is not None and missed.any() and spec.reason(q) is None:
+        values = values.copy()
+        values[missed] = spec.closed(index, q, spec.resolve({}), ids[missed])
+        hit = np.isfinite(values)
+    return _min_max(np.where(hit, values, 0.0), hit)
 
 
 def _min_max(values: np.ndarray, hit: np.ndarray) -> np.ndarray:

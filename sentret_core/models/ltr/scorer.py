@@ -1,13 +1,21 @@
-"""``ltr.v1``: a learned ranker re-ranks the first stage's top sentences (issue 12).
+"""``ltr.v1``: a learned ranker re-ranks the first stages' top sentences (issues 12 and 24).
 
 The first stage (the scorer the ranker was learned on, recorded in its artefact) scores the
-query; its ``depth`` best sentences are the set C, their features
-(:mod:`~sentret_core.models.ltr.features`) are computed over C, and the ranker scores them. So a
-query costs the first stage plus a few milliseconds, and only the sentences of C are candidates.
+query; its ``depth`` best sentences, united with the ``depth`` best of the semantic stage
+(``embed.v1``, which reaches sentences that share no word with the query: the vocabulary gap of
+Momtazi & Klakow, IP&M 2015; rankers learned before it re-rank the first stage's only), are the set
+C; their features (:mod:`~sentret_core.models.ltr.features`) are computed over C, and the ranker
+scores them. So a query costs both stages plus a few milliseconds, and in a search only the
+sentences of C are candidates.
 The explanation of a sentence is each feature's additive part of its score. Given an ``entity``
 (the support engine and squad-support pass the entity whose support sentences are ranked), only
 the sentences of C that mention it are scored and the entity features describe it; without one
 they are 0.
+
+On a closed candidate set (a benchmark question's sentences), a candidate outside C is scored too
+(:func:`_closed`): its features are computed over C plus the candidates outside it, exactly as
+learning computes them (:func:`~sentret_core.models.ltr.examples.build_examples`), so no candidate
+is unreachable.
 """
 
 from __future__ import annotations
@@ -24,10 +32,10 @@ from sentret_core.models.ltr.features import (
     QueryFeatures,
     Scored,
     entity_features,
+    feature_columns,
     feature_matrix,
+    first_stage_set,
     query_features,
-    scored,
-    top_set,
 )
 from sentret_core.models.ltr.store import MAX_DEPTH, Learned, load
 from sentret_core.models.papers import VOSKARIDES
@@ -49,19 +57,24 @@ class LtrParams(Params):
     depth: int | None = param(None, "how many of the first stage's best sentences are re-ranked "
                               "(None: as many as when it was learned)", min=1, max=MAX_DEPTH, step=1,
                               nullable=True)  # fmt: skip
-    entity: int | None = param(None, "the entity whose support sentences are ranked (its id): only the "
-                               "sentences of C that mention it are scored, with its entity features; "
-                               "None for plain sentence retrieval", min=0, nullable=True,
-                               contextual=True)
+    entity: int | None = param(
+        None,
+        "the entity whose support sentences are ranked (its id): only the "
+        "sentences of C that mention it are scored, with its entity features; "
+        "None for plain sentence retrieval",
+        min=0,
+        nullable=True,
+        contextual=True,
+    )
 
 
-def candidates(index: Index, q: Query, p: LtrParams) -> tuple[Learned, np.ndarray, Scored]:
-    """The ranker, the set C it re-ranks (ids ascending) and the first stage's scores."""
+def candidates(index: Index, q: Query, p: LtrParams) -> tuple[Learned, np.ndarray, dict[str, Scored]]:
+    """The ranker, the set C it re-ranks (ids ascending) and the first stages' scores."""
     learned, chosen, first, _ = _prepared(index, q, p)
     return learned, chosen, first
 
 
-def _prepared(index: Index, q: Query, p: LtrParams) -> tuple[Learned, np.ndarray, Scored, QueryFeatures]:
+def _prepared(index: Index, q: Query, p: LtrParams) -> tuple[Learned, np.ndarray, dict[str, Scored], QueryFeatures]:
     """:func:`candidates` and the features of C that do not depend on the entity, memoised per
     query: the support engine asks once per entity (20 entities × 1,000 sentences at k = 1,000)."""
     if p.entity is not None and p.entity >= index.E:
@@ -69,12 +82,11 @@ def _prepared(index: Index, q: Query, p: LtrParams) -> tuple[Learned, np.ndarray
     learned = load(index, p.model)
     depth = p.depth or learned.depth
 
-    def build() -> tuple[np.ndarray, Scored, QueryFeatures]:
-        first = scored(index, q, learned.first_stage)
-        chosen = top_set(first, depth)
-        return chosen, first, query_features(index, q, chosen, learned.scorers, {learned.first_stage: first})
+    def build() -> tuple[np.ndarray, dict[str, Scored], QueryFeatures]:
+        chosen, found = first_stage_set(index, q, learned.first_stage, depth, learned.semantic_stage)
+        return chosen, found, query_features(index, q, chosen, learned.scorers, found)
 
-    key = (learned.reference, q.terms, q.asks, depth)
+    key = (learned.reference, learned.first_stage, learned.semantic_stage, q.terms, q.asks, depth)
     chosen, first, base = cached_lru(index, "ltr/query", key, build, size=QUERIES_KEPT)
     return learned, chosen, first, base
 
@@ -82,7 +94,7 @@ def _prepared(index: Index, q: Query, p: LtrParams) -> tuple[Learned, np.ndarray
 def _explain(index: Index, q: Query, sentence: int, p: LtrParams) -> Explained:
     learned, chosen, first = candidates(index, q, p)
     ids = np.union1d(chosen, [sentence])  # a sentence outside C is explained as if it were in it
-    X = feature_matrix(index, q, ids, learned.scorers, {learned.first_stage: first}, p.entity)
+    X = feature_matrix(index, q, ids, learned.scorers, first, p.entity, learned.ranker.features)
     row = int(np.searchsorted(ids, sentence))
     parts, rest = learned.ranker.contributions(X[row : row + 1])
     rows = [
@@ -100,16 +112,27 @@ def _explain(index: Index, q: Query, sentence: int, p: LtrParams) -> Explained:
     family="ltr",
     params=LtrParams,
     explainer=_explain,
-    formula=r"F(s) = f_\theta\big(\phi(q, s; C)\big),\quad s \in C = \mathrm{top}_k(F_1)",
+    closed=lambda index, q, p, ids: _closed(index, q, p, ids),
+    formula=r"F(s) = f_\theta\big(\phi(q, s; C)\big),\quad s \in C = \mathrm{top}_k(F_1) \cup \mathrm{top}_k(F_{\cos})",
     paper=VOSKARIDES,
     description="A ranker learned from judgments (LambdaMART or a linear model) over the other models' "
     "scores, position, overlap, entity and answer-type features (and, for an entity's support sentences, "
-    "that entity's); it re-ranks the first stage's top sentences.",
+    "that entity's); it re-ranks the union of the lexical and the semantic (embed.v1) stages' top sentences.",
 )
 def score_ltr(index: Index, q: Query, p: LtrParams) -> tuple[np.ndarray, np.ndarray]:
     learned, chosen, _, base = _prepared(index, q, p)
     rows = slice(None) if p.entity is None else np.isin(chosen, entity_sentences(index, p.entity), assume_unique=True)
     ids = chosen[rows]
     X = np.hstack([base.X[rows], entity_features(index, q, ids, base.stats, p.entity)])
-    return ids, learned.ranker.predict(X)
+    return ids, learned.ranker.predict(X[:, feature_columns(learned.ranker.features, learned.scorers)])
 
+
+def _closed(index: Index, q: Query, p: LtrParams, ids: np.ndarray) -> np.ndarray:
+    """The scores of candidates ``ids`` outside C (a closed candidate set): features over C ∪ ``ids``."""
+    learned, chosen, found, _ = _prepared(index, q, p)
+    ids = np.asarray(ids, dtype=np.int64)
+    if len(ids) == 0:
+        return np.zeros(0)
+    both = np.union1d(chosen, ids)
+    X = feature_matrix(index, q, both, learned.scorers, found, p.entity, learned.ranker.features)
+    return learned.ranker.predict(X[np.searchsorted(both, ids)])
