@@ -235,7 +235,7 @@ def test_a_shard_with_a_null_sentence_text_is_refused_by_the_build(copy: Path, t
     ("model", "says"),
     [
         ("numpy", "its spaCy model 'numpy' is an installed package but not a spaCy pipeline"),
-        ("../../elsewhere", "its spaCy model '../../elsewhere' is not the name of a spaCy pipeline package"),
+        ("../../elsewhere", "its spaCy model '../../elsewhere' is not a folder holding a spaCy pipeline"),
     ],
 )
 def test_a_model_that_is_not_a_spacy_pipeline_is_refused(copy: Path, model: str, says: str) -> None:
