@@ -258,6 +258,10 @@ def metric(page: Any, label: str) -> str:
 
 
 def sign_in_as_admin(page: Any) -> None:
+    """Sign in, unless this browser is signed in already (a sign-in lasts across pages and reloads)."""
+    page.locator("[data-testid='stFileUploader'], [aria-label='Admin token']").first.wait_for()
+    if page.locator("[data-testid='stFileUploader']").count():
+        return
     page.get_by_label("Admin token", exact=True).fill(TOKEN)
     page.get_by_role("button", name="Sign in as admin").click()
     page.locator("[data-testid='stFileUploader']").wait_for()
