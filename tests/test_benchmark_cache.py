@@ -26,8 +26,8 @@ def test_shared_documents_are_parsed_once_and_an_index_after_them_equals_a_build
     parsed = []
     monkeypatch.setattr(indexing, "parse_documents_into", lambda *a, **k: parsed.append(a))
     assert indexing.cached_shards("towns", data, BASE, cache=cache) == base and parsed == []  # reused
-    after = indexing.cached_index_after("bench", data, {}, base, MORE, cache=cache)
-    again = indexing.cached_index_after("bench", data, {}, base, lambda: pytest.fail("built again"), cache=cache)
+    after = indexing.cached_index("bench", data, {}, MORE, cache=cache, after=base)
+    again = indexing.cached_index("bench", data, {}, lambda: pytest.fail("built again"), cache=cache, after=base)
     assert again.path == after.path
     whole = tmp_path / "whole"
     build.build_from_documents([*BASE, *MORE], whole, source="all")

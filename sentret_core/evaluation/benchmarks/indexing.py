@@ -81,16 +81,24 @@ def cached_index(
     n_process: int = 1,
     model: str = DEFAULT_MODEL,
     log: Log | None = None,
+    after: Path | None = None,
 ) -> Index:
     """Load the cached index of (``name``, ``data``, ``options``) or build it from ``documents``
-    (an iterable, or a zero-argument callable returning one, called only when building)."""
+    (an iterable, or a zero-argument callable returning one, called only when building); with ``after``
+    (a shards folder, :func:`cached_shards`), the index of those shards followed by ``documents``."""
+    if after is not None:
+        options = {**options, "after": after.name}
     out = cache_root(cache) / cache_key(name, data, options, model)
     if is_index(out):
         return Index.load(out)
     if log is not None:
-        log(f"indexing {name} from {data} into {out} (once: later runs reuse it)")
+        base = f" after {after.name}" if after is not None else ""
+        log(f"indexing {name} from {data}{base} into {out} (once: later runs reuse it)")
     docs = documents() if callable(documents) else documents
-    return index_documents(docs, out, source=f"{name}:{data}", model=model, n_process=n_process)
+    if after is None:
+        return index_documents(docs, out, source=f"{name}:{data}", model=model, n_process=n_process)
+    build_after_shards(after, docs, out, source=f"{name}:{data}", n_process=n_process, force=True)
+    return Index.load(out)
 
 
 def cached_shards(
@@ -112,25 +120,3 @@ def cached_shards(
         parse_documents_into(docs, out, source=f"{name}:{data}", model=model, n_process=n_process, force=True)
     return out
 
-
-def cached_index_after(
-    name: str,
-    data: Path,
-    options: dict[str, Any],
-    base: Path,
-    documents: Documents,
-    *,
-    cache: str | os.PathLike[str] | None = None,
-    n_process: int = 1,
-    model: str = DEFAULT_MODEL,
-    log: Log | None = None,
-) -> Index:
-    """Like :func:`cached_index`, for an index of the shards ``base`` followed by ``documents``."""
-    out = cache_root(cache) / cache_key(name, data, {**options, "after": base.name}, model)
-    if is_index(out):
-        return Index.load(out)
-    if log is not None:
-        log(f"indexing {name} from {data} after {base.name} into {out} (once: later runs reuse it)")
-    docs = documents() if callable(documents) else documents
-    build_after_shards(base, docs, out, source=f"{name}:{data}", n_process=n_process, force=True)
-    return Index.load(out)

@@ -36,7 +36,7 @@ from sentret_core.evaluation.benchmarks.base import (
     document_rows,
     sentence_docids,
 )
-from sentret_core.evaluation.benchmarks.indexing import cached_index, cached_index_after, cached_shards
+from sentret_core.evaluation.benchmarks.indexing import cached_index, cached_shards
 from sentret_core.evaluation.trec_io import Qrels, topic_id
 from sentret_core.index.reader import Index
 from sentret_core.ingest.corpus import Document, demo_path, read_demo
@@ -133,11 +133,10 @@ def load_squad_support(
     options = {"distractors": distractors}
     if distractors == "demo":  # parsed once per pipeline, then shared by every split's index
         base = cached_shards("demo", demo_path(), demo_distractors, cache=cache, n_process=n_process, log=log)
-        index = cached_index_after("squad-support", data_path, options, base, documents,
-                                   cache=cache, n_process=n_process, log=log)  # fmt: skip
     else:
-        index = cached_index("squad-support", data_path, options, documents, cache=cache, n_process=n_process,
-                             log=log)  # fmt: skip
+        base = None
+    index = cached_index("squad-support", data_path, options, documents, cache=cache, n_process=n_process, log=log,
+                         after=base)  # fmt: skip
     topics, qrels, stats = _squad_topics(index, paragraphs, min_candidates)
     if not topics:
         raise SentretError(f"{data_path}: no (question, answer entity) topic was found")
