@@ -211,3 +211,32 @@ def test_eval_cli_choices_match_the_library() -> None:
     """The CLI keeps its argparse choices import-light; they must be the library's own."""
     assert set(cli_eval.BENCHMARK_NAMES) == set(BENCHMARKS)
     assert cli_eval.DEFAULT_METRICS.split(",") == list(DEFAULT_METRICS)
+
+
+def test_as_exported_is_what_ir_measures_gives_on_the_written_runs(
+    sentret: Main, files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 30: export → ir_measures (trec_eval's own code) → exactly the reported "as exported" means."""
+    import ir_measures
+    from ir_measures import AP, RR, P, Rprec, nDCG
+
+    measures = {"map": AP, "mrr": RR, "p@1": P @ 1, "p@10": P @ 10, "r-prec": Rprec, "ndcg@10": nDCG @ 10}
+    argv = ["eval", "wikiqa", "--data", str(files["wikiqa6"]), "--models", "tfisf.v1,lm-dir.v1,bm25.v1",
+            "--cache", str(files["cache"]), "--json", "--run-out", str(tmp_path / "runs.trec"),
+            "--qrels-out", str(tmp_path / "qrels.txt")]  # fmt: skip
+    result = _json(sentret, capsys, argv)
+    assert result["as_exported"].startswith("as exported: what trec_eval -l 1")
+    qrels = read_qrels(tmp_path / "qrels.txt")
+    ties = 0
+    for model, entry in result["models"].items():
+        run = read_run(tmp_path / f"runs.{model}.trec")
+        theirs = ir_measures.calc_aggregate(list(measures.values()), qrels, run)
+        for metric, measure in measures.items():
+            assert entry["as_exported"][metric] == pytest.approx(theirs[measure], abs=1e-12), (model, metric)
+        # tied scores are listed in document order (ids D<doc>-<position>), not by id
+        lines = [line.split() for line in (tmp_path / f"runs.{model}.trec").read_text("utf-8").splitlines()]
+        for one, two in zip(lines, lines[1:]):
+            if one[0] == two[0] and one[4] == two[4]:
+                ties += 1
+                assert int(one[2].split("-")[1]) < int(two[2].split("-")[1]), (model, one, two)
+    assert ties > 0  # tfisf.v1 and bm25.v1 tie on these short sentences

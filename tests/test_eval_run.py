@@ -69,3 +69,9 @@ def test_sentret_eval_run_prints_both(tmp_path: Path, capsys: pytest.CaptureFixt
     assert report["means"]["as exported (trec_eval)"]["map"] == pytest.approx(theirs, abs=1e-9)
     assert cli.main(argv) == 0 and "as exported (trec_eval)" in capsys.readouterr().out
     assert cli.main([*argv, "--level", "0"]) == 2
+
+
+def test_a_run_file_keeps_tied_items_in_the_runs_own_document_order() -> None:
+    text = format_run({"q": {"s9": 1.0, "s10": 1.0, "s2": 3.0, "s1": 1.0}}, tag="t")
+    assert [line.split()[2] for line in text.splitlines()] == ["s2", "s9", "s10", "s1"]
+    assert [line.split()[3] for line in text.splitlines()] == ["1", "2", "3", "4"]

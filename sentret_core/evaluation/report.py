@@ -15,9 +15,12 @@ from typing import Any
 
 import pandas as pd
 
+from sentret_core.defaults import RELEVANT_GRADE
+from sentret_core.evaluation.as_exported import as_exported
 from sentret_core.evaluation.benchmarks.base import Benchmark
+from sentret_core.evaluation.measures import BINARY_THRESHOLD
 from sentret_core.evaluation.runs import OPTIMISTIC, PESSIMISTIC
-from sentret_core.evaluation.trec_io import Run, write_qrels, write_run
+from sentret_core.evaluation.trec_io import Run, format_run, parse_run, write_qrels, write_run
 from sentret_core.jsonable import finite_or_none, plain
 
 ALPHA = 0.05
@@ -49,6 +52,7 @@ class Report:
     settings: dict[str, Any]
     tuning: dict[str, Any] | None = None
     correction: str = "none"  # or "holm": p-values adjusted over the models tested against the baseline
+    _exported: dict[str, dict[str, float]] | None = field(default=None, init=False, repr=False, compare=False)
 
     def p_values(self, model: str, metric: str) -> tuple[float, float]:
         """(Wilcoxon, t-test) p-values against the baseline, Holm-adjusted with ``correction="holm"``."""
@@ -88,6 +92,7 @@ class Report:
             }
             if result.folds:
                 entry["folds"] = plain(result.folds)
+            entry["as_exported"] = {k: finite_or_none(v) for k, v in self.as_exported()[name].items()}
             models[name] = entry
         return {
             **plain(self.bench.describe()),
@@ -98,6 +103,7 @@ class Report:
             "tie_handling": "tie-aware (expectation over tied orderings); "
             "map-pessimistic/optimistic break ties "
             "against/for the relevant sentences",
+            "as_exported": self.as_exported_note(),
             "settings": plain(self.settings),
             "tuning": plain(self.tuning),
             "models": models,
@@ -110,6 +116,35 @@ class Report:
                  if self.correction == "holm" else ", not corrected for testing several models")  # fmt: skip
         return (f"Wilcoxon signed-rank (and paired t-test), two-tailed, vs the baseline{after}; "
                 "'significant' = Wilcoxon p < 0.05")  # fmt: skip
+
+    # --- what trec_eval gives on the exported runs (issue 30)
+    def level(self) -> int:
+        """The relevance level of the tie-aware numbers, which ``trec_eval -l`` must be given to match."""
+        return BINARY_THRESHOLD if self.bench.scale == "binary" else RELEVANT_GRADE
+
+    def as_exported(self) -> dict[str, dict[str, float]]:
+        """Per model, the means trec_eval (and ir_measures) compute on exactly its ``--run-out`` file:
+        the run is written and read back, so unscored candidates are left out as in the file."""
+        if self._exported is None:
+            qrels = {t.id: self.bench.qrels[t.id] for t in self.bench.topics}
+            self._exported = {
+                name: {str(k): float(v) for k, v in
+                       as_exported(qrels, parse_run(format_run(result.run, tag=name)), self.metrics,
+                                   level=self.level()).mean().items()}
+                for name, result in self.results.items()
+            }  # fmt: skip
+        return self._exported
+
+    def as_exported_note(self) -> str:
+        return (
+            f"as exported: what trec_eval -l {self.level()} (or ir_measures) computes on the --run-out files; "
+            "the files list tied scores in document order, trec_eval re-orders them by document id "
+            "(descending), so with ties it lands on one ordering, not on the tie-aware mean"
+        )
+
+    def exported_rows(self) -> list[tuple[str, list[str]]]:
+        means = self.as_exported()
+        return [(name, [f"{means[name].get(m, math.nan):.4f}" for m in self.metrics]) for name in self.results]
 
     # --- tables
     def _columns(self) -> list[str]:
@@ -181,6 +216,10 @@ class Report:
             lines.append("model".ljust(width) + "".join(_label(m).rjust(p_cell) for m in self.metrics))
             for name, cells in p_rows:
                 lines.append(name.ljust(width) + "".join(c.rjust(p_cell) for c in cells))
+        lines += ["", self.as_exported_note() + ":"]
+        lines.append("model".ljust(width) + "".join(_label(m).rjust(cell) for m in self.metrics))
+        for name, cells in self.exported_rows():
+            lines.append(name.ljust(width) + "".join(c.rjust(cell) for c in cells))
         lines += self._params_lines()
         return "\n".join(lines)
 
@@ -206,6 +245,10 @@ class Report:
             lines.append(f"| model | {' | '.join(_label(m) for m in self.metrics)} |")
             lines.append("|---|" + "---:|" * len(self.metrics))
             lines += [f"| {name} | {' | '.join(cells)} |" for name, cells in p_rows]
+        lines += ["", self.as_exported_note() + ":", ""]
+        lines.append(f"| model | {' | '.join(_label(m) for m in self.metrics)} |")
+        lines.append("|---|" + "---:|" * len(self.metrics))
+        lines += [f"| {name} | {' | '.join(cells)} |" for name, cells in self.exported_rows()]
         return "\n".join(lines)
 
     # --- files

@@ -99,11 +99,13 @@ class Evaluator:
         return terms
 
     def _as_run(self, scored: Sequence[Scored]) -> Run:
+        """Per topic, candidates in document (sentence id) order, so an exported run's ties are too."""
         docids = self.bench.docids
-        return {
-            topic.id: {docids[int(s)]: float(v) for s, v in zip(ids.tolist(), values.tolist())}
-            for topic, ids, values in scored
-        }
+        run: Run = {}
+        for topic, ids, values in scored:
+            order = np.argsort(ids, kind="stable")
+            run[topic.id] = {docids[int(s)]: float(v) for s, v in zip(ids[order].tolist(), values[order].tolist())}
+        return run
 
     # --- runs
     def run(self, model: str, params: Mapping[str, Any] | None = None, topics: Sequence[str] | None = None) -> Run:

@@ -223,7 +223,12 @@ def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: str | os.PathLike[
 
 
 def format_run(run: Mapping[str, Mapping[str, float]], *, tag: str = "sentret") -> str:
-    """TREC run text: per topic, items by score descending (ties by docid), ranks from 1.
+    """TREC run text: per topic, items by score descending, ranks from 1.
+
+    Tied items keep the order they have in ``run`` (sentret's runs list candidates in document
+    order, so ties are in document order). trec_eval and ir_measures ignore the rank column and
+    order ties by document id instead: what they compute on this text is
+    :func:`sentret_core.evaluation.as_exported.as_exported`.
 
     Scores are written with ``repr``, the shortest text that reads back to the same float. An
     item scored ``-inf`` is unscored (a closed-set candidate the model has no score for) and is
@@ -242,9 +247,10 @@ def format_run(run: Mapping[str, Mapping[str, float]], *, tag: str = "sentret") 
                 continue
             if not math.isfinite(value):
                 raise SentretError(f"score of {topic} {docid} is {value}: a run file holds finite scores")
-            items.append((-value, docid))
-        for rank, (negated, docid) in enumerate(sorted(items), start=1):
-            lines.append(f"{topic} Q0 {docid} {rank} {-negated!r} {tag}\n")
+            items.append((value, docid))
+        items.sort(key=lambda item: -item[0])  # stable: ties stay in the run's (document) order
+        for rank, (value, docid) in enumerate(items, start=1):
+            lines.append(f"{topic} Q0 {docid} {rank} {value!r} {tag}\n")
     return "".join(lines)
 
 
