@@ -119,3 +119,43 @@ def test_wikiqa_through_the_candidates_format_gives_todays_numbers_for_every_mod
         report = evaluate_benchmark(load_benchmark(name, path, cache=tmp_path / "cache"), models).to_dict()
         found = {m: round(v["mean"]["map"], 6) for m, v in report["models"].items()}
         assert found == before, name
+
+
+TOWNS = ["Alder", "Birch", "Cedar", "Dover", "Elm", "Fenn", "Glen", "Hale", "Ivy", "Jura", "Kent", "Lune"]
+
+
+def town_questions() -> list[dict[str, object]]:
+    """Twelve questions as a user would write them: the answer shares only the town's name with the
+    question, and each question also holds the first sentence of another town's document."""
+    questions = []
+    for i, town in enumerate(TOWNS):
+        other = TOWNS[(i + 1) % len(TOWNS)]
+        questions.append({"id": f"t{i}", "question": f"When was {town} founded?", "candidates": [
+            candidate(other.lower(), 0, f"{other} is a small town with a harbour.", 0),
+            candidate(town.lower(), 0, f"{town} is a small town with a harbour.", 0),
+            candidate(town.lower(), 1, f"{town} was settled by farmers in {1700 + 7 * i}.", 1),
+            candidate(town.lower(), 2, f"The church of {town} has a tall spire.", 0)]})  # fmt: skip
+    return questions
+
+
+def test_learn_then_eval_a_ranker_on_a_hand_written_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 24's Done-when: `sentret eval candidates --models embed.v1,bm25f.v1,ltr.v1 --param ltr.v1.model=…`."""
+    monkeypatch.setenv("SENTRET_RANKERS", str(tmp_path / "rankers"))
+    data = str(write(tmp_path / "towns.jsonl", town_questions()))
+    cache = str(tmp_path / "cache")
+    assert cli.main(["learn", "candidates", "--data", data, "--folds", "3", "--choose", "--learner", "linear",
+                     "--out", "towns", "--cache", cache, "--json"]) == 0  # fmt: skip
+    record = json.loads(capsys.readouterr().out)
+    assert record["train"]["topics"] == 12 and len(record["grid"]) >= 2  # --choose tried the linear grid
+    code = cli.main(["eval", "candidates", "--data", data, "--models", "embed.v1,bm25f.v1,ltr.v1",
+                     "--param", "ltr.v1.model=towns", "--metrics", "map,mrr", "--cache", cache, "--json"])  # fmt: skip
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    report = json.loads(out.out)
+    assert report["topics"] == 12 and report["settings"]["artefacts"]["ltr.v1"]["model"] == record["reference"]
+    means = {m: report["models"][m]["mean"]["map"] for m in ("embed.v1", "bm25f.v1", "ltr.v1")}
+    assert all(0 < v <= 1 for v in means.values())
+    # "settled by farmers" answers "founded": the learned ranker, trained on these very topics, finds it
+    assert means["ltr.v1"] > means["bm25f.v1"]
