@@ -42,7 +42,7 @@ from sentret_core.learning.topics import benchmark_topics
 METRICS = ["map", "mrr"]
 LEARNERS = ("lambdamart", "linear")
 BASELINE = "bm25f.v1"
-SINGLES = ("bm25f.v1", "bm25.v1", "tfisf.v1", "lm-jm.v1", "lm-dir.v1", "embed.v1")
+SINGLES = ("bm25f.v1", "bm25.v1", "tfisf.v1", "lm-jm.v1", "lm-dir.v1", "embed.v1", "align.v1")
 
 
 def load(name: str, path: Path, distractors: str | None = None) -> Benchmark:

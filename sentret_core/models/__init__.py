@@ -6,7 +6,7 @@
 
 Every model is registered under a versioned name (``list_models()``) by the ``@register``
 decorator on its scorer, in its family's module (``tfisf``, ``bm25``, ``lm``, ``lm_class``,
-``lm_trigger``, ``ltr.scorer``, ``embed.scorer``), with its formula and the paper it comes from;
+``lm_trigger``, ``ltr.scorer``, ``embed.scorer``, ``embed.align``), with its formula and the paper it comes from;
 ``ModelSpec.source`` says where.
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 from sentret_core.models import tfisf, bm25, lm, lm_class, lm_trigger  # noqa: F401
 from sentret_core.models.ltr import scorer  # noqa: F401
 from sentret_core.models.embed import scorer as _embed  # noqa: F401
+from sentret_core.models.embed import align as _align  # noqa: F401
 
 # isort: on
 from sentret_core.models.api import distribution, explain, score, search, top_k
