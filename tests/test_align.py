@@ -67,3 +67,13 @@ def test_blocks_give_the_same_scores_as_one_pass(tiny: Index, monkeypatch: pytes
     whole = score(tiny, "stock harbour farmers", "align.v1")
     monkeypatch.setattr(align_module, "BLOCK", 3)  # a few term occurrences per block: many blocks
     assert np.array_equal(score(tiny, "stock harbour farmers", "align.v1").scores, whole.scores)
+
+
+def test_a_set_of_sentences_scores_as_in_the_full_scan(tiny: Index) -> None:
+    from sentret_core.models import get_model, prepare
+
+    spec, q = get_model("align.v1"), prepare(tiny, "farmers market harbour")
+    whole = score(tiny, "farmers market harbour", "align.v1")
+    ids, values = spec.subset(tiny, q, spec.resolve({}), np.array([2, 0, 2]))
+    assert ids.tolist() == [0, 2]
+    assert values.tolist() == [float(whole.scores[0]), float(whole.scores[2])]  # bit for bit

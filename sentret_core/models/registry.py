@@ -18,7 +18,7 @@ from typing import Any
 
 from sentret_core.defaults import DEFAULT_RANKER
 from sentret_core.errors import SentretError
-from sentret_core.models.spec import Closed, Distribution, Explainer, ModelSpec, Scorer
+from sentret_core.models.spec import Closed, Distribution, Explainer, ModelSpec, Scorer, Subset
 
 MODELS: dict[str, ModelSpec] = {}
 _ALIASES: dict[str, str] = {}
@@ -52,10 +52,12 @@ def register(
     distribution: Distribution | None = None,
     open_vocabulary: bool = False,
     closed: Closed | None = None,
+    subset: Subset | None = None,
     replace: bool = False,
 ) -> Callable[[Scorer], Scorer]:
     """Decorator: register the decorated scorer as model ``name`` (keyword arguments as in ModelSpec;
-    ``closed`` scores the sentences the scorer does not return, for closed candidate sets)."""
+    ``closed`` scores the sentences the scorer does not return, for closed candidate sets; ``subset``
+    scores given sentences only, equal to the scorer's for them)."""
 
     def decorate(scorer: Scorer) -> Scorer:
         add(
@@ -72,6 +74,7 @@ def register(
                 distribution=distribution,
                 open_vocabulary=open_vocabulary,
                 closed=closed,
+                subset=subset,
             ),
             replace=replace,
         )

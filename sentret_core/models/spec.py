@@ -37,6 +37,8 @@ Distribution = Callable[["Index", int, Any], np.ndarray]
 # (index, query, params, sentence ids) -> the model's score of each given sentence, in their order;
 # exact for every sentence the scorer does not return (a closed candidate set scores them all)
 Closed = Callable[["Index", "Query", Any, np.ndarray], np.ndarray]
+# the scorer's (ids, scores) restricted to the sentences of a set, bit for bit, without a full scan
+Subset = Callable[["Index", "Query", Any, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
 def zero_without_a_match(index: Index, q: Query, p: Any, ids: np.ndarray) -> np.ndarray:
@@ -60,6 +62,7 @@ class ModelSpec:
     distribution: Distribution | None = None
     open_vocabulary: bool = False  # it scores words the index has never seen (embed.v1)
     closed: Closed | None = None  # its score of a sentence the scorer does not return (None: it has none)
+    subset: Subset | None = None  # its scores of a given set only (for a scorer that scans every sentence)
     _resolved: dict[Any, Params] = field(default_factory=dict, compare=False, repr=False)
 
     @property

@@ -93,6 +93,19 @@ def _explain(index: Index, q: Query, sentence: int, p: Any) -> Explained:
     return Explained(columns, rows, {}, {})
 
 
+def _scores(index: Index, q: Query, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    words, weights, sims = term_similarities(index, q)
+    if not words or len(ids) == 0:
+        return EMPTY_IDS, EMPTY_SCORES
+    # a sum per row (not a mat-vec): a sentence's score does not depend on which others are scored with it
+    return ids, (best_alignments(index, ids, sims).astype(np.float64) * weights).sum(axis=1)
+
+
+def _subset(index: Index, q: Query, p: NoParams, among: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    among = np.unique(np.asarray(among, dtype=np.int64))
+    return _scores(index, q, among[index.X.indptr[among + 1] > index.X.indptr[among]])
+
+
 @register(
     "align.v1",
     display_name="Word alignment",
@@ -102,12 +115,9 @@ def _explain(index: Index, q: Query, sentence: int, p: Any) -> Explained:
     formula=r"\mathrm{align}(q,s)=\sum_{t\in q}\frac{c(t,q)}{\sum_{t'} c(t',q)}\,\max_{w\in s}\cos(v_t,v_w)",
     paper=PAPER,
     open_vocabulary=True,
+    subset=_subset,
     description="Each query word matched to its closest sentence word in WordLlama's word vectors (a soft "
     "term coverage): 'founded' finds 'settled'. Unseen query words count too.",
 )
 def score_align(index: Index, q: Query, p: NoParams) -> tuple[np.ndarray, np.ndarray]:
-    words, weights, sims = term_similarities(index, q)
-    ids = _with_terms(index)
-    if not words or len(ids) == 0:
-        return EMPTY_IDS, EMPTY_SCORES
-    return ids, best_alignments(index, ids, sims).astype(np.float64) @ weights
+    return _scores(index, q, _with_terms(index))

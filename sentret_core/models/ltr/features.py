@@ -77,12 +77,16 @@ def feature_set(features: Sequence[str], scorers: Sequence[str]) -> int | None:
     return next((v for v in FEATURE_SETS if tuple(features) == feature_names(scorers, v)), None)
 
 
-def scored(index: Index, q: Query, model: str) -> Scored:
-    """``model``'s scores (default parameters) of every sentence it matches."""
+def scored(index: Index, q: Query, model: str, among: np.ndarray | None = None) -> Scored:
+    """``model``'s scores (default parameters) of every sentence it matches (of ``among`` only, when the
+    model can score a set without scanning every sentence: the same values)."""
     spec = get_model(model)
     if spec.reason(q) is not None:  # an open vocabulary (embed.v1) scores unseen words too
         return np.zeros(0, dtype=np.int64), np.zeros(0)
-    ids, values = spec.scorer(index, q, spec.resolve({}))
+    if among is not None and spec.subset is not None:
+        ids, values = spec.subset(index, q, spec.resolve({}), among)
+    else:
+        ids, values = spec.scorer(index, q, spec.resolve({}))
     return np.asarray(ids, dtype=np.int64), np.asarray(values, dtype=np.float64)
 
 
@@ -150,7 +154,7 @@ def query_features(
     docs = index.sent_doc[ids]
     columns: list[np.ndarray] = []
     for model in scorers:
-        found = (known or {}).get(model) or scored(index, q, model)
+        found = (known or {}).get(model) or scored(index, q, model, among=ids)
         values, hit = _lookup(found, ids)
         columns += [_min_max(values, hit), _inverse_rank(values, hit), _inverse_rank(values, hit, docs)]
         if FINITE in _parts(model):
