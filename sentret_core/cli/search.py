@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from sentret_core.cli.common import command, param_pairs
-from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS, MAX_K
+from sentret_core.defaults import DEFAULT_ENTITY_WEIGHTING, DEFAULT_K, DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS, MAX_K
 
 
 def register(sub: Any) -> None:
@@ -71,6 +71,8 @@ def _add_support(sub: Any) -> None:
     p.add_argument("--ranker", default=DEFAULT_RANKER, help="the sentence scorer that gives S_q")
     p.add_argument("--k", type=int, default=DEFAULT_K, help="|S_q|: top sentences the entities come from")
     p.add_argument("--entity-score", default="kld", choices=["kld", "frequency", "rarity", "combination"])
+    p.add_argument("--entity-weighting", default=DEFAULT_ENTITY_WEIGHTING, choices=["none", "rank", "score"],
+                   help="how each sentence of S_q counts in the entity scores: none (seed 002), its rank or its score")
     p.add_argument("--labels", default=None, help="entity labels to keep, comma-separated (default: all but "
                    "CARDINAL and ORDINAL)")
     p.add_argument("--models", default=",".join(DEFAULT_SUPPORT_MODELS), help="support models, comma-separated")
@@ -90,7 +92,7 @@ def _run_support(args: argparse.Namespace) -> int:
         Index.load(args.index), args.query, ranker=args.ranker, k=args.k, entity_score=args.entity_score,
         entity_labels=args.labels.split(",") if args.labels else None, top_entities=args.top_entities,
         models=[m.strip() for m in args.models.split(",") if m.strip()], per_entity=args.per_entity,
-        params=param_pairs(args.param, qualified=True),
+        params=param_pairs(args.param, qualified=True), entity_weighting=args.entity_weighting,
     )  # fmt: skip
     if args.json:
         print(result.to_json(indent=2))

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from sentret_core.checks import check_int, check_labels, check_model_name, check_params, check_query
-from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_WINDOW, MAX_K, MAX_WINDOW
+from sentret_core.defaults import DEFAULT_ENTITY_WEIGHTING, DEFAULT_K, DEFAULT_RANKER, DEFAULT_WINDOW, MAX_K, MAX_WINDOW
 from sentret_core.errors import SentretError
 from sentret_core.index.entity_position import position_scores
 from sentret_core.index.entity_stats import ENTITY_SCORES, EntityStats, entity_sentences, entity_stats
@@ -24,6 +24,7 @@ from sentret_core.models.query import normalise
 from sentret_core.models.spec import ENTITY_PARAM
 from sentret_core.support.entities import AGGREGATORS, aggregate, label_mask, resolve_labels
 from sentret_core.support.sets import in_sorted
+from sentret_core.support.weighting import NONE, check_weighting, sentence_weights, weighted_entity_stats
 
 POSITION = "position"
 ENTITY_MODELS = tuple(f"{how}-{name}" for how in AGGREGATORS for name in ENTITY_SCORES)
@@ -42,8 +43,10 @@ class QueryContext:
         window: int = DEFAULT_WINDOW,
         params: Mapping[str, Mapping[str, Any]] | None = None,
         entity_labels: Iterable[str] | None = None,
+        entity_weighting: str = DEFAULT_ENTITY_WEIGHTING,
     ) -> None:
         index, query = check_index(index), check_query(query)  # arguments: sentret_core.checks
+        self.weighting = check_weighting(entity_weighting)
         k, window = check_int("k", k, 1, MAX_K), check_int("window", window, 0, MAX_WINDOW)
         ranker, entity_labels = check_model_name(ranker, "ranker"), check_labels(entity_labels)
         self.index, self.k, self.window = index, k, window
@@ -62,7 +65,11 @@ class QueryContext:
         self.top = np.asarray(ranked.ids, dtype=np.int64)  # S_q in rank order
         self.top_sorted = np.sort(self.top)
         self.context = index.neighbourhood(self.top, window)  # Ŝ_q, ascending
-        self.stats: EntityStats = entity_stats(index, self.top)
+        # w_i per sentence of S_q (:mod:`sentret_core.support.weighting`); None: seed 002's unweighted counts
+        self.weights = None if self.weighting == NONE else sentence_weights(ranked.scores, self.weighting)
+        self.stats: EntityStats = weighted_entity_stats(index, self.top, self.weights)
+        # |S_qe| as a count, aligned with stats.ids (the weighted frequency is stats.frequency)
+        self.counts = self.stats.frequency if self.weights is None else entity_stats(index, self.top).frequency
 
     def _ranked(self, model: str, extra: Mapping[str, Any] | None = None) -> Any:
         return search(self.index, list(self.terms), model, self.k, **{**self.params.get(model, {}), **(extra or {})})

@@ -35,7 +35,14 @@ from sentret_core.checks import (
     check_strings,
     query_emptied,
 )
-from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS, DEFAULT_WINDOW, MAX_K
+from sentret_core.defaults import (
+    DEFAULT_ENTITY_WEIGHTING,
+    DEFAULT_K,
+    DEFAULT_RANKER,
+    DEFAULT_SUPPORT_MODELS,
+    DEFAULT_WINDOW,
+    MAX_K,
+)
 from sentret_core.errors import ArgumentValueError, SentretError
 from sentret_core.index.entity_stats import ENTITY_SCORES, check_entity_score, rarity
 from sentret_core.index.loaded import check_index
@@ -44,6 +51,7 @@ from sentret_core.models.query import retrieval_terms
 from sentret_core.models.registry import get_model
 from sentret_core.support.context import ENTITY_MODELS, POSITION, QueryContext, check_support_model
 from sentret_core.support.records import ContextSentence, EntitySupport, RankedEntity, SupportResult, SupportSentence
+from sentret_core.support.weighting import check_weighting
 
 
 def support(
@@ -60,6 +68,7 @@ def support(
     params: Mapping[str, Mapping[str, Any]] | None = None,
     window: int = DEFAULT_WINDOW,
     entities: Sequence[int] | None = None,
+    entity_weighting: str = DEFAULT_ENTITY_WEIGHTING,
 ) -> SupportResult:
     """The entities of ``query`` ranked by ``entity_score``, each with its top support sentences per model.
 
@@ -67,6 +76,8 @@ def support(
     ``params`` maps a model name to its parameters, e.g. ``{"bm25f.v1": {"k1": 0.9}}``.
     ``window`` is the context of Ŝ_q, 0 to 10 sentences either side; ``window=0`` is seed 002's
     "no context" (Ŝ_q = S_q, Fig. 2), so ``sum-*`` then aggregate over S_qe.
+    ``entity_weighting`` is how each sentence of S_q counts in the entity scores (and so in eq. 7's
+    ``sum-*``/``avg-*``): ``none`` (seed 002), ``rank`` or ``score`` (:mod:`sentret_core.support.weighting`).
 
     Every argument is checked before any work (:mod:`sentret_core.checks`):
     :class:`~sentret_core.errors.ArgumentTypeError` (a ``TypeError``) for a wrong type — integers
@@ -81,6 +92,7 @@ def support(
     index = check_index(index)
     cleaned = check_query(query)
     check_entity_score(check_str("entity_score", entity_score))
+    check_weighting(entity_weighting)
     top_entities = check_int("top_entities", top_entities, 1, 1000)
     per_entity = check_int("per_entity", per_entity, 1, 100)
     k = check_int("k", k, 1, MAX_K)
@@ -89,7 +101,8 @@ def support(
     if not models:
         raise ArgumentValueError("models is empty: choose at least one support model")
     ctx = QueryContext(
-        index, cleaned, ranker=ranker, k=k, window=window, params=params, entity_labels=entity_labels
+        index, cleaned, ranker=ranker, k=k, window=window, params=params, entity_labels=entity_labels,
+        entity_weighting=entity_weighting,
     )
     if ctx.reason is not None and query_emptied(query):
         ctx.reason = ONLY_CONTROL
@@ -114,6 +127,7 @@ def support(
         ranker=ctx.ranker,
         k=k,
         entity_score=entity_score,
+        entity_weighting=ctx.weighting,
         labels=tuple(sorted(ctx.labels)),
         models=models,
         n_top=len(ctx.top),
@@ -136,18 +150,17 @@ def rank_entities(
         positions = np.minimum(np.searchsorted(stats.ids, wanted), max(len(stats) - 1, 0))
         found = stats.ids[positions] == wanted if len(stats) else np.zeros(len(wanted), dtype=bool)
     else:
-        keep = np.flatnonzero(ctx.allowed[stats.ids])
-        chosen = stats.score(entity_score)[keep]
-        # best first; ties by frequency, then by entity id for a stable order
-        positions = keep[np.lexsort((stats.ids[keep], -stats.frequency[keep], -chosen))][:top_entities]
+        positions = entity_order(ctx, entity_score)[:top_entities]
         wanted, found = stats.ids[positions], np.ones(len(positions), dtype=bool)
     columns = {name: stats.score(name) for name in ENTITY_SCORES}
+    counts = np.asarray(ctx.counts, dtype=np.float64)
     hat_counts = _context_counts(ctx, wanted)
     ranked = []
     for rank, (entity, pos, ok, hat) in enumerate(zip(wanted, positions, found, hat_counts), start=1):
         # an entity outside S_q: frequency, combination and KLD are 0; rarity is query-independent
         scores = {name: float(columns[name][pos]) if ok else 0.0 for name in ENTITY_SCORES}
         scores["rarity"] = float(rarity(index, np.array([entity]))[0])
+        count = int(counts[pos]) if ok else 0
         ranked.append(
             RankedEntity(
                 entity=int(entity),
@@ -155,14 +168,25 @@ def rank_entities(
                 label=index.entity_labels[int(entity)],
                 rank=rank,
                 score=scores[entity_score],
-                frequency=int(scores["frequency"]),
+                frequency=count,
                 context_frequency=int(hat),
                 rarity=scores["rarity"],
                 combination=scores["combination"],
                 kld=scores["kld"],
+                weighted_frequency=scores["frequency"],
             )
         )
     return ranked
+
+
+def entity_order(ctx: QueryContext, entity_score: str) -> np.ndarray:
+    """Positions in ``ctx.stats`` of the entities of the allowed labels, best ``entity_score`` first;
+    ties by (weighted) frequency, then by entity id for a stable order."""
+    stats = ctx.stats
+    keep = np.flatnonzero(ctx.allowed[stats.ids])
+    chosen = stats.score(entity_score)[keep]
+    order: np.ndarray = keep[np.lexsort((stats.ids[keep], -stats.frequency[keep], -chosen))]
+    return order
 
 
 def _context_counts(ctx: QueryContext, entities: np.ndarray) -> np.ndarray:

@@ -65,4 +65,5 @@ def aggregate(
     if how == "sum":
         return total
     kept = np.bincount(owners, weights=allowed[rows.indices].astype(np.float64), minlength=len(counts))
-    return np.divide(total, kept, out=np.zeros_like(total), where=kept > 0)
+    # out is float64: bincount of no sentence at all (an entity outside Ŝ_q) is an int64 array
+    return np.divide(total, kept, out=np.zeros(len(counts)), where=kept > 0)

@@ -41,6 +41,7 @@ class RankedEntity:
     rarity: float
     combination: float
     kld: float
+    weighted_frequency: float  # W_qe, the weighted |S_qe| (= |S_qe| unweighted; sentret_core.support.weighting)
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class SupportResult:
     ranker: str
     k: int
     entity_score: str
+    entity_weighting: str  # how each sentence of S_q counts in the entity scores: none, rank or score
     labels: tuple[str, ...]
     models: tuple[str, ...]
     n_top: int  # |S_q|
