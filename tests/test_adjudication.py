@@ -124,6 +124,7 @@ def test_a_database_from_before_adjudication_still_opens(graded: tuple[JudgmentS
     store.close()
     version = MIGRATIONS.index(_ADJUDICATIONS)  # the schema just before adjudications
     with sqlite3.connect(path) as conn:
+        conn.execute("ALTER TABLE sessions DROP COLUMN item_order")  # added after adjudications
         conn.execute("DROP TABLE adjudication_log")
         conn.execute("DROP TABLE adjudications")
         conn.execute(f"PRAGMA user_version = {version}")

@@ -235,7 +235,7 @@ def test_a_new_session_is_selected_and_every_action_names_its_session(
     create_session(store, "older", small_index, "lennon religion", top_entities=1, depth=1)
     app = signed_in()
     app.selectbox(key="admin_session").set_value("old").run()  # the admin works on "old"
-    assert [c.value.split(" · ")[0] for c in app.caption if c.value.startswith("Session: ")] == ["Session: **old**"] * 4
+    assert [c.value.split(" · ")[0] for c in app.caption if c.value.startswith("Session: ")] == ["Session: **old**"] * 5
     app.text_input(key="admin_new_name").input("new")
     app.file_uploader(key=FILE).set_value(("t.tsv", b"picasso peace\tPicasso|PERSON\n", "text/plain"))
     app.button(key="admin_preview").click().run()
@@ -244,8 +244,9 @@ def test_a_new_session_is_selected_and_every_action_names_its_session(
     assert app.selectbox(key="admin_session").value == "new"
     # annotators, export and import each say which session they act on
     captions = [c.value for c in app.caption if c.value.startswith("Session: ")]
-    assert captions == ["Session: **new**", f"Session: **new** · {RULE}", f"Session: **new** · {relevance_rule()}",
-                        "Session: **new**"]  # annotators, disagreements, export, import
+    assert captions == ["Session: **new**", "Session: **new**", f"Session: **new** · {RULE}",
+                        f"Session: **new** · {relevance_rule()}", "Session: **new**"]
+    # annotators, flags and notes, disagreements, export, import
     app.text_input(key="admin_annotator_new").input("Alice")
     app = _click(app, "Add annotator")
     admin = store.admin(TOKEN)
@@ -254,3 +255,21 @@ def test_a_new_session_is_selected_and_every_action_names_its_session(
     assert app.text_input(key=field_key("admin_new_name", 1)).value == ""
     assert app.file_uploader(key=field_key(FILE, 1)).value is None
     assert not any(b.key == "admin_create" for b in app.button)
+
+
+def test_flags_and_notes_reach_the_admin(store: JudgmentStore, small_index: Index) -> None:
+    graded_session(store, small_index)
+    app = signed_in()
+    assert "No annotator has flagged an item or written a note yet." in [i.value for i in app.info]
+    bob = store.sign_in("s", "bob", store.admin(TOKEN).new_secret("s", "bob").passphrase)
+    first, second = bob.item_at(0), bob.item_at(1)
+    bob.flag(first.item_id)
+    bob.grade(second.item_id, 1, "names the war, not the prize")
+    app.run()
+    assert not app.exception and not app.error
+    table = next(d.value for d in app.dataframe if "flag" in d.value.columns)
+    assert table[["item", "annotator", "flag", "note"]].values.tolist() == [
+        [first.position + 1, "bob", "⚑", ""],
+        [second.position + 1, "bob", "", "names the war, not the prize"],
+    ]
+    assert "1 flagged · 1 with a note" in [c.value for c in app.caption]

@@ -193,3 +193,22 @@ def test_table_topics_and_file_topics() -> None:
         table_topics(pd.DataFrame({"query": ["a", None], "entity": [None, "x"]}))
     assert [(t.query, t.entity, t.line) for t in file_topics("Query\tEntity\nq\te\n")] == [("q", "e", 2)]
     assert [(t.query, t.entity) for t in file_topics("query\nq\n")] == [("q", None)]
+
+
+def test_the_admin_chooses_who_grades_what(store: JudgmentStore) -> None:
+    from sentret_core.annotation.item_order import ItemOrder
+
+    app = admin_app()
+    app.text_input(key="admin_new_name").input("split")
+    app.session_state[TABLE] = rows(("picasso peace", "Picasso|PERSON"))
+    app.number_input(key="admin_seed").set_value(5)
+    app.number_input(key="admin_graders").set_value(2)
+    app.number_input(key="admin_overlap").set_value(40)
+    app.button(key="admin_preview").click().run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    assert any("40% of the items graded by 2 annotators, the rest by one annotator each" in m.value
+               for m in app.markdown)  # fmt: skip
+    app.button(key="admin_create").click().run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    assert store.session("split").item_order == ItemOrder(overlap=40, graders=2, shuffle=True, seed=5)
+    assert "40% of the items graded by 2 annotators" in " ".join(m.value for m in app.markdown)

@@ -19,7 +19,7 @@ from sentret_core import Index
 from sentret_core.annotation.records import AnnotatorSecret
 from sentret_core.annotation.session_setup import create_session
 from sentret_core.annotation.store import JudgmentStore
-from sentret_core.annotation.web_sessions import WebSessions
+from sentret_core.annotation.web_sessions import SessionEnded, WebSessions
 from sentret_core.ui import browser_session
 from sentret_core.ui.annotate.keys import WEB_ID
 from sentret_core.ui.browser_session import ADMIN_COOKIE, ANNOTATOR_COOKIE
@@ -159,3 +159,26 @@ def test_the_admin_stays_signed_in_across_a_restart_until_the_token_changes(
     app = AppTest.from_string(ADMIN_SCRIPT, default_timeout=60).run()
     assert [t for t in app.text_input if t.key == "admin_token"]
     assert any("admin token has changed" in w.value for w in app.warning)
+
+
+def test_the_admin_signs_out_everywhere(
+    people: tuple[JudgmentStore, dict[str, AnnotatorSecret]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, _ = people
+    app = AppTest.from_string(ADMIN_SCRIPT, default_timeout=60).run()
+    app.text_input(key="admin_token").input(TOKEN)
+    app.button[0].click().run()
+    web_id = app.session_state["admin_web_id"]
+    browser_sends(monkeypatch, {ADMIN_COOKIE: web_id})
+    other_tab = AppTest.from_string(ADMIN_SCRIPT, default_timeout=60).run()  # resumed from the cookie
+    assert not [t for t in other_tab.text_input if t.key == "admin_token"]
+    app.button(key="admin_sign_out").click().run()
+    assert [t for t in app.text_input if t.key == "admin_token"]  # the token is asked again
+    assert [s.value for s in app.success] == ["You signed out as admin."]
+    with pytest.raises(SessionEnded):  # the server-side session is gone
+        store.web_sessions.resume_admin(store, web_id, TOKEN)
+    other_tab.run()  # the other tab, at its next run: signed out too, saying why
+    assert [t for t in other_tab.text_input if t.key == "admin_token"]
+    assert any("admin sign-in has ended" in w.value for w in other_tab.warning)
+    reloaded = AppTest.from_string(ADMIN_SCRIPT, default_timeout=60).run()  # a reload sending the old cookie
+    assert [t for t in reloaded.text_input if t.key == "admin_token"]

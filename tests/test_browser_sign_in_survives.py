@@ -33,6 +33,7 @@ def test_a_server_restart_keeps_the_annotator_signed_in(
 ) -> None:
     from playwright.sync_api import expect
 
+    expect.set_options(timeout=STEP_TIMEOUT_MS)  # a new server's first run takes more than 5 s on a loaded machine
     monkeypatch.setenv(ADMIN_TOKEN_ENV, TOKEN)
     db = tmp_path / "judgments.sqlite"
     with JudgmentStore(db) as store:

@@ -264,3 +264,21 @@ def test_create_preview_prints_the_pairs_and_stores_nothing(
         assert [e for _, e in store.session("s").entities] == [
             "Picasso|PERSON", "John Lennon|PERSON", "English|NORP", "George Harrison|PERSON"
         ]
+
+
+def test_create_with_an_overlap(
+    setup: tuple[Path, Path], small_index: Index, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sentret_core.annotation.item_order import ItemOrder
+
+    db, topics = setup
+    create = ["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path),
+              "--topics", str(topics), "--seed", "3", "--graders", "2", "--overlap", "25"]  # fmt: skip
+    assert run(create, monkeypatch) == 0
+    assert "25% of the items graded by 2 annotators, the rest by one annotator each" in capsys.readouterr().out
+    with JudgmentStore(db) as store:
+        assert store.session("s").item_order == ItemOrder(overlap=25, graders=2, shuffle=True, seed=3)
+    bad = ["judgments", "create", str(db), "--session", "t", "--index", str(small_index.path),
+           "--topics", str(topics), "--overlap", "120"]  # fmt: skip
+    assert run(bad, monkeypatch) == 2
+    assert "overlap must be an integer from 0 to 100 (got 120)" in capsys.readouterr().err

@@ -483,6 +483,31 @@ def test_jsonl_export_reimported_gives_equal_judgments(
             assert third.admin(token).all_judgments("s") == expected
 
 
+def test_jsonl_round_trip_keeps_notes_and_flags(store: JudgmentStore, token: str, tmp_path: Path) -> None:
+    ann = join(store, "ann")
+    ann.grade(1, 4, "a long sentence, but it says why", flagged=True)
+    ann.grade(2, 1)
+    ann.grade(3, 2, "unsure")
+    ann.flag(3)
+    exported = store.admin(token).export_jsonl("s")
+    lines = [json.loads(line) for line in exported.splitlines()]
+    assert [(j["grade"], j["note"], j["flagged"]) for j in lines] == [
+        (4, "a long sentence, but it says why", True), (1, None, False), (2, "unsure", True)]  # fmt: skip
+    with JudgmentStore(tmp_path / "copy.db") as copy:
+        copy.create_session("s", "/indexes/demo", make_items(), SETTINGS)
+        admin = copy.admin(token)
+        assert admin.import_jsonl("s", exported.splitlines()) == 3
+        back = [json.loads(line) for line in admin.export_jsonl("s").splitlines()]
+        assert [{**j, "annotator": "ann (imported)", "annotator_kind": "import"} for j in lines] == back
+        # a flag changed in the file is a change; the same file again changes nothing
+        lines[1]["flagged"] = True
+        changed = [json.dumps({**j, "annotator": "ann (imported)", "annotator_kind": "import"}) for j in lines]
+        assert admin.import_jsonl("s", changed) == 1 and admin.import_jsonl("s", changed) == 0
+        assert [j.flagged for j in admin.all_judgments("s")] == [True, True, True]
+        with pytest.raises(SentretError, match="JSONL line 1: flagged must be true or false; got 'yes'"):
+            admin.import_jsonl("s", [json.dumps({**lines[0], "flagged": "yes"})])
+
+
 def test_qrels_export_reimported_gives_equal_judgments(store: JudgmentStore, token: str) -> None:
     graded(store)
     admin = store.admin(token)

@@ -185,7 +185,8 @@ class Admin(AnnotatorAdmin):
         """Import judgments exported by :meth:`export_jsonl`; returns how many changed.
 
         Every grade goes to an import annotator: a person's grades to ``"<name> (imported)"``, an
-        import annotator's to the same name. Timestamps are kept for import annotators only.
+        import annotator's to the same name; notes and flags come with them. Timestamps are kept
+        for import annotators only.
         """
         return self._import(name, _parse_jsonl(lines))
 
@@ -206,10 +207,15 @@ class Admin(AnnotatorAdmin):
                         f"line {key.line}: {who!r} is a person annotator of session {name!r}; imported "
                         "grades never overwrite a person's: import them under another name"
                     )
-                changed += store._write_grade(
-                    conn, (session_id, item, annotator_id), key.grade, key.note, "import",
-                    stamps=(key.created_at, key.updated_at),
-                )  # fmt: skip
+                judgment = (session_id, item, annotator_id)
+                wrote = store._write_grade(conn, judgment, key.grade, key.note, "import",
+                                           stamps=(key.created_at, key.updated_at))  # fmt: skip
+                flagged = conn.execute(
+                    "UPDATE judgments SET flagged = ? WHERE session_id = ? AND item_id = ? AND annotator_id = ?"
+                    " AND flagged IS NOT ?",
+                    (int(key.flagged), *judgment, int(key.flagged)),
+                ).rowcount
+                changed += bool(wrote or flagged)
         return changed
 
 

@@ -12,6 +12,7 @@ import sqlite3
 from typing import TYPE_CHECKING
 
 from sentret_core.annotation.auth import _as_id, _check_grade, _check_note, _now
+from sentret_core.annotation.item_order import queue, queue_positions
 from sentret_core.annotation.records import _ITEM_COLUMNS, ItemView, Judgment, Progress, _judgment, _judgment_select
 from sentret_core.errors import SentretError
 
@@ -147,78 +148,74 @@ class AnnotatorHandle:
             )
 
     def next_item(self) -> ItemView | None:
-        """Where this annotator stopped: the first item in the shuffled order neither graded
-        nor skipped; then the skipped ones, longest-skipped first; None when all are graded."""
+        """Where this annotator stopped: the first item of their queue (:mod:`.item_order`) neither
+        graded nor skipped; then the skipped ones, longest-skipped first; None when all are graded."""
         args = (self._session_id, self._annotator_id)
         with self._store._read() as conn:
             self._check_access(conn)
-            row = conn.execute(_NEXT_FRESH, args).fetchone()
-            if row is None:
-                row = conn.execute(_NEXT_SKIPPED, args).fetchone()
-        return None if row is None else ItemView(*row)
+            mine = queue(conn, *args)
+            graded = {int(r[0]) for r in conn.execute(
+                "SELECT item_id FROM judgments WHERE session_id = ? AND annotator_id = ?", args)}  # fmt: skip
+            skipped = [int(r[0]) for r in conn.execute(
+                "SELECT item_id FROM skips WHERE session_id = ? AND annotator_id = ? ORDER BY id", args)]  # fmt: skip
+            put_aside = set(skipped)
+            fresh = next((i for i in mine if i not in graded and i not in put_aside), None)
+            if fresh is None:
+                fresh = next((i for i in skipped if i not in graded), None)
+            return None if fresh is None else self._item(conn, fresh, mine)
 
     def item(self, item_id: int) -> ItemView:
-        """An item of this session (to show it again, e.g. to regrade it)."""
+        """An item of this session (to show it again, e.g. to regrade it); its ``position`` is its
+        place in this annotator's queue."""
         with self._store._read() as conn:
             self._check_access(conn)
             return self._item(conn, _as_id(item_id, "an item id"))
 
     def item_at(self, position: int) -> ItemView:
-        """The item at ``position`` (0-based) of the session's order."""
+        """The item at ``position`` (0-based) of this annotator's queue."""
         position = _as_id(position, "an item position")
         with self._store._read() as conn:
             self._check_access(conn)
-            row = conn.execute(
-                f"SELECT {_ITEM_COLUMNS} FROM pool_items p WHERE p.session_id = ? AND p.position = ?",
-                (self._session_id, position),
-            ).fetchone()
-        if row is None:
-            raise SentretError(f"session {self.session!r} has no item {position + 1}")
-        return ItemView(*row)
+            mine = queue(conn, self._session_id, self._annotator_id)
+            if position >= len(mine):
+                raise SentretError(f"session {self.session!r} has no item {position + 1} for you")
+            return self._item(conn, mine[position], mine)
 
-    def _item(self, conn: sqlite3.Connection, item_id: int) -> ItemView:
+    def _item(self, conn: sqlite3.Connection, item_id: int, mine: list[int] | None = None) -> ItemView:
         row = conn.execute(
             f"SELECT {_ITEM_COLUMNS} FROM pool_items p WHERE p.session_id = ? AND p.id = ?",
             (self._session_id, item_id),
         ).fetchone()
         if row is None:
             raise SentretError(f"item {item_id} is not in session {self.session!r}")
-        return ItemView(*row)
+        if mine is None:
+            mine = queue(conn, self._session_id, self._annotator_id)
+        places = {item: place for place, item in enumerate(mine)}
+        # an item outside the queue (only reachable by its id) comes after it
+        return ItemView(*row)._replace(position=places.get(item_id, len(mine)))
 
     def my_judgments(self) -> list[Judgment]:
-        """This annotator's judgments, in the session's order."""
+        """This annotator's judgments, in their queue's order (``position``: the place in it)."""
         with self._store._read() as conn:
             self._check_access(conn)
+            places = queue_positions(conn, self._session_id, self._annotator_id)
             rows = conn.execute(
                 f"{_judgment_select(conn)} WHERE j.session_id = ? AND j.annotator_id = ?"
                 " ORDER BY p.position",
                 (self._session_id, self._annotator_id),
             ).fetchall()
-        return [_judgment(row) for row in rows]
+            ids = [int(r[0]) for r in conn.execute(
+                "SELECT j.item_id FROM judgments j JOIN pool_items p ON p.id = j.item_id"
+                " WHERE j.session_id = ? AND j.annotator_id = ? ORDER BY p.position",
+                (self._session_id, self._annotator_id),
+            )]  # fmt: skip
+        mine = [_judgment(row)._replace(position=places.get(item, len(places))) for row, item in zip(rows, ids)]
+        return sorted(mine, key=lambda j: j.position)
 
     def progress(self) -> Progress:
         with self._store._read() as conn:
             self._check_access(conn)
             return _progress(conn, self._session_id, self._annotator_id)
-
-
-_NEXT_FRESH = f"""
-    SELECT {_ITEM_COLUMNS} FROM pool_items p
-    WHERE p.session_id = ?1
-      AND NOT EXISTS (SELECT 1 FROM judgments j WHERE j.session_id = ?1 AND j.item_id = p.id
-                      AND j.annotator_id = ?2)
-      AND NOT EXISTS (SELECT 1 FROM skips k WHERE k.session_id = ?1 AND k.item_id = p.id
-                      AND k.annotator_id = ?2)
-    ORDER BY p.position LIMIT 1
-"""
-
-_NEXT_SKIPPED = f"""
-    SELECT {_ITEM_COLUMNS} FROM skips k JOIN pool_items p ON p.id = k.item_id
-    WHERE k.session_id = ?1 AND k.annotator_id = ?2
-      AND NOT EXISTS (SELECT 1 FROM judgments j WHERE j.session_id = ?1 AND j.item_id = p.id
-                      AND j.annotator_id = ?2)
-    ORDER BY k.id LIMIT 1
-"""
 
 
 def _current(conn: sqlite3.Connection, key: tuple[int, int, int]) -> int | None:
@@ -234,9 +231,10 @@ def _set_or_change(conn: sqlite3.Connection, key: tuple[int, int, int]) -> str:
 
 
 def _progress(conn: sqlite3.Connection, session_id: int, annotator_id: int) -> Progress:
-    total, graded, skipped = conn.execute(
-        "SELECT (SELECT count(*) FROM pool_items WHERE session_id = ?1),"
-        " (SELECT count(*) FROM judgments WHERE session_id = ?1 AND annotator_id = ?2),"
+    """The annotator's progress through their own queue (:func:`.item_order.queue`)."""
+    total = len(queue(conn, session_id, annotator_id))
+    graded, skipped = conn.execute(
+        "SELECT (SELECT count(*) FROM judgments WHERE session_id = ?1 AND annotator_id = ?2),"
         " (SELECT count(*) FROM skips k WHERE k.session_id = ?1 AND k.annotator_id = ?2"
         "  AND NOT EXISTS (SELECT 1 FROM judgments j WHERE j.session_id = ?1"
         "  AND j.item_id = k.item_id AND j.annotator_id = ?2))",

@@ -184,6 +184,9 @@ def _jsonl_key(number: int, record: dict[str, Any]) -> _Key:
         if len(annotator) + len(IMPORTED_SUFFIX) > MAX_NAME:
             raise SentretError(f"the annotator name must be at most {MAX_NAME - len(IMPORTED_SUFFIX)} characters")
         annotator += IMPORTED_SUFFIX
+    flagged = record.get("flagged", False)
+    if not isinstance(flagged, bool):
+        raise SentretError(f"flagged must be true or false; got {str(flagged)[:40]!r}")
     return _Key(
         number,
         _clean_name(record["query"], "query"),
@@ -195,6 +198,7 @@ def _jsonl_key(number: int, record: dict[str, Any]) -> _Key:
         _check_note(record.get("note")),
         _timestamp(record.get("created_at")),
         _timestamp(record.get("updated_at")),
+        flagged,
     )
 
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sentret_core.defaults import DEFAULT_QRELS_SCALE, RELEVANT_GRADE, TREC_OFFSET
 from sentret_core.evaluation.trec_io import topic_id
+
+if TYPE_CHECKING:
+    from sentret_core.annotation.item_order import ItemOrder
 
 GRADES = (1, 2, 3, 4)
 GRADE_LABELS = {1: "non-relevant", 2: "fairly relevant", 3: "relevant", 4: "very relevant"}
@@ -78,6 +81,7 @@ class SessionInfo(NamedTuple):
     is_open: bool
     created_at: str
     n_items: int
+    item_order: ItemOrder | None = None  # who grades which item, in what order (None: one shared order)
 
 
 class ItemView(NamedTuple):
@@ -214,3 +218,4 @@ class _Key(NamedTuple):
     note: str | None
     created_at: str | None
     updated_at: str | None
+    flagged: bool = False

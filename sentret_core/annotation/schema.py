@@ -196,9 +196,13 @@ _ADJUDICATIONS: tuple[Step, ...] = (
     f"CREATE TRIGGER adjudication_log_no_delete BEFORE DELETE ON adjudication_log BEGIN {_APPEND_ONLY}; END",
 )
 
-MIGRATIONS: tuple[tuple[Step, ...], ...] = (_V1, _V2, _V3, _V4, _V5, _ADJUDICATIONS)
+# item orders (see item_order.py): who grades which item and in what order, as JSON; NULL for a
+# session made before, which keeps one shared order for everybody.
+_ITEM_ORDER: tuple[Step, ...] = ("ALTER TABLE sessions ADD COLUMN item_order TEXT",)
+
+MIGRATIONS: tuple[tuple[Step, ...], ...] = (_V1, _V2, _V3, _V4, _V5, _ADJUDICATIONS, _ITEM_ORDER)
 SCHEMA_VERSION = len(MIGRATIONS)
 # A read-only connection can read a database this old as it is: what came after (the sign-in
 # attempts of v4, the web sessions of v5) is used only by writers; v5's columns are read when present,
-# and so are the adjudications (none when the table is absent).
+# and so are the adjudications (none when the table is absent) and item orders (one shared order).
 READABLE_FROM = 3

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sentret_core.annotation.item_order import ItemOrder
 from sentret_core.annotation.pooling import pool
 from sentret_core.annotation.records import PoolItem, PoolSettings, SessionInfo
 from sentret_core.annotation.topics import (
@@ -240,11 +241,13 @@ def create_session(
     topics: Sequence[TopicLine] | str,
     plan: PoolPlan | None = None,
     guidelines: str = "",
+    order: ItemOrder | None = None,
     **options: Any,
 ) -> tuple[SessionInfo, PoolPlan]:
     """Pool ``topics`` (:func:`build_pool` with ``options``) and store them as session ``name``;
     ``plan``, a :func:`build_pool` result already shown to the admin, is stored as it is instead.
     ``guidelines``: Markdown shown to its annotators on the grading page (:func:`set_guidelines`).
+    ``order``: who grades which item, in what order (:mod:`.item_order`; None: all, in one order).
 
     The admin then adds its annotators, each with a personal secret (``Admin.add_annotator``).
     """
@@ -254,7 +257,7 @@ def create_session(
         plan = build_pool(index, topics, **options)
     elif plan.index_path != str(index.path):
         raise SentretError(f"the pool was made from the index {plan.index_path}, not {index.path}: preview it again")
-    info = store.create_session(name, index.path, list(plan.items), plan.settings)
+    info = store.create_session(name, index.path, list(plan.items), plan.settings, order)
     if guidelines:
         with store._transaction() as conn:
             conn.execute("UPDATE sessions SET guidelines = ? WHERE name = ?", (guidelines, info.name))

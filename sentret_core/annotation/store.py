@@ -23,6 +23,7 @@ from sentret_core.annotation.annotator import AnnotatorHandle
 from sentret_core.annotation.auth import _as_id, _clean_name, _now, name_key, normalise_name
 from sentret_core.annotation.connect import caused_by_the_user, open_connection, sqlite_error
 from sentret_core.annotation.identity import sign_in_with_link, sign_in_with_passphrase
+from sentret_core.annotation.item_order import ItemOrder, session_order
 from sentret_core.annotation.records import BUSY_TIMEOUT_S, PoolItem, PoolSettings, SessionInfo
 from sentret_core.annotation.throttle import SignInThrottle
 from sentret_core.annotation.web_sessions import WebSessions
@@ -96,8 +97,12 @@ class JudgmentStore:
         index_path: str | Path,
         items: Sequence[PoolItem],
         settings: PoolSettings | None = None,
+        order: ItemOrder | None = None,
     ) -> SessionInfo:
-        """Create a session whose items are shown in the order given (shuffle with :func:`pool`).
+        """Create a session whose items are in the order given (shuffle with :func:`pool`).
+
+        ``order``: who grades which item and in what order (:mod:`.item_order`); None: every
+        annotator grades every item in the order given.
 
         Annotators are then added by the admin (:meth:`Admin.add_annotator`), each with a personal
         secret: there is no shared session passphrase (it let anyone who knew it act as anyone).
@@ -107,6 +112,8 @@ class JudgmentStore:
             settings = PoolSettings()
         if not isinstance(settings, PoolSettings):
             raise SentretError("settings must be a PoolSettings(models, depth, seed)")
+        if order is not None and not isinstance(order, ItemOrder):
+            raise SentretError("order must be an ItemOrder(overlap, graders, shuffle, seed)")
         clean = _clean_items(items)
         queries = list(dict.fromkeys(item.query for item in clean))
         pairs = list(dict.fromkeys((item.query, item.entity) for item in clean))
@@ -115,9 +122,9 @@ class JudgmentStore:
                 raise SentretError(f"a session named {name!r} already exists")
             session_id = conn.execute(
                 "INSERT INTO sessions (name, index_path, queries, entities, settings,"
-                " passphrase_hash, is_open, created_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?)",
+                " passphrase_hash, is_open, created_at, item_order) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)",
                 (name, str(index_path), json.dumps(queries), json.dumps(pairs),
-                 settings.to_json(), "", _now()),
+                 settings.to_json(), "", _now(), None if order is None else order.to_json()),
             ).lastrowid
             conn.executemany(
                 "INSERT INTO pool_items (session_id, query, entity, sentence_id, position,"
@@ -137,16 +144,17 @@ class JudgmentStore:
         with self._read() as conn:
             row = conn.execute(
                 "SELECT s.name, s.index_path, s.queries, s.entities, s.settings, s.is_open,"
-                " s.created_at, (SELECT count(*) FROM pool_items p WHERE p.session_id = s.id)"
+                " s.created_at, (SELECT count(*) FROM pool_items p WHERE p.session_id = s.id), s.id"
                 " FROM sessions s WHERE s.name = ?",
                 (name,),
             ).fetchone()
-        if row is None:
-            raise SentretError(f"no session named {name!r}")
+            if row is None:
+                raise SentretError(f"no session named {name!r}")
+            order = session_order(conn, int(row[8]))
         queries = tuple(json.loads(row[2]))
         pairs = tuple((q, e) for q, e in json.loads(row[3]))
         settings = PoolSettings.from_json(row[4])
-        return SessionInfo(row[0], row[1], queries, pairs, settings, bool(row[5]), row[6], row[7])
+        return SessionInfo(row[0], row[1], queries, pairs, settings, bool(row[5]), row[6], row[7], order)
 
     def guidelines(self, name: str) -> str:
         """The session's guidelines for its annotators (Markdown the admin wrote; "" if none)."""

@@ -4,7 +4,8 @@ measure agreement.
 Wired into ``cli.py`` through :func:`register`; heavy imports happen inside the commands only.
 
     sentret judgments create DB --session NAME --index DIR --topics FILE [--pool-depth N]
-                             [--models a,b,c] [--top-entities N] [--seed S] [--annotators a,b] [--preview]
+                             [--models a,b,c] [--top-entities N] [--seed S] [--graders K] [--overlap PCT]
+                             [--shared-order] [--annotators a,b] [--preview]
     sentret judgments annotators DB --session NAME [--add NAME] [--new-secret NAME]
                              [--rename OLD NEW] [--disable NAME] [--enable NAME] [--remove NAME]
     sentret judgments export DB --session NAME --format qrels|csv|jsonl [--scale trec|1-4]
@@ -61,6 +62,13 @@ def register(sub: Any) -> None:
     create.add_argument("--models", default=",".join(DEFAULT_SUPPORT_MODELS), help="pooling models, comma-separated")
     create.add_argument("--top-entities", type=int, default=5, help="entities per bare query (default 5)")
     create.add_argument("--seed", type=int, default=0, help="shuffle seed, recorded (default 0)")
+    create.add_argument("--graders", type=int, default=0,
+                        help="annotators per shared item (default 0: every annotator)")  # fmt: skip
+    create.add_argument("--overlap", type=int, default=100,
+                        help="percent of the items shared by --graders annotators; the rest are split, one "
+                        "annotator each (default 100)")  # fmt: skip
+    create.add_argument("--shared-order", action="store_true",
+                        help="every annotator in the session's order (default: each in their own shuffled order)")
     create.add_argument("--annotators", default="", help="annotators to add, comma-separated (secrets printed)")
     create.add_argument("--preview", action="store_true",
                         help="print the pooled (query, entity) pairs and store nothing")  # fmt: skip
@@ -161,9 +169,11 @@ def _read(path: str, what: str) -> str:
 
 
 def _create(args: argparse.Namespace) -> int:
+    from sentret_core.annotation.item_order import ItemOrder
     from sentret_core.annotation.session_setup import create_session
     from sentret_core.index.reader import Index
 
+    order = ItemOrder(args.overlap, args.graders, not args.shared_order, args.seed)  # checked before the pool
     topics = _read(args.topics, "topics")
     index = Index.load(args.index)
     models = [m.strip() for m in args.models.split(",") if m.strip()]
@@ -173,7 +183,7 @@ def _create(args: argparse.Namespace) -> int:
     with _open(args.db, create=True) as store:
         admin = _admin(store, args) if names else None  # checked before anything is written
         info, plan = create_session(
-            store, args.session, index, topics,
+            store, args.session, index, topics, order=order,
             models=models, depth=args.pool_depth, seed=args.seed, top_entities=args.top_entities,
         )  # fmt: skip
         secrets = [admin.add_annotator(info.name, name) for name in names] if admin else []
@@ -181,7 +191,7 @@ def _create(args: argparse.Namespace) -> int:
         print(f"sentret: left out {note}", file=sys.stderr)
     print(f"created session {info.name!r}: {info.n_items} items over {len(plan.topics)} (query, entity) "
           f"pairs from {len(info.queries)} queries; models {', '.join(info.settings.models)}, depth "
-          f"{info.settings.depth}, seed {info.settings.seed}")  # fmt: skip
+          f"{info.settings.depth}, seed {info.settings.seed}; {order.describe()}")  # fmt: skip
     _print_secrets(secrets, args.url)
     if not secrets:
         print("add annotators with `sentret judgments annotators DB --session NAME --add NAME`")

@@ -22,6 +22,7 @@ import pandas as pd
 import streamlit as st
 
 from sentret_core.annotation.admin import Admin
+from sentret_core.annotation.item_order import MAX_GRADERS, ItemOrder
 from sentret_core.annotation.session_setup import (
     MAX_GUIDELINES,
     PoolPlan,
@@ -81,7 +82,7 @@ def create_session_form(store: JudgmentStore) -> None:
         values = _form()
         if values is not None:
             _preview(store, **values)
-        previewed: tuple[str, PoolPlan] | None = st.session_state.get(PREVIEW)
+        previewed: tuple[str, PoolPlan, ItemOrder] | None = st.session_state.get(PREVIEW)
         if previewed is not None:
             _show_preview(store, *previewed)
 
@@ -119,6 +120,14 @@ def _form() -> dict[str, Any] | None:
         top = c2.number_input("Top entities per query without an entity", 1, 100, DEFAULT_TOP_ENTITIES,
                               key="admin_top_entities")  # fmt: skip
         seed = c3.number_input("Shuffle seed", 0, 2**31 - 1, 0, key="admin_seed")
+        o1, o2, o3 = st.columns(3)
+        graders = o1.number_input("Annotators per shared item (0 = every annotator)", 0, MAX_GRADERS, 0,
+                                  key="admin_graders")  # fmt: skip
+        overlap = o2.number_input("Shared items (%): the rest are split, one annotator each", 0, 100, 100,
+                                  key="admin_overlap")  # fmt: skip
+        shuffle = o3.checkbox("Each annotator in their own shuffled order", value=True, key="admin_shuffle",
+                              help="Topics and the items of a topic in a seeded order of each annotator's own "
+                              "(a topic's items stay together); off: one shared order")  # fmt: skip
         models = st.multiselect("Pooling models", support_models(), default=list(DEFAULT_SUPPORT_MODELS),
                                 key="admin_models", format_func=model_title)  # fmt: skip
         st.text_area("Guidelines for the annotators (optional; shown on their grading page as written)",
@@ -129,7 +138,8 @@ def _form() -> dict[str, Any] | None:
                                      "stored until Create session"):  # fmt: skip
             return None
     return {"name": name, "table": table, "upload": upload, "explore": explore if add_explore else "",
-            "models": models, "depth": int(depth), "top": int(top), "seed": int(seed)}  # fmt: skip
+            "models": models, "depth": int(depth), "top": int(top), "seed": int(seed),
+            "graders": int(graders), "overlap": int(overlap), "shuffle": bool(shuffle)}  # fmt: skip
 
 
 def table_topics(table: pd.DataFrame) -> list[TopicLine]:
@@ -180,11 +190,15 @@ def _cell(value: object) -> str:
 
 
 def _preview(store: JudgmentStore, *, name: str, table: pd.DataFrame, upload: Any, explore: str,
-             models: list[str], depth: int, top: int, seed: int) -> None:  # fmt: skip
+             models: list[str], depth: int, top: int, seed: int, graders: int, overlap: int,
+             shuffle: bool) -> None:  # fmt: skip
     """Pool the form's topics (nothing stored) and keep the plan for :func:`_show_preview`."""
     st.session_state.pop(PREVIEW, None)  # a failed preview leaves no older one to create by mistake
     checked = guarded("check the session name", check_session_name, store, name)
     if checked is None:
+        return
+    order = guarded("check who grades what", ItemOrder, overlap, graders, shuffle, seed)
+    if order is None:
         return
     topics = guarded("read the topics", all_topics, table, upload, explore)
     if topics is None:
@@ -195,13 +209,13 @@ def _preview(store: JudgmentStore, *, name: str, table: pd.DataFrame, upload: An
     plan = guarded("pool the topics", build_pool, index, topics, models=models, depth=depth, seed=seed,
                    top_entities=top)  # fmt: skip
     if plan is not None:
-        st.session_state[PREVIEW] = (checked, plan)
+        st.session_state[PREVIEW] = (checked, plan, order)
 
 
-def _show_preview(store: JudgmentStore, name: str, plan: PoolPlan) -> None:
+def _show_preview(store: JudgmentStore, name: str, plan: PoolPlan, order: ItemOrder) -> None:
     """The pooled pairs of the previewed session, and the button that creates exactly them."""
     st.markdown(f"**Preview of session {md(repr(name))}**: {len(plan.items)} items over {len(plan.pairs)} "
-                f"(query, entity) pairs")  # fmt: skip
+                f"(query, entity) pairs; {md(order.describe())}")  # fmt: skip
     counts = {t.topic_id: len(t.pooled) for t in plan.topics}
     st.dataframe(pd.DataFrame({"pair": [topic_label(tid) for tid in counts], "items": list(counts.values())}),
                  hide_index=True, width="stretch", key="admin_preview_pairs")  # fmt: skip
@@ -213,15 +227,16 @@ def _show_preview(store: JudgmentStore, name: str, plan: PoolPlan) -> None:
         if "only restates the query" not in note:
             st.caption(f"Left out: {md(note)}")
     if st.button(f"Create session {md(repr(name))}", type="primary", key="admin_create"):
-        _create(store, name, plan)
+        _create(store, name, plan, order)
 
 
-def _create(store: JudgmentStore, name: str, plan: PoolPlan) -> None:
+def _create(store: JudgmentStore, name: str, plan: PoolPlan, order: ItemOrder) -> None:
     index = current_index()
     if index is None:
         return
     guidelines = str(st.session_state.get(field_key(GUIDELINES)) or "")
-    created = guarded("create the session", create_session, store, name, index, (), plan=plan, guidelines=guidelines)
+    created = guarded("create the session", create_session, store, name, index, (), plan=plan, guidelines=guidelines,
+                      order=order)  # fmt: skip
     if created is None:
         return
     info, plan = created

@@ -16,7 +16,7 @@ import streamlit as st
 from sentret_core.annotation.annotator import AnnotatorHandle, SignedOut
 from sentret_core.annotation.records import ItemView
 from sentret_core.errors import SentretError
-from sentret_core.ui.annotate.keys import ANCHOR, CURSOR, HANDLE, NOTE_KEY, PENDING_FLAGS, flash
+from sentret_core.ui.annotate.keys import CURSOR, HANDLE, NOTE_KEY, PENDING_FLAGS, flash
 from sentret_core.ui.state import error_message
 
 P = ParamSpec("P")
@@ -63,22 +63,19 @@ def grade(handle: AnnotatorHandle, item: int, position: int, value: int, note: s
     st.session_state[CURSOR] = _after(handle, item, position) if revisiting else None
 
 
-def _item_at(handle: AnnotatorHandle, known: ItemView, position: int) -> ItemView | None:
-    """The item at ``position`` of the session's order, found from an item ``known`` to be in it.
-
-    A session's items are inserted in one transaction in position order, so their ids run in
-    the same order without gaps; the item found is checked, so nothing else can be returned.
-    """
-    try:
-        found = handle.item(known.item_id + position - known.position)
-    except SentretError:  # outside the session (before the first or after the last item)
+def _item_at(handle: AnnotatorHandle, position: int) -> ItemView | None:
+    """The item at ``position`` of the annotator's own queue; None outside it."""
+    if position < 0:
         return None
-    return found if found.position == position else None
+    try:
+        return handle.item_at(position)
+    except SentretError:  # after the last item
+        return None
 
 
 def _after(handle: AnnotatorHandle, item: int, position: int) -> int | None:
     """After regrading a revisited item: the next one already seen, else the next to grade."""
-    following = _item_at(handle, handle.item(item), position + 1)
+    following = _item_at(handle, position + 1)
     frontier = handle.next_item()
     if following is not None and (frontier is None or following.position < frontier.position):
         return following.item_id
@@ -108,12 +105,7 @@ def back(handle: AnnotatorHandle, position: int) -> None:
     if position <= 0:
         flash("info", "This is the first item.")
         return
-    anchor = st.session_state.get(ANCHOR)
-    try:
-        known = handle.item(anchor) if anchor is not None else None
-    except SentretError:
-        known = None
-    previous = _item_at(handle, known, position - 1) if known is not None else None
+    previous = _item_at(handle, position - 1)
     if previous is None:
         flash("info", "Cannot go back from here: use Undo to return to your last grade.")
         return

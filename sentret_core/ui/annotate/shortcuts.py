@@ -16,6 +16,11 @@ key never presses the button of the item graded last until the page has been red
 answer may only be late, and the key was meant for the next item. A key whose button is absent
 or disabled does nothing, as a click on it would. Keys typed into a text field are left alone;
 keys older than five times the timeout are dropped. Streamlit itself uses c and r.
+
+Why not ``st.button(shortcut=...)`` (Streamlit ≥ 1.52): its handler sets the button's trigger at
+keydown, whatever the script is doing. A key pressed while a grade's rerun is still drawing presses
+the button of the item just graded (grade buttons are keyed by item), and two presses before a rerun
+starts are one trigger: keys would be lost or misapplied. Hence the queue above, kept.
 """
 
 from __future__ import annotations

@@ -75,9 +75,27 @@ def render() -> None:
     guidelines_editor(store, admin, info.name)
     manage_annotators(admin, info)
     _progress_and_agreement(admin, info)
+    _flags_and_notes(admin, info)
     disagreement_view(admin, info)
     _export(admin, info)
     _import(admin, info)
+
+
+def _flags_and_notes(admin: Admin, info: SessionInfo) -> None:
+    """The judgments an annotator flagged for the organiser or wrote a note on (they travel with the
+    grade into the CSV and JSONL exports too)."""
+    st.subheader("Flags and notes")
+    st.caption(session_caption(info))
+    marked = [j for j in admin.all_judgments(info.name) if j.flagged or j.note]
+    if not marked:
+        st.info("No annotator has flagged an item or written a note yet.")
+        return
+    flagged = sum(j.flagged for j in marked)
+    st.caption(f"{flagged} flagged · {sum(bool(j.note) for j in marked)} with a note")
+    st.dataframe(pd.DataFrame([{"item": j.position + 1, "annotator": j.annotator, "flag": "⚑" if j.flagged else "",
+                                "grade": j.grade, "note": j.note or "", "query": j.query, "entity": j.entity,
+                                "sentence": j.text} for j in marked]),
+                 hide_index=True, width="stretch")  # fmt: skip
 
 
 def _sessions_table(sessions: list[SessionInfo]) -> pd.DataFrame:
@@ -106,8 +124,10 @@ def _sessions_table(sessions: list[SessionInfo]) -> pd.DataFrame:
 def _open_close(admin: Admin, info: SessionInfo) -> None:
     state = "open" if info.is_open else "closed"
     left, right = st.columns([3, 1])
+    order = info.item_order
+    shared = order.describe() if order is not None else "every item graded by every annotator, in one order"
     left.markdown(f"Session **{md(info.name)}** is **{state}** · {info.n_items} items · "
-                  f"index {md(info.index_path)}")  # fmt: skip
+                  f"index {md(info.index_path)} · {md(shared)}")  # fmt: skip
     if info.is_open:
         if right.button("Close session", key="admin_close"):
             _act("close the session", admin.close_session, info.name)
