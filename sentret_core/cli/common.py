@@ -1,9 +1,13 @@
-"""What every command module shares: the exit code for user errors, subcommand setup, --param pairs."""
+"""What every command module shares: the exit code for user errors, subcommand setup (with ``-v/-q``),
+the log on stderr, --param pairs."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+import contextlib
+import logging
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 EXIT_USAGE = 2  # a user error: one message on stderr
@@ -16,6 +20,56 @@ def command(
     parser: argparse.ArgumentParser = sub.add_parser(name, help=help, description=help)
     parser.set_defaults(run=run)
     return parser
+
+
+# --- the log: notes, warnings and (with -v) details on stderr; the result itself goes to stdout ---------
+
+LOGGERS = ("sentret_core", "sentret")  # the library's modules and the app's stage log
+LEVELS = {-2: logging.ERROR, -1: logging.WARNING, 0: logging.INFO, 1: logging.DEBUG}  # -qq … -v
+WORDS = {logging.DEBUG: "debug", logging.INFO: "note", logging.WARNING: "warning"}
+
+
+def verbosity_options(parser: argparse.ArgumentParser, top: bool = False) -> None:
+    """``-v/--verbose`` and ``-q/--quiet``, counted; on a command they add to those given before it."""
+    default = 0 if top else argparse.SUPPRESS  # a command's own must not reset what came before it
+    parser.add_argument("-v", "--verbose", action="count", default=default,
+                        help="say more on stderr (-vv: the libraries' debug messages too)")  # fmt: skip
+    parser.add_argument("-q", "--quiet", action="count", default=default,
+                        help="say less on stderr: no notes (-qq: no warnings either); errors always")  # fmt: skip
+
+
+class _Formatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        word = WORDS.get(record.levelno, record.levelname.lower())
+        return f"sentret: {word}: {record.getMessage()}"
+
+
+@contextlib.contextmanager
+def logging_to_stderr(verbosity: int) -> Iterator[logging.Logger]:
+    """sentret's loggers on stderr at the level ``verbosity`` asks for (0: notes and warnings, what the
+    commands have always said), put back as they were on leaving (tests call ``main`` in one process)."""
+    level = LEVELS[max(-2, min(1, verbosity))]
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_Formatter())
+    loggers = [logging.getLogger(name) for name in LOGGERS]
+    saved = [(logger.level, logger.propagate) for logger in loggers]
+    root, root_level = logging.getLogger(), logging.getLogger().level
+    for logger in loggers:
+        logger.addHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = False
+    if verbosity >= 2:  # -vv: every library's debug messages (spaCy, Streamlit, …) as well
+        root.addHandler(handler)
+        root.setLevel(logging.DEBUG)
+    try:
+        yield logging.getLogger("sentret_core.cli")
+    finally:
+        for logger, (old_level, old_propagate) in zip(loggers, saved):
+            logger.removeHandler(handler)
+            logger.setLevel(old_level)
+            logger.propagate = old_propagate
+        root.removeHandler(handler)
+        root.setLevel(root_level)
 
 
 def param_pairs(items: Sequence[str], *, qualified: bool) -> dict[str, Any]:

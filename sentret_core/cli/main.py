@@ -9,41 +9,70 @@ asking for a report, and exit code 1; ``sentret --debug COMMAND`` (or ``SENTRET_
 through with its traceback instead. Ctrl-C exits 130; a closed pipe (``sentret search … | head``)
 exits 141 quietly. Unencodable characters in the output (a terminal that is not UTF-8) are
 written as backslash escapes rather than failing.
+
+``-v`` (more: ``-vv``) and ``-q`` (less: ``-qq``), before or after the command, set how much is said
+on stderr besides the result (:func:`~sentret_core.cli.common.set_up_logging`); defaults come from
+``sentret.toml`` or ``[tool.sentret]`` (:mod:`sentret_core.cli.config`).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from sentret_core.cli import app, completion, index, judgments, learn, models, runs, search, shards, train
 from sentret_core.cli import eval as eval_commands
-from sentret_core.cli import index, judgments, learn, models, runs, search, shards, train
-from sentret_core.cli.common import EXIT_BUG, EXIT_USAGE
+from sentret_core.cli.common import EXIT_BUG, EXIT_USAGE, logging_to_stderr, verbosity_options
+from sentret_core.cli.config import apply_config, find_config
 
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer whose reader went away
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
+    from sentret_core.errors import SentretError
+
+    parser = build_parser()
+    config, config_error = None, None
+    try:  # the config file's defaults, before parsing: a flag given on the command line wins
+        config = find_config()
+        applied = apply_config(parser, config) if config is not None else []
+    except SentretError as err:  # reported below, once we know a command was asked for (not for --help)
+        config_error, parser = err, build_parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "run"):
         parser.print_help()
         return EXIT_USAGE
-    from sentret_core.errors import SentretError
-
-    debug = bool(args.debug) or os.environ.get("SENTRET_DEBUG", "") not in ("", "0")
+    if config_error is not None:
+        _say(f"sentret: error: {config_error}")
+        return EXIT_USAGE
     for stream in (sys.stdout, sys.stderr):  # a non-UTF-8 terminal gets \u escapes, not a crash
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             with contextlib.suppress(ValueError, OSError):
                 reconfigure(errors="backslashreplace")
+    with logging_to_stderr(getattr(args, "verbose", 0) - getattr(args, "quiet", 0)) as log:
+        if config is not None:
+            log.debug("read %s: %s", config.path, ", ".join(applied) or "nothing that applies")
+        return _run(args, log)
+
+
+def _run(args: argparse.Namespace, log: logging.Logger) -> int:
+    """The command, with every way it can end turned into an exit code and at most one line."""
+    from sentret_core.errors import SentretError
+
+    debug = bool(args.debug) or os.environ.get("SENTRET_DEBUG", "") not in ("", "0")
     try:
-        return int(args.run(args) or 0)
+        started = time.perf_counter()
+        code = int(args.run(args) or 0)
+        log.debug("done in %.2f s (exit %d)", time.perf_counter() - started, code)
+        return code
     except SentretError as err:
         if debug:
             raise
@@ -100,17 +129,33 @@ def _silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The ``sentret`` parser with every command (``sentret completion`` generates its script from it)."""
     parser = argparse.ArgumentParser(prog="sentret", description="Entity support sentences.")
     parser.add_argument("--version", action="version", version=f"sentret {_version()}")
     parser.add_argument(
         "--debug", action="store_true", help="let an unexpected error through with its traceback (or SENTRET_DEBUG=1)"
     )
+    verbosity_options(parser, top=True)
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
     for register in COMMANDS:
         register(sub)
+    if "completion" in sub.choices:  # the script is generated from this very parser
+        sub.choices["completion"].set_defaults(root=parser)
+    _verbosity_everywhere(parser)
     return parser
 
+
+def _verbosity_everywhere(parser: argparse.ArgumentParser) -> None:
+    """-v/-q on every command and subcommand too, so they may come after the command's name."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                verbosity_options(command)
+                _verbosity_everywhere(command)
+
+
+_parser = build_parser  # the name tests used before
 
 COMMANDS: list[Callable[[Any], None]] = [
     index.register,
@@ -122,6 +167,8 @@ COMMANDS: list[Callable[[Any], None]] = [
     runs.register,
     judgments.register,
     learn.register,
+    app.register,
+    completion.register,
 ]
 
 if __name__ == "__main__":

@@ -5,20 +5,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 from typing import Any
 
 from sentret_core.cli.common import check_output, command, param_pairs, write_output
+from sentret_core.integrations.docnos import docno  # noqa: F401  (sentret_core.cli.runs.docno, as before)
 
+log = logging.getLogger(__name__)
 RUN_TAG = "sentret"
-# A TREC document id has no whitespace: a sentence is <document id>-<position> with the document id's
-# whitespace, '%' and non-ASCII characters percent-encoded (UTF-8, RFC 3986), so it reads back exactly.
-_KEEP = "!\"#$&'()*+,-./:;<=>?@[\\]^_`{|}~"
-
-
-def docno(document: str, position: int) -> str:
-    from urllib.parse import quote
-
-    return f"{quote(document, safe=_KEEP)}-{position}"
 
 
 def register(sub: Any) -> None:
@@ -82,18 +76,15 @@ def _run_eval_run(args: argparse.Namespace) -> int:
 
 def _run_run(args: argparse.Namespace) -> int:
     import math
-    from dataclasses import replace
 
-    import numpy as np
-
-    from sentret_core.annotation.topics import find_entity
     from sentret_core.checks import check_int
     from sentret_core.defaults import MAX_K
     from sentret_core.evaluation.topics_file import read_topics
     from sentret_core.evaluation.trec_io import format_run
-    from sentret_core.index.entity_stats import entity_sentences
     from sentret_core.index.reader import Index
-    from sentret_core.models import get_model, score, search, top_k
+    from sentret_core.integrations.docnos import sentence_docnos
+    from sentret_core.integrations.frames import rank_topic
+    from sentret_core.models import get_model
 
     k = check_int("--k", args.k, 1, MAX_K)
     check_output(args.out, [args.index, args.topics])
@@ -102,17 +93,11 @@ def _run_run(args: argparse.Namespace) -> int:
     spec.resolve(params)  # a bad parameter is refused before any topic is run
     tag = args.tag or f"{RUN_TAG}.{spec.name}"
     index = Index.load(args.index)
-    documents = list(index.documents["id"])
-    docids = [docno(str(documents[d]), int(p)) for d, p in zip(index.sent_doc.tolist(), index.sent_pos.tolist())]
+    docids = sentence_docnos(index)
     run: dict[str, dict[str, float]] = {}
     empty = []
     for topic in read_topics(args.topics):
-        if topic.entity is None:
-            found = search(index, topic.query, spec.name, k, **params)
-        else:
-            scored = score(index, topic.query, spec.name, **params)
-            keep = np.isin(scored.ids, entity_sentences(index, find_entity(index, topic.entity)))
-            found = top_k(replace(scored, ids=scored.ids[keep], scores=scored.scores[keep]), k)
+        found = rank_topic(index, spec.name, params, topic.query, topic.entity, k)
         ranked = {docids[int(s)]: float(v) for s, v in zip(found.ids, found.scores) if math.isfinite(float(v))}
         run[topic.id] = ranked
         if not ranked:
@@ -127,5 +112,5 @@ def _run_run(args: argparse.Namespace) -> int:
         print(f"wrote {summary['lines']:,} lines for {len(run) - len(empty)} of {len(run)} topics to {args.out} "
               f"(tag {tag}; tied scores in document-id order)")  # fmt: skip
         if empty:
-            print(f"sentret: note: no sentence matched {len(empty)} topic(s): {', '.join(empty[:5])}")
+            log.info("no sentence matched %d topic(s): %s", len(empty), ", ".join(empty[:5]))  # -q hides it
     return 0

@@ -54,9 +54,11 @@ def _run_classes(args: argparse.Namespace) -> int:
     from sentret_core.models.training.classes import train_classes
 
     clock = time.perf_counter()
-    cmap = train_classes(Index.load(args.index), name=args.name, sources=args.source, classes=args.classes,
-                         min_count=args.min_count, iterations=args.iterations, seed=args.seed,
-                         rare=args.rare)  # fmt: skip
+    index = Index.load(args.index)
+    with _marked(index, "classes"):  # the app says "training in the background" meanwhile
+        cmap = train_classes(index, name=args.name, sources=args.source, classes=args.classes,
+                             min_count=args.min_count, iterations=args.iterations, seed=args.seed,
+                             rare=args.rare)  # fmt: skip
     if args.json:
         return _print_record(args, "classes", time.perf_counter() - clock)
     print(f"{args.index}: word classes {args.name}@{cmap.key[:12]}: {cmap.n_classes} classes, "
@@ -69,15 +71,24 @@ def _run_triggers(args: argparse.Namespace) -> int:
     from sentret_core.models.training.triggers import TABLES, train_triggers
 
     clock = time.perf_counter()
-    tables = train_triggers(Index.load(args.index), args.qa_pairs, name=args.name, sources=args.source,
-                            min_count=args.min_count, qa_min_count=args.qa_min_count,
-                            n_process=args.processes)  # fmt: skip
+    index = Index.load(args.index)
+    with _marked(index, "triggers"):
+        tables = train_triggers(index, args.qa_pairs, name=args.name, sources=args.source,
+                                min_count=args.min_count, qa_min_count=args.qa_min_count,
+                                n_process=args.processes)  # fmt: skip
     if args.json:
         return _print_record(args, "triggers", time.perf_counter() - clock)
     pairs = ", ".join(f"{name} {tables.pairs(name):,}" for name in TABLES)
     print(f"{args.index}: trigger tables {args.name}@{tables.key[:12]} ({pairs} pairs) "
           f"in {time.perf_counter() - clock:.1f} s")  # fmt: skip
     return 0
+
+
+def _marked(index: Any, kind: str) -> Any:
+    """Hold the index's training marker (sentret_core.models.training.running) while ``kind`` trains."""
+    from sentret_core.models.training.running import expected_seconds, training
+
+    return training(index.path, [kind], expected_seconds(index.manifest, [kind]))
 
 
 def _print_record(args: argparse.Namespace, kind: str, seconds: float) -> int:
