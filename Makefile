@@ -4,10 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_INDEX := data/indexes/demo
 PORT ?= 8501
+# this machine only; `make run HOST=0.0.0.0` shares the app on the network
+HOST ?= 127.0.0.1
 
-.PHONY: run test lint typecheck unit index-demo train-demo-background bench bench-app clean
+.PHONY: run test lint typecheck unit index-demo train-demo-background bench bench-app screenshots clean
 
-DEMO_ARTEFACTS := $(DEMO_INDEX)/artefacts/classes/artefact.json $(DEMO_INDEX)/artefacts/triggers/artefact.json
+# triggers first: about 1 s, so only the class LMs wait for the longer word-class training
+DEMO_ARTEFACTS := $(DEMO_INDEX)/artefacts/triggers/artefact.json $(DEMO_INDEX)/artefacts/classes/artefact.json
 TRAIN_LOG := data/indexes/demo-training.log
 
 # The app starts at once; the demo's word classes and trigger tables (which the class and trigger LMs
@@ -15,7 +18,7 @@ TRAIN_LOG := data/indexes/demo-training.log
 # as "not trained yet", with a Train button on How it works; no page ever trains on first use.
 run: $(VENV)/.installed-run $(DEMO_INDEX)/manifest.json
 	@$(MAKE) --no-print-directory train-demo-background
-	SENTRET_INDEX=$(DEMO_INDEX) $(BIN)/streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	SENTRET_INDEX=$(DEMO_INDEX) $(BIN)/streamlit run app.py --server.port $(PORT) --server.address $(HOST) --server.headless true --browser.gatherUsageStats false
 
 train-demo-background: | $(DEMO_INDEX)/manifest.json
 	@if [ -f $(DEMO_INDEX)/artefacts/classes/artefact.json ] && [ -f $(DEMO_INDEX)/artefacts/triggers/artefact.json ]; then :; \
@@ -38,7 +41,8 @@ index-demo: $(DEMO_INDEX)/manifest.json $(DEMO_ARTEFACTS)
 $(DEMO_INDEX)/manifest.json: | $(VENV)/.installed-run
 	$(BIN)/sentret index demo --out $(DEMO_INDEX) --force
 
-# the trained artefacts the class and trigger LMs read (word classes: ~25 s; trigger tables: ~1 s)
+# the trained artefacts the class and trigger LMs read (measured niced on 2 cores at load 4-8: word
+# classes 26-43 s, trigger tables 1-6 s)
 $(DEMO_INDEX)/artefacts/%/artefact.json: $(DEMO_INDEX)/manifest.json
 	$(BIN)/sentret train $* $(DEMO_INDEX)
 
@@ -61,6 +65,10 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/index_speed.py
 	$(BIN)/python benchmarks/retrieval_speed.py
 	$(BIN)/python benchmarks/support_speed.py
+
+# docs/screenshots/: Explore and How it works, light and dark, at 800 and 1400 px, on the demo index
+screenshots: $(VENV)/.installed-test $(DEMO_INDEX)/manifest.json $(DEMO_ARTEFACTS)
+	$(BIN)/python benchmarks/screenshots.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache *.egg-info

@@ -292,3 +292,80 @@ def test_the_chosen_learned_ranker_is_named_shown_and_linked(
     # without ltr.v1 among the models, the link does not carry the ranker
     app.multiselect(key="explore_models").set_value(["tfisf.v1"]).run()
     assert "p.ltr.model" not in app.query_params
+
+
+# --- issue 26: the table explains itself, a row click picks, the results download ------------------
+
+
+def main_table(app: AppTest) -> str:
+    return next(m.value for m in app.markdown if 'class="sentret-entities"' in m.value)
+
+
+def test_the_table_headers_are_distinct_and_explained(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = explore(small_index, monkeypatch, {"q": "Spanish Civil War"})
+    heads = [(html.unescape(title), html.unescape(name))
+             for title, name in re.findall(r'<th title="([^"]*)">([^<]*)</th>', main_table(app))]  # fmt: skip
+    names = [name for _, name in heads]
+    # rank, entity and the chosen score first (they stay in view on a narrow window); no two called "KLD"
+    assert names == ["rank", "entity", "KLD ↓", "label", "|S_qe|", "|Ŝ_qe|", "rarity", "combination"]
+    tips = dict((name, title) for title, name in heads)
+    assert "|S_qe|" in tips["|S_qe|"] and "S_q plus the 2 sentences" in tips["|Ŝ_qe|"]
+    assert "E_comb = |S_qe| · E_rarity" in tips["combination"] and "Higher is better" in tips["KLD ↓"]
+    glossary = next(m.value for m in app.markdown if m.value.startswith("S_q is the top k"))
+    assert "**|Ŝ_qe|**" in glossary and "seed 002" in glossary
+    app.radio(key="explore_score").set_value("combination").run()
+    names = re.findall(r"<th title=\"[^\"]*\">([^<]*)</th>", main_table(app))
+    assert names[2] == "combination ↓" and "combination" not in names[3:] and "KLD" in names
+
+
+def test_a_row_pick_explains_that_entity(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a click on a row does in the browser (tests/test_browser_explore_polish.py): the row's key
+    typed into the hidden box picks the entity, and the box is emptied for the next click."""
+    app = explore(small_index, monkeypatch, {"q": "Spanish Civil War"})
+    assert app.selectbox(key="explore_entity").value != "George Orwell|PERSON"
+    app.text_input(key="explore_row_pick").input("George Orwell|PERSON").run()
+    assert app.selectbox(key="explore_entity").value == "George Orwell|PERSON"
+    assert app.query_params["entity"] == "George Orwell|PERSON"
+    assert app.text_input(key="explore_row_pick").value == ""
+    assert support_cards(app) and all("George Orwell" in card for card in support_cards(app))
+
+
+def test_scores_of_different_models_are_said_to_be_incomparable(
+    small_index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = explore(small_index, monkeypatch, {"q": "Spanish Civil War"})
+    assert any("unrelated scales" in c.value for c in app.caption)
+    app = explore(small_index, monkeypatch, {"q": "Spanish Civil War", "models": "tfisf.v1"})
+    assert not any("unrelated scales" in c.value for c in app.caption)  # one model: nothing to compare
+
+
+def test_a_corpus_where_every_kld_is_zero_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # every sentence mentions "Paris", so S_q is the whole corpus: P(e|q) = |S_qe|/|S_q| equals
+    # P(e|S) = (sentences mentioning e)/|S| for every e, and KLD = P·log(P/P) = 0. The three
+    # one-sentence documents have the same shape, so a weighting of S_q by score weighs them equally.
+    people = ("Victor Hugo", "Emile Zola", "Claude Monet")
+    docs = [{"id": f"d{i}", "title": f"Letter {i}", "text": f"Paris met {name}."} for i, name in enumerate(people)]
+    index = build_from_texts(tmp_path, docs, "tiny")
+    app = explore(index, monkeypatch, {"q": "Paris"})
+    assert any("Every KLD here is 0" in i.value for i in app.info)
+    app.radio(key="explore_score").set_value("frequency").run()
+    assert not any("Every KLD here is 0" in i.value for i in app.info)
+
+
+def test_the_sentences_of_s_q_count_by_their_score_unless_the_link_says_otherwise(
+    small_index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sentret_core.support import support
+
+    def order(weighting: str) -> list[str]:
+        found = support(small_index, "Spanish Civil War", k=100, entity_weighting=weighting, models=["tfisf.v1"])
+        return [f"{e.entity.text}|{e.entity.label}" for e in found.entities]
+
+    app = explore(small_index, monkeypatch, {"q": "Spanish Civil War"})
+    assert app.radio(key="explore_weighting").value == "score" and app.query_params["weighting"] == "score"
+    unweighted = explore(small_index, monkeypatch, {"q": "Spanish Civil War", "weighting": "none"})
+    assert unweighted.radio(key="explore_weighting").value == "none"
+    for page, weighting in ((app, "score"), (unweighted, "none")):
+        shown = entity_tables(page)[0]
+        assert shown == [key for key in order(weighting) if key in shown]
+    assert entity_tables(app)[0] != entity_tables(unweighted)[0]  # the weighting changes the order here

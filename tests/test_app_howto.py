@@ -389,3 +389,60 @@ def test_reset_to_defaults_resets_the_sliders_themselves(small_index: Index, mon
     assert app.slider(key="howto_p_bm25f.v1_k1").value == defaults["k1"]
     assert app.slider(key="howto_p_bm25f.v1_b").value == defaults["b"]
     assert ranking(app)[0] == ids and "p.k1" not in app.query_params
+
+
+# --- issue 26: controls named in words, ranges around the papers' values, bars that say which way is better
+
+
+def test_sliders_are_named_in_words_and_ranged_around_the_papers_values(
+    small_index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = howto(small_index, monkeypatch, howto_query="peace war", howto_model="bm25f.v1")
+    k1 = app.slider(key="howto_p_bm25f.v1_k1")
+    assert k1.label == "Term-frequency saturation of the combined pseudo-frequency (k_1)"
+    # the papers' grid for k1 is 1.0-2.0 and the default 0.26: the slider runs 0-2 (the grid's top, a
+    # "nice" number ≥ max(2.0, 2·0.26)), not the declared 0-10 where 0.26 sat at 2.6 % of the track
+    assert (k1.min, k1.max, k1.value) == (0.0, 2.0, 0.26)
+    labels = [s.label for s in app.slider]
+    assert all("$" not in label and "`" not in label and "\\" not in label for label in labels), labels
+    assert "Weight of the context field (w_context)" in labels
+    assert "$k_1$" in k1.help  # the symbol itself is in the tooltip, where LaTeX renders
+    app.selectbox(key="howto_model").set_value("bm25.v1").run()
+    k1 = app.slider(key="howto_p_bm25.v1_k1")
+    assert (k1.min, k1.max, k1.value) == (0.0, 2.5, 1.2)  # 2.5 = the nice number ≥ max(2.0, 2·1.2 = 2.4)
+
+
+def test_a_link_beyond_the_teaching_range_widens_the_slider(
+    small_index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SENTRET_INDEX", str(small_index.path))
+    app = AppTest.from_string(SCRIPT, default_timeout=60)
+    app.query_params.update({"q": "peace war", "model": "bm25f.v1", "p.k1": "5.5"})
+    app.run()
+    k1 = app.slider(key="howto_p_bm25f.v1_k1")
+    assert not app.exception and (k1.value, k1.max) == (5.5, 5.5)
+
+
+def test_contribution_bars_say_which_way_is_better(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = howto(small_index, monkeypatch, howto_query="peace war", howto_model="bm25f.v1")
+    captions = [c.value for c in app.caption]
+    assert any(c.startswith("Higher is better") for c in captions)
+    app.selectbox(key="howto_model").set_value("lm-dir.v1").run()
+    captions = [c.value for c in app.caption]
+    assert any("a taller bar (further below 0) is worse" in c for c in captions)
+
+
+def test_learned_ranker_features_are_named_in_words(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_ltr_learning import one_feature_ranker
+
+    from sentret_core.models.ltr.store import save
+
+    save("ltr", one_feature_ranker("inv_position"), first_stage="bm25.v1", depth=100, scorers=("bm25.v1",),
+         meta={})  # fmt: skip
+    app = howto(small_index, monkeypatch, howto_query="peace war")
+    app.selectbox(key="howto_model").set_value("ltr.v1").run()
+    frame = table_with(app, "meaning")
+    by_code = dict(zip(frame["feature"], frame["meaning"]))
+    assert by_code["inv_position"] == "closeness to the document's start, 1/(1+position)"
+    assert by_code["e:kld"] == "the chosen entity's KLD"
+    assert by_code["bm25.v1:rank"] == f"{get_model('bm25.v1').display_name}: rank, 1/(1+rank)"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -235,7 +236,7 @@ def test_as_exported_is_what_ir_measures_gives_on_the_written_runs(
             assert entry["as_exported"][metric] == pytest.approx(theirs[measure], abs=1e-12), (model, metric)
         # tied scores are listed in document order (ids D<doc>-<position>), not by id
         lines = [line.split() for line in (tmp_path / f"runs.{model}.trec").read_text("utf-8").splitlines()]
-        for one, two in zip(lines, lines[1:]):
+        for one, two in itertools.pairwise(lines):
             if one[0] == two[0] and one[4] == two[4]:
                 ties += 1
                 assert int(one[2].split("-")[1]) < int(two[2].split("-")[1]), (model, one, two)

@@ -11,8 +11,8 @@ from sentret_core.ui.highlight import Span, highlight, label_color
 def test_entities_coloured_terms_marked_and_nested() -> None:
     text = "Franco led the Nationalists."
     html = highlight(text, [Span(0, 6, "PERSON"), Span(0, 6), Span(11, 14)])
-    assert html.startswith(f'<span class="entity" style="background:{label_color("PERSON")};')
-    assert '<mark class="term">Franco</mark></span><sub class="label"' in html
+    assert html.startswith(f'<span class="entity" data-label="PERSON" style="background:{label_color("PERSON")};')
+    assert '<mark class="term">Franco</mark><sub class="label"' in html and html.count("</sub></span>") == 1
     assert 'led <mark class="term">the</mark> Nationalists.' in html
 
 
@@ -26,6 +26,17 @@ def test_markup_in_corpus_text_stays_text() -> None:
 def test_focus_entity_is_outlined() -> None:
     html = highlight("Picasso and peace", [Span(0, 7, "PERSON")], focus=Span(0, 7, "PERSON"))
     assert "box-shadow" in html
+
+
+def test_terms_inside_one_entity_share_one_highlight() -> None:
+    # "Spanish Civil War" with each word a query term: one entity span around three marks and the two
+    # spaces between them, not a separate (empty-looking) padded box for each space
+    text = "The Spanish Civil War began."
+    terms = [Span(4, 11), Span(12, 17), Span(18, 21)]
+    html = highlight(text, [Span(4, 21, "EVENT"), *terms])
+    assert html.count('<span class="entity"') == 1
+    inner = html.split('style="', 2)[1].split('">', 1)[1].split("<sub")[0]
+    assert inner == '<mark class="term">Spanish</mark> <mark class="term">Civil</mark> <mark class="term">War</mark>'
 
 
 @given(

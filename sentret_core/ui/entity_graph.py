@@ -20,7 +20,9 @@ def entity_graph_dot(result: SupportResult, max_entities: int = 12, max_document
     lines = [
         "digraph entities {",
         '  graph [rankdir=LR, bgcolor="transparent", fontname="Helvetica"];',
-        '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=11];',
+        # explicit text on every filled node and mid-grey edges: readable on a light or a dark page
+        '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=11, fontcolor="#111827"];',
+        '  edge [color="#9ca3af"];',
         f'  query [label={_quote(result.query)}, fillcolor="#fde68a", shape=ellipse];',
     ]
     documents: dict[str, str] = {}

@@ -1,8 +1,9 @@
-"""Sentences as safe HTML: entities in displaCy's label colours, query terms marked.
+"""Sentences as safe HTML: entities in their label's colours, query terms marked.
 
 Every character of corpus text is escaped here (:func:`~sentret_core.ui.text.html_text`), so a
 sentence holding ``<script>``, ``<img onerror=…>`` or a Markdown image shows as text wherever the
-pages draw this with :func:`~sentret_core.ui.text.show_html`.
+pages draw this with :func:`~sentret_core.ui.text.show_html`. Each highlight states its background
+and its text colour (light theme inline; :mod:`sentret_core.ui.theme` swaps both for dark).
 """
 
 from __future__ import annotations
@@ -12,30 +13,10 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from sentret_core.ui.text import html_text
+from sentret_core.ui.theme import FOCUS, LIGHT_BACKGROUNDS, label_pair
 
-# spaCy's displaCy palette (spacy/displacy/render.py), so labels look as they do in spaCy's own views.
-LABEL_COLORS = {
-    "ORG": "#7aecec",
-    "PRODUCT": "#bfeeb7",
-    "GPE": "#feca74",
-    "LOC": "#ff9561",
-    "PERSON": "#aa9cfc",
-    "NORP": "#c887fb",
-    "FAC": "#9cc9cc",
-    "EVENT": "#ffeb80",
-    "LAW": "#ff8197",
-    "LANGUAGE": "#ff8197",
-    "WORK_OF_ART": "#f0d0ff",
-    "DATE": "#bfe1d9",
-    "TIME": "#bfe1d9",
-    "MONEY": "#e4e7d2",
-    "QUANTITY": "#e4e7d2",
-    "ORDINAL": "#e4e7d2",
-    "CARDINAL": "#e4e7d2",
-    "PERCENT": "#e4e7d2",
-}
-DEFAULT_COLOR = "#ddd"
-LABEL_STYLE = "font-size:0.65em;font-weight:bold"
+LABEL_COLORS = LIGHT_BACKGROUNDS
+LABEL_STYLE = "font-size:0.65em;font-weight:bold;margin-left:0.2em"
 
 
 class Span(NamedTuple):
@@ -51,32 +32,45 @@ class Span(NamedTuple):
 
 
 def label_color(label: str) -> str:
-    return LABEL_COLORS.get(label, DEFAULT_COLOR)
+    """The label's highlight background in the light theme."""
+    return label_pair(label).background
+
+
+def entity_open(label: str, focused: bool = False) -> str:
+    """The opening tag of an entity's highlight: its label's background and text colour, outlined when ``focused``."""
+    pair = label_pair(label)
+    outline = f"box-shadow:0 0 0 2px {FOCUS['light']};" if focused else ""
+    style = f"background:{pair.background};color:{pair.text};border-radius:0.3em;padding:0 0.15em;{outline}"
+    css_class = "entity focus" if focused else "entity"
+    return f'<span class="{css_class}" data-label="{html_text(label)}" style="{style}">'
 
 
 def highlight(text: str, spans: Iterable[Span], focus: Span | None = None) -> str:
     """``text`` as HTML with entity spans coloured and term spans in ``<mark>``.
 
-    Spans may overlap (a query term inside an entity); the text is cut at every span
-    boundary and each piece styled by what covers it. ``focus`` (an entity span) gets a
-    stronger outline, for the entity a support sentence is about.
+    Spans may overlap (a query term inside an entity); the text is cut at every span boundary,
+    each piece marked when a term covers it, and the pieces of one entity drawn inside one
+    highlight (so the space between two marked words is not a box of its own). ``focus`` (an
+    entity span) gets an outline, for the entity a support sentence is about.
     """
     spans = [s for s in spans if 0 <= s.start < s.end <= len(text)]
     if focus is not None:
         spans.append(focus)
     cuts = sorted({0, len(text), *(s.start for s in spans), *(s.end for s in spans)})
-    out: list[str] = []
+    pieces: list[tuple[Span | None, str]] = []
     for lo, hi in itertools.pairwise(cuts):
         piece = html_text(text[lo:hi])
         covering = [s for s in spans if s.start <= lo and hi <= s.end]
-        entity = next((s for s in covering if s.is_entity), None)
         if any(not s.is_entity for s in covering):
             piece = f'<mark class="term">{piece}</mark>'
-        if entity is not None:
-            outline = "box-shadow:0 0 0 2px #333;" if focus is not None and entity == focus else ""
-            style = f"background:{label_color(entity.label)};border-radius:0.3em;padding:0 0.15em;{outline}"
-            piece = f'<span class="entity" style="{style}">{piece}</span>'
-            if hi == entity.end:
-                piece += f'<sub class="label" style="{LABEL_STYLE}">{html_text(entity.label)}</sub>'
-        out.append(piece)
+        pieces.append((next((s for s in covering if s.is_entity), None), piece))
+    out: list[str] = []
+    for entity, group in itertools.groupby(pieces, key=lambda p: p[0]):
+        inner = "".join(piece for _, piece in group)
+        if entity is None:
+            out.append(inner)
+            continue
+        focused = focus is not None and entity == focus
+        label = f'<sub class="label" style="{LABEL_STYLE}">{html_text(entity.label)}</sub>'
+        out.append(f"{entity_open(entity.label, focused)}{inner}{label}</span>")
     return "".join(out)

@@ -22,7 +22,8 @@ from sentret_core.index.reader import Index, verify
 from sentret_core.ui.text import md
 
 GOOD = "index_check_last_good"  # session key: the last index that passed its check
-WAIT = 1.0  # seconds a page waits for a check before it draws the note (a small index is done by then)
+WAIT = 1.0  # seconds a page waits for a small index's check before it draws the note (it is done by then)
+SMALL_BYTES = 10_000_000  # a bigger index (the demo: 44 MB) is not waited for: the first page comes first
 POLL = 2.0  # seconds between looks at a check in progress
 log = logging.getLogger(__name__)
 
@@ -90,7 +91,7 @@ def open_checked(path: Path, load: Callable[[str], Index], guarded: Callable[...
         for note in index.notes:
             _log_once(note)
         status = check(index.path)
-        status.done.wait(WAIT)
+        status.done.wait(_wait_for(index))
         if status.failed:
             st.error(md(refusal(index.path, status.problems or [])))
             index = None
@@ -105,6 +106,15 @@ def open_checked(path: Path, load: Callable[[str], Index], guarded: Callable[...
             st.info(md(f"Keeping the index {previous} open."))
             return guarded("load the index", load, previous)
     return index
+
+
+def _wait_for(index: Index) -> float:
+    """How long a page waits for ``index``'s check: :data:`WAIT` for a small index, none for a big one."""
+    try:
+        size = sum(int(v) for v in (index.manifest.get("sizes") or {}).values())
+    except (TypeError, ValueError, AttributeError):  # a manifest the cheap checks let through: wait as before
+        return WAIT
+    return WAIT if size <= SMALL_BYTES else 0.0
 
 
 @st.fragment(run_every=POLL)

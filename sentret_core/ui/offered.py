@@ -1,5 +1,6 @@
 """Which registered scorers the app offers: a learned ranker (ltr.v1) only once one is stored; and which
-of them still lack the trained artefact they read (shown as "not trained yet", never trained on use)."""
+of them still lack the trained artefact they read (shown as "not trained yet", or as "training in the
+background" while a training of it runs; never trained on use)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,26 @@ def untrained(model: str, index_path: str) -> str | None:
         if (str(spec.artefact), str(spec.default)) not in names:
             return str(spec.artefact)
     return None
+
+
+def untrained_label(model: str, index_path: str) -> str:
+    """What ``model``'s name in a list adds while it cannot run: "" (it can), " — training in the
+    background" (its artefact is being trained now) or " — not trained yet (classes)". It does not count
+    down: Streamlit keeps a list's choice by its labels, so a label changes only when the state does."""
+    from sentret_core.models.training.running import running
+
+    missing = untrained(model, index_path)
+    if missing is None:
+        return ""
+    now = running(index_path)
+    if now is not None and missing in now.kinds:
+        return " — training in the background"
+    return f" — not trained yet ({missing})"
+
+
+def models_reading(kind: str) -> list[str]:
+    """The registered models whose default parameters name a trained artefact of ``kind``."""
+    return [spec.name for spec in list_models() if any(p.artefact == kind for p in spec.param_specs())]
 
 
 _TRAINED: dict[str, tuple[int | None, frozenset[tuple[str, str]]]] = {}

@@ -84,6 +84,12 @@ def uploaded_text(upload: UploadedFile) -> str:
 def page_setup(title: str, caption: str | None = None) -> None:
     """What every page does first: keep the Explore page's query, take the index a link names, then
     draw the title and caption (and a warning when the link's index cannot be used)."""
+    from sentret_core.ui import history
+    from sentret_core.ui.theme import apply_theme
+
+    apply_theme()  # light and dark colours, the narrow-window sidebar fold
+    history.install()  # Back and Forward: one history entry per view asked for
+    history.restore_from_url(title)  # after Back or Forward the URL is the view: the page reads it again
     remember_explore_query()  # for the Admin page's "Add the Explore page's query"
     warning = index_from_url()
     st.title(title)
@@ -92,6 +98,9 @@ def page_setup(title: str, caption: str | None = None) -> None:
     if warning:
         st.warning(md(warning))
     index_to_url()
+    from sentret_core.ui.background import training_notice
+
+    training_notice(str(current_index_path()))  # "training in the background, about N s left"
 
 
 # --- the index in the URL: a link names it by its folder under the index root -----------------------
@@ -144,14 +153,15 @@ def index_from_url() -> str | None:
 
 def index_to_url() -> None:
     """Name the current index in the URL, so a link copied from any page opens the same index."""
+    from sentret_core.ui.history import set_url
+
     name = index_name(current_index_path())
-    if name is None:
-        if INDEX_PARAM in st.query_params:
-            del st.query_params[INDEX_PARAM]
-        return
-    if st.query_params.get(INDEX_PARAM) != name:
-        st.query_params[INDEX_PARAM] = name
-    st.session_state[_INDEX_SEEN] = name
+    params = {str(k): st.query_params[k] for k in st.query_params if k != INDEX_PARAM}
+    if name is not None:
+        params[INDEX_PARAM] = name
+        st.session_state[_INDEX_SEEN] = name
+    if params != {str(k): st.query_params[k] for k in st.query_params}:
+        set_url(params)
 
 
 @st.cache_resource(show_spinner="Loading the index…", max_entries=16)

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
+from sentret_core.ui.history import set_url
 from sentret_core.ui.text import md
 
 T = TypeVar("T")
@@ -30,7 +31,6 @@ def ascii_integer(raw: str) -> int:
     if not is_ascii_integer(raw):
         raise ValueError(f"{raw!r} is not a whole number")
     return int(raw)
-
 
 
 class UrlReader:
@@ -112,23 +112,29 @@ class UrlReader:
 
 def write(values: dict[str, Any], keys: Sequence[str], keep: Sequence[str] = ("index",)) -> None:
     """Put ``values`` into the URL (lists comma-joined, booleans 1/0); an empty one removes its key, and
-    so does a key that is neither in ``keys`` nor in ``keep`` (another page's, left by a page switch)."""
-    for key in [k for k in st.query_params if k not in keys and k not in keep]:
-        del st.query_params[key]
+    so does a key that is neither in ``keys`` nor in ``keep`` (another page's, left by a page switch).
+
+    The URL changes in one step or not at all: each change of ``st.query_params`` reaches the browser
+    as a history update of its own (see sentret_core.ui.history)."""
+    current = {str(k): st.query_params[k] for k in st.query_params}
+    wanted = {k: v for k, v in current.items() if k in keep and k not in keys}
     for key in keys:
-        value = values.get(key)
-        if value in (None, "", []):
-            if key in st.query_params:
-                del st.query_params[key]
-            continue
-        if isinstance(value, bool):
-            text = "1" if value else "0"
-        elif isinstance(value, (list, tuple)):
-            text = ",".join(str(v) for v in value)
-        else:
-            text = str(value)
-        if st.query_params.get(key) != text:
-            st.query_params[key] = text
+        text = url_text(values.get(key))
+        if text is not None:
+            wanted[key] = text
+    if wanted != current:
+        set_url(wanted)
+
+
+def url_text(value: Any) -> str | None:
+    """``value`` as it is written in a URL (lists comma-joined, booleans 1/0); None for an empty one."""
+    if value is None or value == "" or value == []:
+        return None
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value) or None
+    return str(value)
 
 
 def show_warnings(warnings: Sequence[str]) -> None:

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from sentret_core.defaults import EXPLORE_ENTITY_WEIGHTING
 from sentret_core.models import explain, score, top_k
 from sentret_core.models.records import Explanation
 from sentret_core.support.context import QueryContext
@@ -57,8 +58,10 @@ class EntityChoice(NamedTuple):
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def query_entities(path: str, query: str, model: str, params: ParamItems, k: int) -> list[EntityChoice]:
-    """The entities of S_q by KLD (seed 002's best single score), CARDINAL and ORDINAL left out."""
-    context = QueryContext(load_index(path), query, ranker=model, k=k, window=WINDOW, params={model: dict(params)})
+    """The entities of S_q by KLD (seed 002's best single score), each sentence weighted as on Explore,
+    CARDINAL and ORDINAL left out."""
+    context = QueryContext(load_index(path), query, ranker=model, k=k, window=WINDOW, params={model: dict(params)},
+                           entity_weighting=EXPLORE_ENTITY_WEIGHTING)  # fmt: skip
     return [
         EntityChoice(e.entity, e.text, e.label, e.frequency, e.kld)
         for e in rank_entities(context, "kld", ENTITY_CHOICES, None)

@@ -12,6 +12,7 @@ from sentret_core.index.reader import Index
 from sentret_core.models import ModelSpec
 from sentret_core.models.records import Explanation
 from sentret_core.support.teaching import EXTRA_TERM, Parts, contribution_parts
+from sentret_core.ui.glossary import NEGATIVE_BARS, POSITIVE_BARS
 from sentret_core.ui.howto.computations import ParamItems, Ranked, explained
 from sentret_core.ui.howto.features import feature_contributions
 from sentret_core.ui.render import sentence_html, shorten
@@ -62,6 +63,8 @@ def contributions(
             st.info("No query term in this sentence.")
         else:
             _chart(parts, view)
+            negative = float(view.frame["value"].sum()) < 0
+            st.caption(NEGATIVE_BARS if negative else POSITIVE_BARS)
         st.caption(view.note + ".")
     with table_col:
         _formula_rows(parts)
@@ -79,7 +82,7 @@ def _chart(parts: Explanation, view: Parts) -> None:
             "x": {"field": "term", "type": "nominal", "sort": order, "title": None,
                   "axis": {"labelAngle": 0}},
             "y": {"field": "value", "type": "quantitative", "aggregate": "sum",
-                  "title": "contribution"},
+                  "title": "contribution (↑ adds to the score)"},
             "color": {"field": "part", "type": "nominal", "title": view.split,
                       "sort": list(dict.fromkeys(view.frame["part"]))},
             "tooltip": [{"field": "term"}, {"field": "part"},

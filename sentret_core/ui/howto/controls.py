@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import streamlit as st
@@ -22,15 +23,51 @@ def _own_key(model: str, name: str) -> str:
     return f"howto_own_{model}_{name}"
 
 
+GREEK = {"\\alpha": "α", "\\gamma": "γ", "\\lambda": "λ", "\\mu": "μ"}
+
+
+def plain_symbol(symbol: str) -> str:
+    """A LaTeX symbol as plain text for a label (and so its accessible name): ``\\lambda_{self}`` → "λ_self"."""
+    for command, letter in GREEK.items():
+        symbol = symbol.replace(command, letter)
+    return symbol.replace("{", "").replace("}", "").replace("\\", "")
+
+
 def _label(spec: ParamSpec) -> str:
-    return f"${spec.symbol}$ — `{spec.name}`" if spec.symbol else f"`{spec.name}`"
+    """The control's label in words: what the parameter does, then its symbol in plain text."""
+    words = re.split(r" \(|: |; | — ", spec.description, maxsplit=1)[0].strip()
+    if not words:
+        words = spec.name
+    elif len(words.split(" ", 1)[0]) > 1:  # "b of the title field" keeps its symbol's case
+        words = words[:1].upper() + words[1:]
+    symbol = plain_symbol(spec.symbol) if spec.symbol else spec.name
+    return f"{words} ({symbol})"
 
 
 def _help(spec: ParamSpec) -> str:
-    text = f"{spec.description}. Allowed: {spec.allowed()}."
+    symbol = f"${spec.symbol}$, " if spec.symbol else ""
+    text = f"{symbol}`{spec.name}`: {spec.description}. Allowed: {spec.allowed()}."
     if spec.grid:
         text += f" The papers tuned over {', '.join(f'{g:g}' for g in spec.grid)}."
     return text
+
+
+def _nice(value: float) -> float:
+    """The smallest of 1, 2, 2.5, 5 × 10ⁿ at or above ``value``."""
+    scale = 10.0 ** math.floor(math.log10(value))
+    return next(m * scale for m in (1, 2, 2.5, 5, 10) if m * scale >= value - 1e-12)
+
+
+def slider_range(spec: ParamSpec, current: float) -> tuple[float, float]:
+    """A float slider's range for teaching: from the declared minimum to just past the papers' tuned values
+    and twice the default (so the default sits near the middle, not jammed at the left of 0-10); widened to
+    hold ``current`` (a link may set any allowed value)."""
+    low, high = float(spec.min or 0.0), float(spec.max or 0.0)
+    anchors = [float(v) for v in (*(spec.grid or ()), 2 * float(spec.default or 0.0)) if v is not None]
+    reach = max(anchors, default=0.0)
+    if reach > max(low, 0.0):
+        high = min(high, _nice(reach))
+    return low, max(high, float(current))
 
 
 def _reset(model: str) -> None:
@@ -71,7 +108,7 @@ def param_control(model: str, spec: ParamSpec) -> Any:
     key, label, help_text = _key(model, spec.name), _label(spec), _help(spec)
     kind = control_kind(spec)
     if spec.nullable:
-        own = st.toggle(f"own {label}", key=_own_key(model, spec.name), help=help_text, persist_state=PERSIST)
+        own = st.toggle(f"Own value: {label}", key=_own_key(model, spec.name), help=help_text, persist_state=PERSIST)
         if not own:
             return None
     default = spec.default
@@ -94,7 +131,8 @@ def param_control(model: str, spec: ParamSpec) -> Any:
                          persist_state=PERSIST)  # fmt: skip
     step = float(spec.step or 0.01)
     decimals = max(0, -math.floor(math.log10(step))) if step < 1 else 0
-    return st.slider(label, float(spec.min or 0.0), float(spec.max or 0.0), step=step,
+    bottom, top = slider_range(spec, float(st.session_state[key]))
+    return st.slider(label, bottom, top, step=step,
                      key=key, help=help_text, format=f"%.{decimals}f", persist_state=PERSIST)  # fmt: skip
 
 

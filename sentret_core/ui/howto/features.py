@@ -7,11 +7,13 @@ import pandas as pd
 import streamlit as st
 
 from sentret_core.models.records import Explanation
+from sentret_core.ui.glossary import feature_label
 
 
 def feature_contributions(parts: Explanation) -> None:
     frame = parts.to_frame()
     frame = frame.reindex(frame["contribution"].abs().sort_values(ascending=False).index)
+    frame.insert(0, "meaning", [feature_label(str(name)) for name in frame["feature"]])
     chart_col, table_col = st.columns([2, 3])
     with chart_col:
         st.markdown("**Contribution by feature**")
@@ -20,17 +22,20 @@ def feature_contributions(parts: Explanation) -> None:
             "height": 320,
             "mark": {"type": "bar", "tooltip": True},
             "encoding": {
-                "y": {"field": "feature", "type": "nominal", "sort": list(shown["feature"]), "title": None},
+                "y": {"field": "meaning", "type": "nominal", "sort": list(shown["meaning"]), "title": None,
+                      "axis": {"labelLimit": 260}},
                 "x": {"field": "contribution", "type": "quantitative"},
-                "tooltip": [{"field": "feature"}, {"field": "value", "format": ".4f"},
+                "tooltip": [{"field": "meaning"}, {"field": "feature"}, {"field": "value", "format": ".4f"},
                             {"field": "contribution", "format": ".4f"}],
             },
         }, width="stretch")  # fmt: skip
         base = ", ".join(f"{k} = {v:.4f}" for k, v in parts.extra.items())
-        st.caption(f"The score is the sum of the bars plus the {base}.")
+        st.caption(f"The score is the sum of the bars plus the {base}. A bar to the right raises the score, "
+                   "one to the left lowers it.")  # fmt: skip
     with table_col:
         st.markdown("**Each feature's value and part of the score**")
-        st.dataframe(pd.DataFrame(frame), hide_index=True, width="stretch")
+        st.dataframe(pd.DataFrame(frame), hide_index=True, width="stretch",
+                     column_config={"meaning": "feature", "feature": "code name"})  # fmt: skip
         if parts.notes.get("in C") == 0.0:
             st.caption("This sentence is outside the first stage's top sentences, so ltr.v1 does not rank it; "
                        "it is explained as if it were among them.")  # fmt: skip

@@ -16,12 +16,12 @@ from sentret_core.ui.text import html_text, show_html
 
 RANKING_CSS = (
     "<style>table.sentret-ranking{width:100%;border-collapse:collapse;font-size:0.9rem}"
-    "table.sentret-ranking th{text-align:left;font-weight:600;color:#6b7280;border-bottom:1px solid #e5e7eb;"
-    "padding:2px 6px;white-space:nowrap}"
-    "table.sentret-ranking td{vertical-align:top;border-bottom:1px solid #f1f5f9;padding:4px 6px}"
+    "table.sentret-ranking th{text-align:left;font-weight:600;opacity:0.8;"
+    "border-bottom:1px solid rgba(128,128,128,0.4);padding:2px 6px;white-space:nowrap}"
+    "table.sentret-ranking td{vertical-align:top;border-bottom:1px solid rgba(128,128,128,0.2);padding:4px 6px}"
     "table.sentret-ranking td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}"
     "table.sentret-ranking td.change{white-space:nowrap;text-align:center}"
-    "table.sentret-ranking small{color:#6b7280}</style>"
+    "table.sentret-ranking small{opacity:0.75}</style>"  # the page's own text colour, light or dark
 )
 
 

@@ -12,6 +12,7 @@ from sentret_core.index.reader import Index
 from sentret_core.models import ModelSpec
 from sentret_core.support.sets import first_hits
 from sentret_core.support.teaching import SetSizes
+from sentret_core.ui.glossary import COLUMN_HELP
 from sentret_core.ui.howto.computations import (
     MAX_GROWTH_K,
     WINDOW,
@@ -79,13 +80,13 @@ def fig1_sets(index: Index, path: str, query: str, spec: ModelSpec, params: Para
 def _sizes(sizes: SetSizes) -> None:
     cols = st.columns(6)
     cols[0].metric("|S| (all sentences)", f"{sizes.sentences:,}")
-    cols[1].metric("|S_q|", f"{sizes.top:,}")
-    cols[2].metric("|Ŝ_q|", f"{sizes.context:,}")
+    cols[1].metric("|S_q|", f"{sizes.top:,}", help="The top k sentences for the query under the chosen model")
+    cols[2].metric("|Ŝ_q|", f"{sizes.context:,}", help=f"S_q plus the {WINDOW} sentences before and after each")
     cols[3].metric(
         "mention e", f"{sizes.entity:,}", help="Sentences of the whole index that mention the entity"
     )
-    cols[4].metric("|S_qe|", f"{sizes.top_entity:,}")
-    cols[5].metric("|Ŝ_qe|", f"{sizes.context_entity:,}")
+    cols[4].metric("|S_qe|", f"{sizes.top_entity:,}", help=COLUMN_HELP["|S_qe|"])
+    cols[5].metric("|Ŝ_qe|", f"{sizes.context_entity:,}", help=COLUMN_HELP["|Ŝ_qe|"])
 
 
 def _growth_chart(growth: pd.DataFrame, k: int, entity: EntityChoice) -> None:
@@ -104,7 +105,7 @@ def _growth_chart(growth: pd.DataFrame, k: int, entity: EntityChoice) -> None:
                     "y": {"field": "sentences", "type": "quantitative",
                           "title": "sentences mentioning e"},
                     "color": {"field": "set", "type": "nominal", "title": None,
-                              "scale": {"domain": ["|S_qe|", "|Ŝ_qe|"], "range": ["#1d4ed8", "#fb923c"]}},
+                              "scale": {"domain": ["|S_qe|", "|Ŝ_qe|"], "range": ["#3b82f6", "#ea580c"]}},
                     "strokeDash": {"field": "set", "type": "nominal", "legend": None,
                                    "scale": {"domain": ["|S_qe|", "|Ŝ_qe|"], "range": [[6, 3], [1, 0]]}},
                     "strokeWidth": {"field": "set", "type": "nominal", "legend": None,

@@ -5,18 +5,13 @@ learned on the Evaluate page).
 Training writes to the index and can take minutes, so it is an admin action (issue 29: a visitor
 trained 232 MB of artefacts in 43 s): behind the admin sign-in, with the parameters capped
 (:data:`~sentret_core.defaults.APP_MAX_CLASSES`, :data:`~sentret_core.defaults.APP_MAX_PASSES`) and
-one training of an index at a time, across every app process (a lock file in the temporary folder).
+one training of an index at a time, across every app process and ``sentret train`` (the marker of
+:mod:`sentret_core.models.training.running`, which also tells every page that a training runs).
 """
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
-import os
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
+from contextlib import AbstractContextManager
 from typing import Any
 
 import streamlit as st
@@ -24,15 +19,17 @@ import streamlit as st
 from sentret_core.defaults import APP_MAX_CLASSES, APP_MAX_PASSES
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
+from sentret_core.index.format import read_manifest
 from sentret_core.models import ParamSpec
 from sentret_core.models.training.classes import train_classes
+from sentret_core.models.training.running import BUSY, expected_seconds, running, training
 from sentret_core.models.training.triggers import train_triggers
 from sentret_core.ui.state import PERSIST, current_index_path, error_guard, load_index
 
+__all__ = ["BUSY", "NEEDS_ADMIN", "artefact_control", "one_training"]
 NEEDS_ADMIN = "Training writes to the index and can take minutes: it needs the admin token."
-BUSY = "another training of this index is running; try again when it is done"
 
-TRAIN_HINT = {"classes": "word classes by the exchange algorithm: about 25 s on the demo corpus",
+TRAIN_HINT = {"classes": "word classes by the exchange algorithm: about 45 s on the demo corpus (2 busy cores)",
               "triggers": "inside- and across-sentence trigger tables: about a second on the demo corpus"}  # fmt: skip
 
 
@@ -58,6 +55,8 @@ def artefact_control(model: str, spec: ParamSpec, key: str) -> str:
         value = str(st.selectbox(f"`{spec.name}` — trained {kind}", names, key=key, persist_state=PERSIST,
                                  format_func=lambda n: _summary(records[n]),
                                  help=f"{spec.description}. Train another below."))  # fmt: skip
+    elif kind in TRAIN_HINT and kind in getattr(running(path), "kinds", ()):
+        st.info(f"This index's {kind} are training in the background: this model is enabled when it finishes.")
     elif kind in TRAIN_HINT:
         st.warning(f"This index has no trained {kind} yet: the admin trains them below "
                    f"(or `sentret train {kind} INDEX`).")  # fmt: skip
@@ -82,21 +81,15 @@ def _signed_in_admin(key: str, ask: bool) -> bool:
     return (token_form(store, key, NEEDS_ADMIN) if ask else admin_for(store)) is not None
 
 
-@contextmanager
-def one_training(index_path: str) -> Iterator[None]:
-    """Hold the index's training lock for the block; a SentretError when another training holds it
-    (in this process or another). The lock is released when the block ends, or its process dies."""
-    digest = hashlib.sha256(str(Path(index_path).resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    lock = Path(tempfile.gettempdir()) / f"sentret-train-{digest}.lock"
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+def one_training(index_path: str, kind: str | None = None) -> AbstractContextManager[None]:
+    """Hold the index's training marker for the block (the one ``sentret train`` holds too, so every
+    page meanwhile says "training in the background"); a SentretError when another training holds it."""
+    kinds = [kind] if kind else []
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise SentretError(BUSY) from None
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
+        manifest = read_manifest(index_path, strict=False)
+    except Exception:  # the estimate only; what trains says what is wrong with the index
+        manifest = {}
+    return training(index_path, kinds, expected_seconds(manifest, kinds))
 
 
 def _train_form(model: str, kind: str, path: str, key: str, taken: set[str]) -> None:
@@ -106,7 +99,7 @@ def _train_form(model: str, kind: str, path: str, key: str, taken: set[str]) -> 
         options = _class_options(key) if kind == "classes" else _trigger_options(key)
         if not st.form_submit_button(f"Train {kind}"):
             return
-    with error_guard(f"train the {kind}"), one_training(path):
+    with error_guard(f"train the {kind}"), one_training(path, kind):
         if not _signed_in_admin("", ask=False):  # the token is checked again at every action
             raise SentretError(NEEDS_ADMIN)
         name = artefacts.check_name(name.strip())

@@ -11,12 +11,13 @@ graph is drawn only when asked for.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
-from sentret_core.defaults import DEFAULT_SUPPORT_MODELS, EXPLORE_K
+from sentret_core.defaults import DEFAULT_SUPPORT_MODELS, EXPLORE_ENTITY_WEIGHTING, EXPLORE_K
 from sentret_core.index.entity_stats import ENTITY_SCORES
 from sentret_core.index.reader import Index
 from sentret_core.models import get_model
@@ -25,9 +26,13 @@ from sentret_core.support.engine import support
 from sentret_core.support.entities import DEFAULT_EXCLUDED_LABELS
 from sentret_core.support.records import EntitySupport, SupportResult, SupportSentence
 from sentret_core.support.restating import split_restating
+from sentret_core.support.weighting import ENTITY_WEIGHTINGS
+from sentret_core.ui.downloads import entities_csv, entities_json, file_stem
 from sentret_core.ui.entity_graph import entity_graph_dot
-from sentret_core.ui.highlight import label_color
-from sentret_core.ui.offered import default_ranker, offered_models, stored_rankers, untrained
+from sentret_core.ui.entity_table import ROW_PICK_JS, ROW_PICK_KEY, entity_table_html, glossary_markdown
+from sentret_core.ui.glossary import ALL_KLD_ZERO, NOT_COMPARABLE, WEIGHTING_HELP, WEIGHTING_NAMES
+from sentret_core.ui.glossary import COLUMN_TITLES as SCORE_NAMES
+from sentret_core.ui.offered import default_ranker, offered_models, stored_rankers, untrained_label
 from sentret_core.ui.render import shorten, support_html
 from sentret_core.ui.state import (
     PERSIST,
@@ -39,13 +44,14 @@ from sentret_core.ui.state import (
     page_setup,
 )
 from sentret_core.ui.text import html_text, md, show_html
+from sentret_core.ui.theme import run_script
 from sentret_core.ui.url import UrlReader, show_warnings, write
 
-QUERY_FILE = Path(__file__).resolve().parents[3] / "data" / "queries" / "demo.txt"
-SCORE_NAMES = {"kld": "KLD", "frequency": "frequency", "rarity": "rarity", "combination": "combination"}
+QUERY_FILE = Path(__file__).resolve().parents[1] / "queries" / "demo.txt"  # package data: found from a wheel too
 LTR = "ltr.v1"
 LTR_MODEL = "p.ltr.model"  # the stored ranker ltr.v1 reads (its ``model`` parameter), by name
-URL_KEYS = ("q", "entity", "ranker", "k", "score", "labels", "models", "per", "restating", "graph", LTR_MODEL)
+URL_KEYS = ("q", "entity", "ranker", "k", "score", "weighting", "labels", "models", "per", "restating", "graph",
+            LTR_MODEL)  # fmt: skip
 TOP_ENTITIES = 20
 SPARE = 10  # entities asked for beyond the 20 shown, so setting restating ones aside still shows 20
 MAX_MODELS = 4
@@ -53,8 +59,6 @@ SHORT_QUERY = 60  # a longer query is shown cut, its full text on hover
 
 
 def example_queries() -> list[str]:
-    if not QUERY_FILE.is_file():
-        return []
     lines = QUERY_FILE.read_text(encoding="utf-8").splitlines()
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
@@ -85,8 +89,8 @@ def model_option(name: str) -> str:
     another widget (Streamlit keeps a multiselect's choice by label)."""
     if is_learned(name):
         return f"{model_title(name)} · {name}"
-    missing = untrained(name, str(current_index_path())) if name not in (POSITION, *ENTITY_MODELS) else None
-    return model_title(name) + (f" — not trained yet ({missing})" if missing else "")
+    missing = untrained_label(name, str(current_index_path())) if name not in (POSITION, *ENTITY_MODELS) else ""
+    return model_title(name) + missing
 
 
 def learned_params(learned: str | None) -> dict[str, dict[str, str]] | None:
@@ -106,13 +110,13 @@ def learned_choice(url: UrlReader) -> str | None:
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def cached_support(path: str, query: str, ranker: str, k: int, score: str, labels: tuple[str, ...],
+def cached_support(path: str, query: str, ranker: str, k: int, score: str, weighting: str, labels: tuple[str, ...],
                    models: tuple[str, ...], per_entity: int, learned: str | None = None) -> SupportResult:  # fmt: skip
     from sentret_core.ui.state import load_index
 
     return support(load_index(path), query, ranker=ranker, k=k, entity_score=score, entity_labels=labels,
                    models=models, per_entity=per_entity, top_entities=TOP_ENTITIES + SPARE,
-                   params=learned_params(learned))  # fmt: skip
+                   params=learned_params(learned), entity_weighting=weighting)  # fmt: skip
 
 
 # --- the URL ---------------------------------------------------------------------------------------
@@ -128,6 +132,7 @@ def _from_url(index: Index) -> None:
     st.session_state["explore_ranker"] = url.choice("ranker", offered_models(), "bm25f.v1")
     st.session_state["explore_k"] = url.integer("k", 1, 100_000, EXPLORE_K)
     st.session_state["explore_score"] = url.choice("score", ENTITY_SCORES, "kld")
+    st.session_state["explore_weighting"] = url.choice("weighting", ENTITY_WEIGHTINGS, EXPLORE_ENTITY_WEIGHTING)
     st.session_state["explore_labels"] = url.many(
         "labels", labels, [lab for lab in labels if lab not in DEFAULT_EXCLUDED_LABELS]
     )
@@ -202,6 +207,9 @@ def _results(index: Index, path: str, query: str, stages: Stages) -> None:
                             persist_state=PERSIST)  # fmt: skip
         score = c3.radio("Entity score", ENTITY_SCORES, key="explore_score", persist_state=PERSIST,
                          format_func=SCORE_NAMES.get, horizontal=True)  # fmt: skip
+        weighting = st.radio("Each sentence of S_q counts by", ENTITY_WEIGHTINGS, key="explore_weighting",
+                             persist_state=PERSIST, format_func=WEIGHTING_NAMES.get, horizontal=True,
+                             help=WEIGHTING_HELP)  # fmt: skip
         labels = st.multiselect("Entity labels", sorted(set(index.entity_labels)), key="explore_labels",
                                 persist_state=PERSIST)  # fmt: skip
         learned = _learned_picker()
@@ -215,7 +223,8 @@ def _results(index: Index, path: str, query: str, stages: Stages) -> None:
                               persist_state=PERSIST,
                               help="An entity whose every term is a query term (\"Spanish\" for \"Spanish Civil "
                                    "War\") goes to a collapsed group below the table, not away.")  # fmt: skip
-    state: dict[str, Any] = {"q": query, "ranker": ranker, "k": int(k), "score": score, "labels": labels,
+    state: dict[str, Any] = {"q": query, "ranker": ranker, "k": int(k), "score": score, "weighting": weighting,
+                             "labels": labels,
                              "models": models, "per": int(per_entity), "restating": bool(set_aside),
                              "graph": bool(st.session_state.get("explore_graph"))}  # fmt: skip
     used = learned if any(is_learned(m) for m in (ranker, *models) if m) else None
@@ -235,7 +244,7 @@ def _results(index: Index, path: str, query: str, stages: Stages) -> None:
         st.error("Choose at least one entity label.")
         return
     result = guarded("find the support sentences", cached_support, path, query, str(ranker), int(k), str(score),
-                     tuple(labels), tuple(models), int(per_entity), used)  # fmt: skip
+                     str(weighting), tuple(labels), tuple(models), int(per_entity), used)  # fmt: skip
     if result is None:
         write(state, URL_KEYS)
         return
@@ -285,58 +294,45 @@ def _with(result: SupportResult, entities: list[EntitySupport]) -> SupportResult
     return replace(result, entities=tuple(entities))
 
 
-TABLE_CSS = (
-    "<style>table.sentret-entities{width:100%;border-collapse:collapse;font-size:0.85rem}"
-    "table.sentret-entities th{text-align:left;font-weight:600;color:#6b7280;border-bottom:1px solid #e5e7eb;"
-    "padding:2px 6px;white-space:nowrap}"
-    "table.sentret-entities td{border-bottom:1px solid #f1f5f9;padding:2px 6px;white-space:nowrap}"
-    "table.sentret-entities td.num{text-align:right;font-variant-numeric:tabular-nums}"
-    "table.sentret-entities td.bar{width:30%}"
-    "table.sentret-entities td.bar div{height:0.8em;background:#60a5fa;border-radius:2px}</style>"
-)
-COLUMNS = ("rank", "entity", "label", "|S_qe|", "|Ŝ_qe|", "rarity", "combination", "KLD")
-
-
-def entity_table_html(entities: list[EntitySupport], score: str) -> str:
-    """The entities as one HTML table: |S_qe|, |Ŝ_qe|, the four scores, and a bar for ``score``.
-
-    One element instead of a data grid and a chart (lighter to draw on every run); each row carries
-    the entity's key (``text|label``) and the exact scores as data attributes.
-    """
-    values = [max(getattr(e.entity, "frequency" if score == "frequency" else score), 0.0) for e in entities]
-    top = max(values, default=0.0) or 1.0
-    head = "".join(f"<th>{html_text(c)}</th>" for c in COLUMNS) + f"<th>{html_text(SCORE_NAMES[score])}</th>"
-    rows = []
-    for e, value in zip(entities, values):
-        r = e.entity
-        key = html_text(f"{r.text}|{r.label}")
-        cells = (
-            f'<td class="num">{r.rank}</td><td>{html_text(r.text)}</td>'
-            f'<td><span style="color:{label_color(r.label)};filter:brightness(0.6)">{html_text(r.label)}</span></td>'
-            f'<td class="num">{r.frequency}</td><td class="num">{r.context_frequency}</td>'
-            f'<td class="num">{r.rarity:.4f}</td><td class="num">{r.combination:.4f}</td>'
-            f'<td class="num">{r.kld:.5f}</td>'
-            f'<td class="bar"><div style="width:{100 * value / top:.1f}%"></div></td>'
-        )
-        rows.append(f'<tr data-entity="{key}" data-score="{float(r.score)!r}">{cells}</tr>')
-    return f'{TABLE_CSS}<table class="sentret-entities"><tr>{head}</tr>{"".join(rows)}</table>'
-
-
 def _entity_table(
     result: SupportResult, kept: list[EntitySupport], restating: list[EntitySupport]
 ) -> list[EntitySupport]:
-    """The entities in one table (the chosen score as a bar), the restating ones in a collapsed group;
-    the entities a user may choose to explain, in that order."""
+    """The entities in one table (the chosen score as a bar), the restating ones in a collapsed group,
+    the columns' glossary and the downloads; the entities a user may choose to explain, in that order."""
     if kept:
         st.subheader(f"Entities, by {SCORE_NAMES[result.entity_score]}")
         show_html(entity_table_html(kept, result.entity_score))
+    run_script(ROW_PICK_JS)
     if restating:
         with st.expander(f"Restating the query: {len(restating)} entit{'y' if len(restating) == 1 else 'ies'} "
                          "set aside", expanded=False):  # fmt: skip
             st.caption("Every term of these entities is a query term, so they say nothing the query did not. "
                        "They can still be explained below.")  # fmt: skip
             show_html(entity_table_html(restating, result.entity_score))
-    return [*kept, *restating]
+    shown = [*kept, *restating]
+    if result.entity_score == "kld" and shown and all(e.entity.kld == 0 for e in shown):
+        st.info(ALL_KLD_ZERO.format(k=max(1, result.n_top // 10)))
+    with st.expander("What the columns mean", expanded=False):
+        st.markdown(glossary_markdown(result.entity_score))
+    stem = file_stem(result.query)
+    c1, c2, _ = st.columns([1, 1, 3])
+    # the files are made on click (a callable), not on every rerun of the page
+    c1.download_button("Download CSV", partial(entities_csv, result, kept, restating), f"{stem}.csv", "text/csv",
+                       key="explore_download_csv", on_click="ignore",
+                       help="The entities and their support sentences, one row per sentence.")  # fmt: skip
+    c2.download_button("Download JSON", partial(entities_json, result, kept, restating), f"{stem}.json",
+                       "application/json", key="explore_download_json", on_click="ignore",
+                       help="The request, the entities and their support sentences.")  # fmt: skip
+    return shown
+
+
+def _picked() -> None:
+    """A click on a row of the entity table: explain that entity (the box is emptied for the next click)."""
+    key = st.session_state.get(ROW_PICK_KEY)
+    if key:
+        st.session_state["explore_entity"] = key
+        st.session_state["explore_url_entity"] = key
+    st.session_state[ROW_PICK_KEY] = ""
 
 
 @st.fragment
@@ -355,7 +351,10 @@ def explain(path: str, result: SupportResult, shown: list[EntitySupport], n_kept
             st.warning(md(f"The link's entity={wanted!r} is not among this query's entities; "
                           f"showing {keys[0]!r} instead."))  # fmt: skip
         st.session_state["explore_entity"] = wanted if wanted in keys else keys[0]
-    choice = st.selectbox("Entity to explain", keys, key="explore_entity", format_func=names.__getitem__)
+    with st.container(key="sentret-row-pick"):
+        st.text_input("Entity picked in the table", key=ROW_PICK_KEY, on_change=_picked, label_visibility="collapsed")
+    choice = st.selectbox("Entity to explain", keys, key="explore_entity", format_func=names.__getitem__,
+                          help="Or click the entity's row in the table.")
     position = keys.index(choice) if choice is not None and choice in keys else 0
     st.session_state["explore_url_entity"] = keys[position]
     write({**state, "entity": keys[position]}, URL_KEYS)
@@ -370,6 +369,8 @@ def _support_columns(index: Index, result: SupportResult, entity: EntitySupport,
     short = html_text(shorten(result.query, SHORT_QUERY))
     show_html(f'<h3>Why {html_text(e.text)} ({html_text(e.label)}) matters to '
               f'<span title="{html_text(result.query)}">“{short}”</span></h3>')  # fmt: skip
+    if len(result.models) > 1:
+        st.caption(NOT_COMPARABLE)
     agreed = entity.agreement()
     columns = st.columns(len(result.models))
     for column, model in zip(columns, result.models):
@@ -391,8 +392,8 @@ def _sentence_card(index: Index, s: SupportSentence, entity: int, agreeing: list
     meta = f"#{s.rank} · score {s.score:.3f} · <i>{html_text(s.title)}</i>{mark}"
     context = ""
     if s.context:
-        before = "".join(f"<p style='color:#6b7280'>{html_text(c.text)}</p>" for c in s.context if c.offset < 0)
-        after = "".join(f"<p style='color:#6b7280'>{html_text(c.text)}</p>" for c in s.context if c.offset > 0)
+        before = "".join(f"<p style='opacity:0.7'>{html_text(c.text)}</p>" for c in s.context if c.offset < 0)
+        after = "".join(f"<p style='opacity:0.7'>{html_text(c.text)}</p>" for c in s.context if c.offset > 0)
         context = (f"<details><summary><small>Context (±2 sentences)</small></summary>{before}"
                    f"<p><b>{html_text(s.text)}</b></p>{after}</details>")  # fmt: skip
     return f'<div class="support"><small>{meta}</small><p>{body}</p>{context}</div>'

@@ -26,7 +26,7 @@ from sentret_core.ui.howto.contributions import contributions
 from sentret_core.ui.howto.controls import changed, parameter_controls, query_input, seed_params
 from sentret_core.ui.howto.ranking import ranking_table
 from sentret_core.ui.howto.sets import fig1_sets
-from sentret_core.ui.offered import offered_models, untrained
+from sentret_core.ui.offered import offered_models, untrained_label
 from sentret_core.ui.state import PERSIST, Stages, credit, current_index, current_index_path, guarded, page_setup
 from sentret_core.ui.text import md
 from sentret_core.ui.url import UrlReader, is_ascii_integer, show_warnings, write
@@ -192,8 +192,7 @@ def _body(index: Index, path: str, query: str, model: str, stages: Stages) -> No
 
 def model_label(name: str, path: str) -> str:
     """A model in the chooser, marked when the trained artefact it reads is missing (trained below, never on use)."""
-    missing = untrained(name, path)
-    return f"{get_model(name).display_name} ({name})" + (f" — not trained yet ({missing})" if missing else "")
+    return f"{get_model(name).display_name} ({name})" + untrained_label(name, path)
 
 
 def _link_sentence_warning(ids: list[int]) -> None:

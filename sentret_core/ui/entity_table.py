@@ -1,0 +1,117 @@
+"""Explore's entity table: one HTML table whose rows pick the entity to explain, with header tooltips.
+
+Rank, entity and the chosen score (its number and a bar) come first, so on a narrow window they
+stay in view while the other columns scroll inside the table's own box.
+"""
+
+from __future__ import annotations
+
+from sentret_core.support.records import EntitySupport
+from sentret_core.ui.glossary import COLUMN_HELP, COLUMN_TITLES, HIGHER_IS_BETTER
+from sentret_core.ui.text import html_text
+from sentret_core.ui.theme import BAR, label_pair
+
+SCORES = ("frequency", "rarity", "combination", "kld")
+TABLE_CSS = (
+    "<style>div.sentret-scroll{overflow-x:auto;max-width:100%}"
+    "table.sentret-entities{border-collapse:collapse;font-size:0.85rem;width:100%}"
+    "table.sentret-entities th{text-align:left;font-weight:600;opacity:0.8;border-bottom:1px solid "
+    "rgba(128,128,128,0.4);padding:2px 6px;white-space:nowrap;cursor:help}"
+    "table.sentret-entities td{border-bottom:1px solid rgba(128,128,128,0.2);padding:2px 6px;white-space:nowrap}"
+    "table.sentret-entities td.num{text-align:right;font-variant-numeric:tabular-nums}"
+    "table.sentret-entities td.name{max-width:16em;overflow:hidden;text-overflow:ellipsis}"
+    "table.sentret-entities td.score{min-width:9em}"
+    "table.sentret-entities td.score span.value{display:inline-block;min-width:4.5em;text-align:right;"
+    "font-variant-numeric:tabular-nums;margin-right:6px}"
+    "table.sentret-entities td.score span.track{display:inline-block;width:5em;vertical-align:middle}"
+    f"table.sentret-entities .sentret-bar{{display:block;height:0.8em;border-radius:2px;background:{BAR['light']}}}"
+    "table.sentret-entities tr[data-entity]{cursor:pointer}"
+    "table.sentret-entities tr[data-entity]:hover td,table.sentret-entities tr[data-entity]:focus td"
+    "{background:rgba(128,128,128,0.15)}"
+    "table.sentret-entities span.chip{border-radius:0.3em;padding:0 0.3em;font-size:0.8em}</style>"
+)
+
+
+def _score_value(e: EntitySupport, score: str) -> float:
+    return float(getattr(e.entity, score))
+
+
+def _format(score: str, value: float) -> str:
+    return f"{int(value)}" if score == "frequency" else f"{value:.5f}" if score == "kld" else f"{value:.4f}"
+
+
+def columns(score: str) -> list[tuple[str, str]]:
+    """(header, tooltip) of each column, in order; the chosen score's header says it sorts the table."""
+    chosen = COLUMN_TITLES[score]
+    others = [s for s in ("rarity", "combination", "kld") if s != score]
+    heads = [("rank", COLUMN_HELP["rank"]), ("entity", COLUMN_HELP["entity"]),
+             (f"{chosen} ↓", f"{COLUMN_HELP[chosen]} {HIGHER_IS_BETTER}"), ("label", COLUMN_HELP["label"]),
+             ("|S_qe|", COLUMN_HELP["|S_qe|"]), ("|Ŝ_qe|", COLUMN_HELP["|Ŝ_qe|"])]  # fmt: skip
+    return heads + [(COLUMN_TITLES[s], COLUMN_HELP[COLUMN_TITLES[s]]) for s in others]
+
+
+def entity_table_html(entities: list[EntitySupport], score: str) -> str:
+    """The entities as one HTML table: rank, entity, the chosen score with its bar, label, |S_qe|, |Ŝ_qe|
+    and the other scores; each header's meaning on hover.
+
+    Each row carries the entity's key (``text|label``) and the exact score as data attributes; a
+    click on a row picks that entity (:data:`ROW_PICK_JS`).
+    """
+    values = [max(_score_value(e, score), 0.0) for e in entities]
+    top = max(values, default=0.0) or 1.0
+    others = [s for s in ("rarity", "combination", "kld") if s != score]
+    head = "".join(f'<th title="{html_text(tip)}">{html_text(name)}</th>' for name, tip in columns(score))
+    rows = []
+    for e, value in zip(entities, values):
+        r = e.entity
+        key = html_text(f"{r.text}|{r.label}")
+        pair = label_pair(r.label)
+        chip = (f'<span class="chip entity" data-label="{html_text(r.label)}" '
+                f'style="background:{pair.background};color:{pair.text}">{html_text(r.label)}</span>')  # fmt: skip
+        rest = "".join(f'<td class="num">{_format(s, _score_value(e, s))}</td>' for s in others)
+        cells = (
+            f'<td class="num">{r.rank}</td><td class="name" title="{html_text(r.text)}">{html_text(r.text)}</td>'
+            f'<td class="score"><span class="value">{_format(score, _score_value(e, score))}</span>'
+            f'<span class="track"><span class="sentret-bar" style="width:{100 * value / top:.1f}%"></span></span></td>'
+            f'<td>{chip}</td><td class="num">{r.frequency}</td><td class="num">{r.context_frequency}</td>{rest}'
+        )
+        rows.append(f'<tr data-entity="{key}" data-score="{float(r.score)!r}" tabindex="0" title="Click to explain '
+                    f'{html_text(r.text)}">{cells}</tr>')  # fmt: skip
+    return (f'{TABLE_CSS}<div class="sentret-scroll"><table class="sentret-entities"><tr>{head}</tr>'
+            f'{"".join(rows)}</table></div>')  # fmt: skip
+
+
+ROW_PICK_KEY = "explore_row_pick"  # the hidden text box a row click fills (its container: .st-key-sentret-row-pick)
+# A click on a row types its entity key into the hidden box and presses Enter: Streamlit's own widget
+# protocol carries the pick to the server, which selects that entity (no custom component to build).
+ROW_PICK_JS = """<div class="sentret-script"></div><script>
+(() => {
+  if (window.sentretRowPick) return;
+  window.sentretRowPick = true;
+  const pick = (event) => {
+    const row = event.target.closest && event.target.closest("table.sentret-entities tr[data-entity]");
+    const input = document.querySelector(".st-key-sentret-row-pick input");
+    if (!row || !input) return;
+    if (event.type === "keydown" && event.key !== "Enter" && event.key !== " ") return;
+    event.preventDefault();
+    const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
+    setter.call(input, row.dataset.entity);
+    input.dispatchEvent(new Event("input", {bubbles: true}));
+    input.dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", code: "Enter", keyCode: 13, bubbles: true}));
+  };
+  document.addEventListener("click", pick);
+  document.addEventListener("keydown", pick);  // a row has tabindex 0: Enter or Space on it picks too
+})();
+</script>"""
+
+
+GLOSSARY_INTRO = (
+    "S_q is the top k sentences for the query under the ranker; Ŝ_q adds the 2 sentences before and after "
+    "each (seed 002, Blanco & Zaragoza, SIGIR 2010, §3). Click a row to explain that entity."
+)
+
+
+def glossary_markdown(score: str) -> str:
+    """The table's columns in words, one line each (plain text from :mod:`glossary`, no user text)."""
+    lines = [f"- **{name}**: {tip}" for name, tip in columns(score)]
+    return GLOSSARY_INTRO + "\n\n" + "\n".join(lines)
