@@ -54,7 +54,7 @@ def test_a_run_holds_the_models_top_k_and_reads_back(
                      "--out", str(out), "--json"])  # fmt: skip
     assert code == 0, capsys.readouterr().err
     summary = json.loads(capsys.readouterr().out)
-    assert summary["tag"] == "sentret.bm25.v1" and summary["topics"] == 2
+    assert summary["tag"] == "sentret.bm25.v1.ties-docorder" and summary["topics"] == 2
     run = read_run(out)
     documents = list(small_index.documents["id"])
     for qid, query in (("301", "Picasso peace"), ("302", "Spanish Civil War")):

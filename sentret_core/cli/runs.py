@@ -13,6 +13,7 @@ from sentret_core.integrations.docnos import docno  # noqa: F401  (sentret_core.
 
 log = logging.getLogger(__name__)
 RUN_TAG = "sentret"
+TIES = "ties-docorder"  # the default tag says how tied scores are ordered in the file (the README says it too)
 
 
 def register(sub: Any) -> None:
@@ -91,7 +92,7 @@ def _run_run(args: argparse.Namespace) -> int:
     spec = get_model(args.model)
     params = param_pairs(args.param, qualified=False)
     spec.resolve(params)  # a bad parameter is refused before any topic is run
-    tag = args.tag or f"{RUN_TAG}.{spec.name}"
+    tag = args.tag or f"{RUN_TAG}.{spec.name}.{TIES}"
     index = Index.load(args.index)
     docids = sentence_docnos(index)
     run: dict[str, dict[str, float]] = {}
@@ -110,7 +111,7 @@ def _run_run(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2))
     else:
         print(f"wrote {summary['lines']:,} lines for {len(run) - len(empty)} of {len(run)} topics to {args.out} "
-              f"(tag {tag}; tied scores in document-id order)")  # fmt: skip
+              f"(tag {tag}; tied scores in document order)")  # fmt: skip
         if empty:
             log.info("no sentence matched %d topic(s): %s", len(empty), ", ".join(empty[:5]))  # -q hides it
     return 0

@@ -253,12 +253,13 @@ class Report:
 
     # --- files
     def write_runs(self, path: str | os.PathLike[str]) -> list[Path]:
-        """One TREC run file per model: ``<stem>.<model><suffix>`` beside ``path`` (tag = model)."""
+        """One TREC run file per model: ``<stem>.<model><suffix>`` beside ``path`` (tag: the model and how
+        ties are ordered, ``bm25f.v1.ties-docorder``)."""
         target = Path(path)
         written = []
         for name, result in self.results.items():
             out = target.with_name(f"{target.stem}.{name}{target.suffix}")
-            write_run(result.run, out, tag=name)
+            write_run(result.run, out, tag=f"{name}.ties-docorder")
             written.append(out)
         return written
 
