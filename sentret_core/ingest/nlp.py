@@ -94,8 +94,8 @@ def load_pipeline(model: str = DEFAULT_MODEL) -> Language:
         nlp.enable_pipe("senter")
     else:
         nlp = spacy.load(model, exclude=["lemmatizer", "attribute_ruler", "tagger"])
-        if "parser" not in nlp.pipe_names:
-            nlp.add_pipe("sentencizer", first=True)
+        if "parser" not in nlp.pipe_names and "sentencizer" not in nlp.pipe_names:
+            nlp.add_pipe("sentencizer", first=True)  # only when the pipeline has no sentence boundaries
     return nlp
 
 
