@@ -31,9 +31,8 @@ def test_every_command_takes_v_and_q() -> None:
 
 
 # Commands without --json: `app` serves the app, `completion` prints a script, `judgments export` prints
-# the data itself; judgments create/annotators/import are cli/judgments.py's (not yet).
-WITHOUT_JSON = {"app", "completion", "judgments export", "judgments create", "judgments annotators",
-                "judgments import"}  # fmt: skip
+# the data itself.
+WITHOUT_JSON = {"app", "completion", "judgments export"}
 
 
 def test_every_command_that_reports_has_json() -> None:

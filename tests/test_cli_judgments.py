@@ -282,3 +282,35 @@ def test_create_with_an_overlap(
            "--topics", str(topics), "--overlap", "120"]  # fmt: skip
     assert run(bad, monkeypatch) == 2
     assert "overlap must be an integer from 0 to 100 (got 120)" in capsys.readouterr().err
+
+
+def test_create_annotators_and_import_print_json(
+    setup: tuple[Path, Path], small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    import json
+
+    db, topics = setup
+    base = ["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path), "--topics",
+            str(topics), "--pool-depth", "3", "--seed", "5"]  # fmt: skip
+    assert run([*base, "--preview", "--json"], monkeypatch) == 0
+    preview = json.loads(capsys.readouterr().out)
+    assert preview["stored"] is False and sum(p["items"] for p in preview["pairs"]) == preview["items"] > 0
+    assert run([*base, "--annotators", "ann", "--json"], monkeypatch) == 0
+    created = json.loads(capsys.readouterr().out)
+    assert created["session"] == "s" and created["seed"] == 5 and created["items"] == preview["items"]
+    assert [a["name"] for a in created["annotators"]] == ["ann"] and "token=" in created["annotators"][0]["link"]
+    assert run(["judgments", "annotators", str(db), "--session", "s", "--add", "bob", "--json"], monkeypatch) == 0
+    people = json.loads(capsys.readouterr().out)
+    assert [p["name"] for p in people["annotators"]] == ["ann", "bob"] and people["new_secrets"][0]["name"] == "bob"
+    with JudgmentStore(db) as store:  # ann grades every item 2; the import says 4 to each of them
+        handle = store.sign_in_with_token("s", created["annotators"][0]["link"].split("token=")[1])
+        while (item := handle.next_item()) is not None:
+            handle.grade(item.item_id, 2)
+        lines = store.admin(TOKEN).export_qrels("s", rule="annotator", annotator="ann", scale="1-4").splitlines()
+    qrels = tmp_path / "gold.qrels"
+    qrels.write_text("".join(line.rsplit(" ", 1)[0] + " 4\n" for line in lines), "utf-8")
+    argv = ["judgments", "import", str(db), "--session", "s", "--format", "qrels", str(qrels), "--annotator", "gold"]
+    assert run([*argv, "--scale", "1-4", "--json"], monkeypatch) == 0
+    assert json.loads(capsys.readouterr().out) == {"file": str(qrels), "session": "s", "changed": len(lines),
+                                                   "scale": "1-4"}  # fmt: skip

@@ -74,6 +74,7 @@ def register(sub: Any) -> None:
                         help="print the pooled (query, entity) pairs and store nothing")  # fmt: skip
     _url(create)
     _token(create)
+    create.add_argument("--json", action="store_true", help="print one JSON object")
 
     people = _sub(commands, "annotators", "List a session's annotators; add, rename, disable or remove them.",
                   _annotators)  # fmt: skip
@@ -87,6 +88,7 @@ def register(sub: Any) -> None:
                         help="remove an annotator: their grades count nowhere, but stay in the history")  # fmt: skip
     _url(people)
     _token(people)
+    people.add_argument("--json", action="store_true", help="print one JSON object")
 
     export = _sub(commands, "export", "Write a session's judgments as qrels, CSV or JSONL.", _export)
     export.add_argument("--format", required=True, choices=FORMATS_OUT)
@@ -106,6 +108,7 @@ def register(sub: Any) -> None:
                      help="qrels grades: auto (default: sniffed from the values, and said), trec 0-3, 1-4, "
                      "or binary 0 non-relevant / 1 relevant")  # fmt: skip
     _token(imp)
+    imp.add_argument("--json", action="store_true", help="print one JSON object")
 
     agree = _sub(commands, "agreement", "Cohen's κ per pair, Fleiss' κ and Krippendorff's α.", _agreement)
     agree.add_argument("--json", action="store_true", help="print one JSON object")
@@ -189,6 +192,12 @@ def _create(args: argparse.Namespace) -> int:
         secrets = [admin.add_annotator(info.name, name) for name in names] if admin else []
     for note in plan.notes:
         print(f"sentret: left out {note}", file=sys.stderr)
+    if args.json:
+        _print_json({"session": info.name, "items": info.n_items, "pairs": len(plan.topics),
+                     "queries": len(info.queries), "models": list(info.settings.models), "depth": info.settings.depth,
+                     "seed": info.settings.seed, "order": order.describe(),
+                     "annotators": _secret_records(secrets, args.url)})  # fmt: skip
+        return 0
     print(f"created session {info.name!r}: {info.n_items} items over {len(plan.topics)} (query, entity) "
           f"pairs from {len(info.queries)} queries; models {', '.join(info.settings.models)}, depth "
           f"{info.settings.depth}, seed {info.settings.seed}; {order.describe()}")  # fmt: skip
@@ -206,12 +215,28 @@ def _preview(index: Any, topics: str, models: list[str], args: argparse.Namespac
                       top_entities=args.top_entities)  # fmt: skip
     for note in plan.notes:
         print(f"sentret: left out {note}", file=sys.stderr)
+    if args.json:
+        _print_json({"session": args.session, "items": len(plan.items), "stored": False,
+                     "pairs": [{"topic": topic_label(t.topic_id), "items": len(t.pooled)}
+                               for t in plan.topics]})  # fmt: skip
+        return 0
     for topic in plan.topics:
         n = len(topic.pooled)
         print(f"{topic_label(topic.topic_id)}\t{n} item{'s' if n != 1 else ''}")
     print(f"preview of session {args.session!r}: {len(plan.items)} items over {len(plan.topics)} (query, entity) "
           "pairs; nothing stored (run again without --preview to create it)")  # fmt: skip
     return 0
+
+
+def _print_json(record: dict[str, Any]) -> None:
+    print(json.dumps(record, indent=2, ensure_ascii=False))
+
+
+def _secret_records(secrets: list[Any], url: str) -> list[dict[str, str]]:
+    """Each new secret, shown this once (only its hash is stored)."""
+    from sentret_core.annotation.identity import sign_in_link
+
+    return [{"name": s.name, "link": sign_in_link(url, s), "passphrase": s.passphrase} for s in secrets]
 
 
 def _print_secrets(secrets: list[Any], url: str) -> None:
@@ -241,6 +266,11 @@ def _annotators(args: argparse.Namespace) -> int:
         for name in args.remove:
             admin.remove_annotator(args.session, name)
         people = admin.annotators(args.session)
+    if args.json:
+        _print_json({"session": args.session, "new_secrets": _secret_records(secrets, args.url),
+                     "annotators": [{"name": w.name, "status": w.status, "graded": w.graded}
+                                    for w in people]})  # fmt: skip
+        return 0
     _print_secrets(secrets, args.url)
     print(f"session {args.session!r}: {len(people)} annotator(s)")
     for who in people:
@@ -299,6 +329,10 @@ def _import(args: argparse.Namespace) -> int:
                 print(f"sentret: {reading.sentence()} (--scale to choose another)", file=sys.stderr)
         else:
             changed = admin.import_jsonl(args.session, text.splitlines())
+    if args.json:
+        _print_json({"file": args.file, "session": args.session, "changed": changed,
+                     "scale": scale if args.format == "qrels" else None})  # fmt: skip
+        return 0
     print(f"imported {args.file}: {changed} judgment(s) added or changed in session {args.session!r}")
     return 0
 
