@@ -369,3 +369,12 @@ def test_the_sentences_of_s_q_count_by_their_score_unless_the_link_says_otherwis
         shown = entity_tables(page)[0]
         assert shown == [key for key in order(weighting) if key in shown]
     assert entity_tables(app)[0] != entity_tables(unweighted)[0]  # the weighting changes the order here
+
+
+def test_k_is_suggested_from_the_corpus_size(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sentret_core.ui.glossary import suggested_k
+
+    assert [suggested_k(n) for n in (0, 500, 5_000, 36_307, 10**7)] == [10, 10, 50, 100, 100]  # 1%, in [10, 100]
+    app = explore(small_index, monkeypatch, {"q": "peace"})
+    assert f"This corpus has {small_index.N:,} sentences: k ≈ 10 keeps S_q near the query" in \
+        app.number_input(key="explore_k").help  # fmt: skip

@@ -3,6 +3,7 @@ ranker's features, and the notes on scores that are not comparable across models
 
 from __future__ import annotations
 
+from sentret_core.defaults import EXPLORE_K
 from sentret_core.models import get_model
 
 # seed 002 (Blanco & Zaragoza, SIGIR 2010) §3: S_q the top k sentences, Ŝ_q with ±2 context sentences
@@ -35,6 +36,20 @@ ALL_KLD_ZERO = (
     "Every KLD here is 0: in a small corpus the top k sentences are (almost) the whole corpus, so no entity "
     "is more frequent near the query than overall. Lower k (try {k}) or rank by frequency or combination."
 )
+SHARE_OF_CORPUS = 100  # S_q about 1% of the corpus: near the query, yet enough sentences to count entities in
+
+
+def suggested_k(n_sentences: int) -> int:
+    """k for a corpus of ``n_sentences``: about 1% of it, at least 10, at most Explore's default."""
+    return max(10, min(EXPLORE_K, n_sentences // SHARE_OF_CORPUS))
+
+
+def k_help(n_sentences: int) -> str:
+    return (f"How many of the ranker's best sentences S_q holds. This corpus has {n_sentences:,} sentences: "
+            f"k ≈ {suggested_k(n_sentences):,} keeps S_q near the query; a k close to the corpus's size makes "
+            "every entity look as frequent near the query as anywhere (KLD 0).")
+
+
 NEGATIVE_BARS = (
     "A language model's contributions are log-probabilities, below 0: a taller bar (further below 0) "
     "is worse, a shorter one better."

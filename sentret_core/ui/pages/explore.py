@@ -30,7 +30,7 @@ from sentret_core.support.weighting import ENTITY_WEIGHTINGS
 from sentret_core.ui.downloads import entities_csv, entities_json, file_stem
 from sentret_core.ui.entity_graph import entity_graph_dot
 from sentret_core.ui.entity_table import ROW_PICK_JS, ROW_PICK_KEY, entity_table_html, glossary_markdown
-from sentret_core.ui.glossary import ALL_KLD_ZERO, NOT_COMPARABLE, WEIGHTING_HELP, WEIGHTING_NAMES
+from sentret_core.ui.glossary import ALL_KLD_ZERO, NOT_COMPARABLE, WEIGHTING_HELP, WEIGHTING_NAMES, k_help
 from sentret_core.ui.glossary import COLUMN_TITLES as SCORE_NAMES
 from sentret_core.ui.offered import default_ranker, offered_models, stored_rankers, untrained_label
 from sentret_core.ui.render import shorten, support_html
@@ -204,7 +204,7 @@ def _results(index: Index, path: str, query: str, stages: Stages) -> None:
         ranker = c1.selectbox("Ranker (gives S_q)", sentence_models, key="explore_ranker", persist_state=PERSIST,
                               format_func=model_option)  # fmt: skip
         k = c2.number_input("k = |S_q|", min_value=1, max_value=100_000, step=50, key="explore_k",
-                            persist_state=PERSIST)  # fmt: skip
+                            persist_state=PERSIST, help=k_help(index.N))  # fmt: skip
         score = c3.radio("Entity score", ENTITY_SCORES, key="explore_score", persist_state=PERSIST,
                          format_func=SCORE_NAMES.get, horizontal=True)  # fmt: skip
         weighting = st.radio("Each sentence of S_q counts by", ENTITY_WEIGHTINGS, key="explore_weighting",
