@@ -26,6 +26,11 @@ def test_every_model_and_query_is_recorded() -> None:
     assert sorted(GOLDEN) == sorted(f"{m} | {q}" for m in MODELS for q in QUERIES)
 
 
+# BLAS may sum in another order on another CPU: these models' last digits (float64; align.v1's cosines are
+# float32) may differ there, never their formula.
+NEAR = {"embed.v1": 1e-12, "align.v1": 1e-6}
+
+
 @pytest.mark.parametrize("model", MODELS)
 def test_scores_are_bit_for_bit_the_recorded_ones(small_index: Index, model: str) -> None:
     for query in QUERIES:
@@ -33,7 +38,7 @@ def test_scores_are_bit_for_bit_the_recorded_ones(small_index: Index, model: str
         recorded = GOLDEN[f"{model} | {query}"]
         assert found.ids.tolist() == recorded["ids"], query
         expected = [float(v) for v in recorded["scores"]]
-        if model == "embed.v1":
-            assert found.scores.tolist() == pytest.approx(expected, rel=1e-12, abs=1e-15), query
+        if model in NEAR:
+            assert found.scores.tolist() == pytest.approx(expected, rel=NEAR[model], abs=1e-15), query
         else:
             assert found.scores.tolist() == expected, query
