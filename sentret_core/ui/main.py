@@ -5,6 +5,7 @@ repository's ``app.py`` calls :func:`run` so ``streamlit run app.py`` and ``make
 """
 
 import importlib
+import threading
 from collections.abc import Callable
 
 import streamlit as st
@@ -21,6 +22,17 @@ def _page(module: str) -> Callable[[], None]:
 
     render.__name__ = module  # Streamlit names a page's script after its function
     return render
+
+
+PAGES = ("explore", "howto", "corpus", "annotate", "evaluate", "admin")
+_imported = threading.Event()
+
+
+def _import_pages() -> None:
+    """Import every page's module once per process, in the background after the first page is drawn,
+    so that a first switch to another page does not wait for its imports either."""
+    for module in PAGES:
+        importlib.import_module(f"sentret_core.ui.pages.{module}")
 
 
 def run() -> None:
@@ -40,6 +52,9 @@ def run() -> None:
         ]
     )
     navigation.run()
+    if not _imported.is_set():
+        _imported.set()
+        threading.Thread(target=_import_pages, name="sentret-import-pages", daemon=True).start()
 
 
 if __name__ == "__main__":  # `streamlit run sentret_core/ui/main.py` runs the script as __main__
