@@ -80,3 +80,22 @@ def test_choosing_needs_folds_never_a_development_set(tmp_path: Path) -> None:
     data = towns(tmp_path)
     with pytest.raises(SentretError, match="never chosen on a development set"):
         learn("towns", data, dev=data, choose=True)
+
+
+def test_a_ranker_learned_without_the_position_group_never_reads_position(tmp_path: Path) -> None:
+    from sentret_core.models import score
+    from sentret_core.models.ltr.features import POSITION, feature_names
+    from sentret_core.models.ltr.store import load
+
+    data = towns(tmp_path)
+    result = learn("towns-nopos", data, folds=3, learner="linear", depth=30, without=("position",))
+    features = result.learned.ranker.features
+    assert not set(features) & set(POSITION) and result.learned.meta["without"] == ["position"]
+    full = feature_names(result.learned.scorers)
+    assert list(features) == [f for f in full if f not in POSITION]  # the others, in their order
+    stored = load(data.index, "towns-nopos")
+    assert stored.ranker.features == features
+    found = score(data.index, "When was Town 3 founded?", "ltr.v1", model="towns-nopos")
+    assert len(found.ids) > 0 and np.all(np.isfinite(found.scores))
+    with pytest.raises(SentretError, match="no feature group 'title'; the groups: position"):
+        learn("towns-x", data, folds=3, learner="linear", depth=30, without=("title",))

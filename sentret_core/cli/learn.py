@@ -61,6 +61,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the folds and the learner (default 0)")
     parser.add_argument("--choose", action="store_true",
                         help="with --folds: choose the regularisation by CV on the training topics")  # fmt: skip
+    parser.add_argument("--without", action="append", default=[], metavar="GROUP", choices=("position",),
+                        help="learn without a feature group: position (a sentence's place in its document)")
     parser.add_argument("--json", action="store_true", help="print the record as JSON")
 
 
@@ -124,7 +126,8 @@ def _learn(args: argparse.Namespace, train: Any, dev: Any = None) -> int:
     check_name(args.out)
     result = learn(args.out, train, dev=dev, folds=args.folds, learner=args.learner,
                    scorers=[s for s in args.scorers.split(",") if s.strip()], first_stage=args.first_stage,
-                   depth=args.depth, seed=args.seed, choose=args.choose, progress=_Progress())  # fmt: skip
+                   depth=args.depth, seed=args.seed, choose=args.choose, without=args.without,
+                   progress=_Progress())  # fmt: skip
     record = result.learned.meta
     if args.json:
         print(json.dumps({"name": args.out, "reference": result.learned.reference, **record}, default=str))

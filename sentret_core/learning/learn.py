@@ -37,7 +37,7 @@ from sentret_core.index.reader import Index
 from sentret_core.learning.comparison import Comparison, compare_with_baselines
 from sentret_core.learning.enough import Usable, check_enough, usable_topics
 from sentret_core.models.ltr.examples import Examples, LearningTopic, build_examples
-from sentret_core.models.ltr.features import DEFAULT_SCORERS, POSITION, SEMANTIC_STAGE
+from sentret_core.models.ltr.features import DEFAULT_SCORERS, GROUPS, POSITION, SEMANTIC_STAGE
 from sentret_core.models.ltr.learners import Ranker, check_learner, fit, grid
 from sentret_core.models.ltr.store import MAX_DEPTH, Learned, save
 from sentret_core.models.registry import get_model
@@ -96,6 +96,14 @@ def _as_set(examples: Examples) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return examples.X, examples.y, examples.groups[examples.groups > 0]
 
 
+def dropped_features(groups: Sequence[str]) -> set[str]:
+    """The features of the named groups; an unknown group is one message naming the known ones."""
+    unknown = [g for g in groups if g not in GROUPS]
+    if unknown:
+        raise SentretError(f"no feature group {unknown[0]!r}; the groups: {', '.join(GROUPS)}")
+    return {name for g in groups for name in GROUPS[g]}
+
+
 def learn(
     name: str,
     train: Data,
@@ -110,6 +118,7 @@ def learn(
     progress: Progress | None = None,
     semantic_stage: str | None = SEMANTIC_STAGE,
     choose: bool = False,
+    without: Sequence[str] = (),
 ) -> LearnResult:
     """Fit ``learner`` on ``train`` (early stopping on ``dev``, or CV over ``folds``) and store it as ``name``.
 
@@ -118,6 +127,9 @@ def learn(
     other model ranks its own top k, and a ranker that re-ranks fewer loses the relevant sentences
     beyond (squad-support, linear: MRR 0.932 at depth 100, 0.956 at 1,000). The ``depth`` best of
     ``semantic_stage`` join C (``None``: the first stage's only); its features are always read.
+    ``without`` names feature groups (:data:`~sentret_core.models.ltr.features.GROUPS`) the ranker is
+    learned without, e.g. ``("position",)`` for a ranker meant for collections whose position prior
+    differs from the training set's.
     """
     check_learner(learner)
     if dev is not None and folds is not None:
@@ -142,11 +154,15 @@ def learn(
         check_enough(dev_usable, what="development")
         dev = replace(dev, topics=dev_usable.topics)
 
+    dropped = dropped_features(without)
+
     def examples(data: Data, what: str) -> Examples:
         stage = f"computing the features of {len(data.topics):,} {what} topics"
         tell(stage, 0.0)
-        return build_examples(data.index, data.topics, scorers, first_stage, depth, lambda share: tell(stage, share),
-                              semantic_stage)  # fmt: skip
+        found = build_examples(data.index, data.topics, scorers, first_stage, depth, lambda share: tell(stage, share),
+                               semantic_stage)  # fmt: skip
+        keep = [j for j, name in enumerate(found.features) if name not in dropped]
+        return replace(found, features=tuple(found.features[j] for j in keep), X=found.X[:, keep])
 
     train_ex = examples(train, "training")
     metrics: dict[str, dict[str, float]] = {}
@@ -187,6 +203,7 @@ def learn(
         "comparison": comparison.to_dict() if comparison is not None else None,
         "importance": ranker.importance(),
         "grid": tried if folds is not None and choose else None,
+        "without": sorted(set(without)),
     }
     tell(f"storing the ranker {name!r}", 1.0)
     learned = save(name, ranker, first_stage=first_stage, depth=depth, scorers=scorers, meta=meta,

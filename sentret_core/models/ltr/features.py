@@ -72,9 +72,19 @@ def _parts(model: str, version: int = FEATURE_SET) -> tuple[str, ...]:
     return (*PER_SCORER, FINITE) if version >= 2 and get_model(model).family == "lm" else PER_SCORER
 
 
+# feature groups a ranker may be learned without (``learn(..., without=("position",))``)
+GROUPS = {"position": POSITION}
+
+
 def feature_set(features: Sequence[str], scorers: Sequence[str]) -> int | None:
-    """Which feature set ``features`` is for ``scorers`` (None: none this sentret computes)."""
-    return next((v for v in FEATURE_SETS if tuple(features) == feature_names(scorers, v)), None)
+    """Which feature set ``features`` is for ``scorers``: all of its columns, or some of them in their
+    order (a ranker learned without a group). None: none this sentret computes."""
+
+    def within(names: tuple[str, ...]) -> bool:
+        rest = iter(names)
+        return all(name in rest for name in features)  # an ordered subsequence
+
+    return next((v for v in FEATURE_SETS if within(feature_names(scorers, v))), None)
 
 
 def scored(index: Index, q: Query, model: str, among: np.ndarray | None = None) -> Scored:
