@@ -7,7 +7,7 @@ PORT ?= 8501
 # this machine only; `make run HOST=0.0.0.0` shares the app on the network
 HOST ?= 127.0.0.1
 
-.PHONY: run test lint typecheck unit index-demo train-demo-background bench bench-app screenshots clean
+.PHONY: run test test-fast lint typecheck unit index-demo train-demo-background bench bench-app screenshots clean
 
 # triggers first: about 1 s, so only the class LMs wait for the longer word-class training
 DEMO_ARTEFACTS := $(DEMO_INDEX)/artefacts/triggers/artefact.json $(DEMO_INDEX)/artefacts/classes/artefact.json
@@ -26,6 +26,10 @@ train-demo-background: | $(DEMO_INDEX)/manifest.json
 	( sleep 5; nice -n 10 $(MAKE) --no-print-directory $(DEMO_ARTEFACTS) > $(TRAIN_LOG) 2>&1 ) & fi
 
 test: $(VENV)/.installed-test lint typecheck unit
+
+# the loop while editing: every test but the browser and slow ones (tests/README.md), in under 2 minutes
+test-fast: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -q -ra -m "not browser and not slow"
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

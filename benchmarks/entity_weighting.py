@@ -1,10 +1,11 @@
-"""Entity ranking with every sentence of S_q counted once (seed 002) against weighting each by its match.
+"""Entity ranking with every sentence of S_q counted once (Blanco & Zaragoza, SIGIR 2010, §3.1) against
+weighting each by its match.
 
     nice -n 10 .venv/bin/python benchmarks/entity_weighting.py [--data ../shared/data] [--demo data/indexes/demo]
                                                                [--ks 100,1000] [--only squad,demo]
                                                                [--distractors none|demo]
 
-Weightings (:mod:`sentret_core.support.weighting`): ``none`` (seed 002), ``rank`` (w_i = 1/log2(i+1)),
+Weightings (:mod:`sentret_core.support.weighting`): ``none`` (Blanco & Zaragoza), ``rank`` (w_i = 1/log2(i+1)),
 ``score`` (the first-stage score min-max normalised over S_q). Ranker BM25F at its defaults, entities by
 KLD, labels as the app's default (all but CARDINAL and ORDINAL), k = 100 (the app's) and 1000 (the
 library's). Nothing here is tuned: the three weightings are fixed formulas, measured once.

@@ -1,4 +1,4 @@
-"""Hostile calls to the public API and the CLI (issue 16): how many fail clearly, crash, or pass when they should not.
+"""Hostile calls to the public API and the CLI: how many fail clearly, crash, or pass when they should not.
 
     .venv/bin/python benchmarks/hostile_api.py [--index data/indexes/demo] [--verbose]
 
@@ -146,7 +146,7 @@ def api_cases(index: Any, bench: Any) -> list[Case]:
                       ("per_entity", [1.5, None, 0, "3"]), ("top_entities", [1.5, "5", 0, None])]:  # fmt: skip
         for value in bad:
             add("support", f"{name}={value!r}", sup(**{name: value}), "refuse", name)
-    add("support", "window=0 (no context, seed 002 Fig. 2)", sup(window=0), "valid")
+    add("support", "window=0 (no context, Blanco & Zaragoza Fig. 2)", sup(window=0), "valid")
     add("support", "k=np.int64(50)", sup(k=np.int64(50)), "valid")
     add("support", "entity_labels=[None]", sup(entity_labels=[None]), "refuse", "label")
     add("support", "entity_labels='PERSON' (a string)", sup(entity_labels="PERSON"), "refuse", "label")

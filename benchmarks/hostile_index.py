@@ -1,12 +1,11 @@
-"""Damage a copy of an index in 258 ways and see what loading it and querying it does (issue 16).
+"""Damage a copy of an index in 258 ways and see what loading it and querying it does.
 
 Every ``.npy`` file (23) gets {flip a byte, a huge first value, a scrambled 64 KiB block, a changed
 header dtype, a changed header shape, truncation to half, truncation to zero, deletion}; every
 ``.parquet`` file (5) {flip, a huge value, scramble, a footer byte, the footer's length, truncate
 half, truncate to zero, delete}; ``manifest.json`` 34 edits (each count +1, -1 and huge,
 ``term_occurrences = 0``, a count as a string or negative, a file's checksum changed or removed,
-harmless fields changed, a flipped byte, truncation, deletion). The issue's own list is not in the
-repository; this one has the same kinds and the same size.
+harmless fields changed, a flipped byte, truncation, deletion).
 
 Each case loads the damaged copy with ``Index.load`` (no ``sentret verify``) and takes several
 models' top 10 (with the sentences' texts) and the support sentences of one query, compared with
@@ -21,7 +20,7 @@ a SentretError), ``IndexFormatError`` (a clear message), ``other SentretError``,
 
     .venv/bin/python benchmarks/hostile_index.py [--index data/indexes/demo] [--fork] [--workers 2] [--json out.json]
 
-``--resealed`` runs the resealed cases of issue 29 instead (hostile content behind consistent
+``--resealed`` runs the resealed cases instead (hostile content behind consistent
 checksums: manifests, shards, artefacts, rankers; see ``benchmarks/hostile_resealed.py``).
 
 Seeded: the same index gives the same 258 cases. Pass ``--upgrade`` to first give the copy's
@@ -405,7 +404,7 @@ def main() -> int:
     parser.add_argument("--quiet", action="store_true", help="no line per case")
     parser.add_argument("--json", help="write every case's outcome here")
     parser.add_argument("--resealed", action="store_true",
-                        help="hostile manifests, shards, artefacts, rankers with consistent checksums (issue 29)")
+                        help="hostile manifests, shards, artefacts, rankers with consistent checksums")
     parser.add_argument("--groups", default="manifest,shards,artefacts,rankers", help="with --resealed: which groups")
     parser.add_argument("--run-one", help=argparse.SUPPRESS)
     parser.add_argument("--verify-one", help=argparse.SUPPRESS)

@@ -1,5 +1,5 @@
-"""Crafted stored rankers for ``benchmarks/hostile_index.py --resealed`` (issue 29): a small
-LambdaMART model text edited in the ways the issue lists (a cyclic tree, indices out of range or
+"""Crafted stored rankers for ``benchmarks/hostile_index.py --resealed``: a small
+LambdaMART model text edited in the ways an attacker could (a cyclic tree, indices out of range or
 negative, 0 or huge ``num_leaves``, a NaN leaf, an infinite threshold, a garbage ``decision_type``,
 huge categorical boundaries, 100k trees claimed, truncation), and a linear ranker with a NaN
 coefficient, each stored by name and used through the public path (``ltr.v1`` by that name)."""

@@ -1,8 +1,8 @@
-"""Resealed hostile files (issue 29): ``benchmarks/hostile_index.py --resealed``.
+"""Resealed hostile files: ``benchmarks/hostile_index.py --resealed``.
 
-Issue 16's matrix damages files by accident; here an attacker also rewrites every checksum, so each
-manifest is consistent and only checks on what the files *are* can tell. Four groups, each case on
-a fresh copy of the index, its workload and ``verify`` each in a forked child with a timeout:
+The damage matrix of ``hostile_index.py`` damages files by accident; here an attacker also rewrites
+every checksum, so each manifest is consistent and only checks on what the files *are* can tell.
+Four groups, each case on a fresh copy of the index, its workload and ``verify`` each in a forked child with a timeout:
 
 * **manifests**: the index manifest or the shards manifest naming ``/dev/zero``, ``../`` paths, a
   symlink out of the folder, a FIFO; JSON nested 100,000 deep; a model that is not a spaCy pipeline;

@@ -1,4 +1,4 @@
-"""Learned rankers that generalize (issue 24's target table), beside BM25F, the LMs, embed.v1 and position.
+"""Learned rankers against the generalisation targets below, beside BM25F, the LMs, embed.v1 and position.
 
     .venv/bin/python benchmarks/learned.py [--data ../shared/data] [--only wikiqa,trecqa,squad-support,transfer]
                                             [--depth N] [--squad-depth N] [--distractors demo|none]
@@ -13,9 +13,9 @@
 
 The development / test topics are never seen while learning or choosing the regularisation. Reported:
 MAP and MRR (tie-aware), paired Wilcoxon / t-test p-values of MAP against BM25F, the honest CV MAP on
-the training topics, and the share of the LambdaMART gain taken by the top feature for issue 12's trees
-and for the chosen ones. Single models are tuned on the training file (at their defaults for SQuAD).
-Rankers go to a temporary store.
+the training topics, and the share of the LambdaMART gain taken by the top feature for the trees of the
+first learned rankers (15 leaves of ≥ 20 samples) and for the chosen ones. Single models are tuned on the
+training file (at their defaults for SQuAD). Rankers go to a temporary store.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ model with its default parameters and tuned by k-fold cross-validation over topi
 ascent on MAP over the declared grids; test-fold numbers), with tie-aware metrics and Wilcoxon
 tests against the baseline (doc-order; random on TrecQA, where doc-order ties everything). It
 writes ``quality.md`` (tables), ``quality.json`` (every report as ``sentret eval --json``) and
-PNG plots: MAP per model with significance marks, and the coverage curve of seed 002 Fig. 2 on
+PNG plots: MAP per model with significance marks, and the coverage curve of Blanco & Zaragoza, SIGIR 2010, Fig. 2, on
 squad-support (fraction of (question, entity) topics whose support sentence is in S_qe / Ŝ_qe
 as k grows). Plots are drawn with Pillow (installed with Streamlit), so matplotlib is not needed.
 """
@@ -212,7 +212,7 @@ def _tuning_text(report: Report) -> str:
 
 def coverage_section(curve: pd.DataFrame, png: str) -> str:
     lines = [
-        "### Coverage (seed 002 Fig. 2)",
+        "### Coverage (Blanco & Zaragoza, SIGIR 2010, Fig. 2)",
         "",
         "Fraction of (question, entity) topics with a relevant sentence among the candidates, as k grows: "
         "S_qe = the top-k sentences mentioning the entity (no context), Ŝ_qe = with the ±2 context "

@@ -1,4 +1,4 @@
-"""Scale (issue 15, measurement only): build, load and query a synthetic index of ``--sentences`` sentences.
+"""Scale (measurement only): build, load and query a synthetic index of ``--sentences`` sentences.
 
     .venv/bin/python benchmarks/scale.py [--sentences 1000000] [--queries 250] [--out DIR] [--reuse]
         [--no-peers | --skip-tantivy | --skip-bm25s]

@@ -1,4 +1,5 @@
-"""Seed 001's rows on WikiQA (issue 12): do the class and trigger LMs beat DIR? If not, why?
+"""The vocabulary-gap models of Momtazi & Klakow (IP&M 2015) on WikiQA: do the class and trigger
+LMs beat DIR? If not, why?
 
     .venv/bin/python benchmarks/seed001_rows.py [--data-root ../shared/data] [--work /tmp/sentret-seed001]
         [--out benchmarks/out] [--max-rounds 100] [--skip-self-fit]
@@ -58,7 +59,7 @@ METRICS = ("map", "mrr")
 
 
 def _log(message: str) -> None:
-    print(f"[seed001] {message}", file=sys.stderr, flush=True)
+    print(f"[vocab-gap rows] {message}", file=sys.stderr, flush=True)
 
 
 def split_train(train: Path, work: Path, seed: int) -> tuple[Path, Path]:

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/support_speed.py [--index /tmp/sentret_bench_idx] [--queries 200] [--k 4000]
                                                  [--ltr NAME]   # a 4th column: ltr.v1 with a stored ranker
 
-The full request of the brief: k = 4000, 3 models (BM25F, LM 2S-I, TF-ISF), 20 entities, 3 support
+The full support request the tool is sized for: k = 4000, 3 models (BM25F, LM 2S-I, TF-ISF), 20 entities, 3 support
 sentences each, on the ≥150k-sentence index of ``retrieval_speed.py`` (built once, reused). Prints
 p50 and p95 of the whole request and the median of each stage. Target: p50 ≤ 10 ms.
 Anchor: the entity statistics alone take 0.27 ms at k = 4000 with ``G[rows]`` + ``np.unique``.

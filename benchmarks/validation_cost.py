@@ -1,4 +1,4 @@
-"""What checking an index costs (issue 16): load time with and without validation, and the sha256 of every file.
+"""What checking an index costs: load time with and without validation, and the sha256 of every file.
 
     .venv/bin/python benchmarks/validation_cost.py [--index data/indexes/demo] [--sentences 1000000]
 
@@ -10,7 +10,7 @@ every other sentence.
 
 It prints the median of ``--repeat`` runs of:
 
-* load without validation — the manifest and an ``Index`` object, as sentret loaded before issue 16;
+* load without validation — the manifest and an ``Index`` object, as sentret loaded before it validated indexes;
 * load with the cheap checks — ``Index.load`` (headers, sizes, CSR/CSC invariants, counts, row counts);
 * sha256 of every file — what a full verification adds (``Index.load(verify=True)``, ``sentret verify``,
   the app's background check), and what the first reads of all files add at most;
@@ -88,7 +88,7 @@ def main() -> int:
 
     first_query(path, False)  # imports and the like, once
     rows = [
-        ("load without validation (before issue 16)", timed(plain, args.repeat)),
+        ("load without validation (as before validation)", timed(plain, args.repeat)),
         ("load with the cheap checks (Index.load)", timed(lambda: Index.load(path), args.repeat)),
         ("sha256 of every file (verify / the app's background check)", timed(hash_all, args.repeat)),
         ("first bm25f query, every file it reads hashed on first read",

@@ -3,8 +3,7 @@ models the literature proposes for them."""
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
+from sentret_core._version import __version__
 from sentret_core.errors import (
     ArgumentError,
     ArgumentTypeError,

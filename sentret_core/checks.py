@@ -1,4 +1,4 @@
-"""Argument checks at the public API: one place, one message style (issue 16).
+"""Argument checks at the public API: one place, one message style.
 
 Every public entry point (``score``, ``top_k``, ``explain``, ``distribution``, ``support``,
 ``evaluate_benchmark``) checks its arguments here before any work, so a bad argument never reaches

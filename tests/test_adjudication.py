@@ -1,4 +1,4 @@
-"""Disagreements and adjudication (issue 25): the items annotators graded differently, and the admin's
+"""Disagreements and adjudication: the items annotators graded differently, and the admin's
 adjudicated grade, kept apart from theirs, winning over majority and mean in qrels and evaluation."""
 
 from __future__ import annotations

@@ -276,7 +276,7 @@ def test_bad_inputs_raise_clear_errors() -> None:
         krippendorff_alpha([])
 
 
-# --------------------------------------------------------------------------- bootstrap intervals (issue 13, 6)
+# --------------------------------------------------------------------------- bootstrap intervals
 
 
 def _kappa_by_hand(pairs: Sequence[tuple[int, int]]) -> float:
@@ -376,7 +376,7 @@ def test_monte_carlo_bootstrap_agrees_with_scipy() -> None:
 def test_a_kappa_from_one_shared_item_is_not_given() -> None:
     from sentret_core.annotation.agreement_summary import agreement_summary
 
-    # issue 13: four annotators split 2-2 on one shared item give Fleiss' κ = −1/3:
+    # four annotators split 2-2 on one shared item give Fleiss' κ = −1/3:
     # P̄ = (2·1 + 2·1) / (4·3) = 1/3, P̄_e = ½² + ½² = ½, κ = (1/3 − ½) / (1 − ½) = −1/3.
     ratings = [(0, "A", 1), (0, "B", 1), (0, "C", 2), (0, "D", 2)]
     assert fleiss_kappa(ratings) == pytest.approx(-1 / 3)
@@ -390,7 +390,7 @@ def test_a_kappa_from_one_shared_item_is_not_given() -> None:
 def test_no_variance_in_the_grades_gives_reasons_not_nan() -> None:
     from sentret_core.annotation.agreement_summary import NO_VARIATION, Coefficient, agreement_summary
 
-    # issue 29: A and B give grade 3 to all 12 shared items, C gives 3 to one of them. Chance
+    # no chance disagreement: A and B give grade 3 to all 12 shared items, C gives 3 to one of them. Chance
     # disagreement is zero (p_A(3) = p_B(3) = 1, so Σ_{c≠k} p_A(c)·p_B(k) = 0): κ and α are 0/0,
     # undefined. Today the pairwise matrix of the summary held NaN (and the A×C cell a κ from one
     # item); every cell is now the pair's Coefficient, its value None with the reason.

@@ -1,4 +1,4 @@
-"""align.v1 (issue 24): each query word aligned to its closest sentence word, against a brute-force
+"""align.v1: each query word aligned to its closest sentence word, against a brute-force
 computation from WordLlama's own word vectors."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The validation layer of the public API (issue 16): each bad argument is refused up front with a
+"""The validation layer of the public API: each bad argument is refused up front with a
 documented error naming the argument, the value and what is allowed; good values of every allowed
 type (numpy integers, term lists, ``window=0``) pass; query text is cleaned, never refused."""
 
@@ -231,7 +231,7 @@ def test_support_refuses_each_bad_argument_by_name(
 
 
 def test_support_window_zero_is_no_context(small_index: Index) -> None:
-    """window=0 is seed 002's "no context": Ŝ_q = S_q (documented, not refused)."""
+    """window=0 is the "no context" of Blanco & Zaragoza, SIGIR 2010, Fig. 2: Ŝ_q = S_q (documented, not refused)."""
     result = support(small_index, Q, ranker="bm25.v1", k=2, window=0, models=("sum-kld",))
     assert result.n_context == result.n_top == 2
     assert support(small_index, Q, ranker="bm25.v1", k=2, window=2, models=("sum-kld",)).n_context > 2
@@ -295,7 +295,7 @@ def test_check_settings_names_command_line_options() -> None:
     assert check_settings(k=np.int64(5), window=0, folds=None, seed=0, max_rounds=1) == (5, 0, None, 0, 1)
 
 
-# --- issue 29: values where a formula is undefined, huge numbers, scores that cannot be ranked ------
+# --- values where a formula is undefined, huge numbers, scores that cannot be ranked ---------------
 
 
 def test_top_k_refuses_scores_whose_arrays_differ_in_length(small_index: Index) -> None:

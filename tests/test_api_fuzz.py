@@ -1,4 +1,4 @@
-"""Hypothesis fuzzing of every public entry point and of ``sentret search | support | eval`` (issue 16).
+"""Hypothesis fuzzing of every public entry point and of ``sentret search | support | eval``.
 
 Arbitrary unicode (lone surrogates, NUL and other controls, RTL marks, combining marks, up to 100k
 characters) and arbitrary-typed arguments (None, bools, huge ints, NaN, bytes, lists, dicts, numpy
@@ -86,7 +86,7 @@ def wikiqa(tmp_path_factory: pytest.TempPathFactory) -> Benchmark:
 def test_any_query_text_is_scored_explained_and_supported(small_index: Index, text: str) -> None:
     try:
         got = score(small_index, text, "bm25.v1")
-    except QueryError as err:  # longer than the query length cap (issue 29: bounded work per query)
+    except QueryError as err:  # longer than the query length cap (bounded work per query)
         assert "are allowed" in str(err)
         return
     assert got.reason is not None or len(got) > 0
@@ -137,7 +137,7 @@ def test_top_k_with_any_k(small_index: Index, k: Any) -> None:
     k=st.integers(0, 15),
 )
 def test_top_k_over_any_scores_arrays(small_index: Index, values: list[float], extra: int, k: int) -> None:
-    """Issue 29: arrays of different lengths and non-finite scores are refused by name, never a
+    """Arrays of different lengths and non-finite scores are refused by name, never a
     numpy error; finite ones of one length are ranked by score, ties by id."""
     base = score(small_index, "Picasso peace war", "bm25.v1")
     n = max(0, len(values) + extra)

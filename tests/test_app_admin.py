@@ -83,7 +83,7 @@ def test_close_reopen_progress_and_agreement(store: JudgmentStore, small_index: 
     assert progress.set_index("annotator")["graded"].to_dict() == {"ann": 5, "bob": 3}
     metrics = {m.label: m.value for m in app.metric}
     assert metrics["Items shared by ≥ 2 annotators"] == "3"
-    # three shared items: no coefficient, but how many items there are and why (issue 13, failure 6)
+    # three shared items: no coefficient, but how many items there are and why
     assert metrics["Krippendorff's α (ordinal)"] == "—" and metrics["Fleiss' κ"] == "—"
     assert any("too few shared items (n = 3 < 10)" in c.value.replace("\\", "") for c in app.caption)
     kappa = next(d.value for d in app.dataframe if "Cohen's κ" in d.value.columns)
@@ -226,7 +226,7 @@ def test_annotators_get_a_secret_shown_once_and_can_be_changed(store: JudgmentSt
 def test_a_new_session_is_selected_and_every_action_names_its_session(
     store: JudgmentStore, small_index: Index
 ) -> None:
-    """Issue 25: after creating a session the panel stayed on the previous one ("Add annotator" added
+    """A regression: after creating a session the panel stayed on the previous one ("Add annotator" added
     Alice to the wrong session), and the form kept the old name, topics and upload."""
     from sentret_core.ui.disagreements import RULE
     from sentret_core.ui.session_form import FILE, field_key

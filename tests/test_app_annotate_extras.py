@@ -1,4 +1,4 @@
-"""What teams expect from Label Studio / Prodigy on the grading page (issue 25): the session's
+"""What teams expect from Label Studio / Prodigy on the grading page: the session's
 guidelines (escaped), a key legend, a note and a flag kept with the judgment and in the exports, and
 the annotator's own list of grades with a jump back to any (library and AppTest)."""
 

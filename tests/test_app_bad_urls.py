@@ -1,4 +1,4 @@
-"""No URL shows a traceback (issue 29): a bad value in a link is named in a warning or an error, and the
+"""No URL shows a traceback: a bad value in a link is named in a warning or an error, and the
 page goes on. AppTest on the small index; the same URLs in a real browser are in test_browser_safety.py."""
 
 from __future__ import annotations

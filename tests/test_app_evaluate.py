@@ -1,7 +1,7 @@
 """The Evaluate page in Streamlit's AppTest: a session's grades (admin token) or uploaded qrels.
 
-Issue 13, failure 6: the page kept a result after its inputs changed, and said "no judgments yet"
-for a whole session when one annotator simply had none. Issue 14: models by their display names.
+Regressions guarded here: the page kept a result after its inputs changed, and said "no judgments
+yet" for a whole session when one annotator simply had none. Models are shown by their display names.
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ def test_an_annotator_without_grades_is_named(store: JudgmentStore, small_index:
 
 
 def test_an_uploads_scale_is_sniffed_said_and_changeable(store: JudgmentStore, small_index: Index) -> None:
-    """Issue 25: Evaluate read every upload as 1-4, so the session's own trec export gave other numbers."""
+    """A regression: Evaluate read every upload as 1-4, so the session's own trec export gave other numbers."""
     admin = store.admin(TOKEN)
     session = evaluate_session(admin, "s", small_index, models=["bm25f.v1", "tfisf.v1"]).means()
     app = AppTest.from_string(SCRIPT, default_timeout=60).run()

@@ -294,7 +294,7 @@ def test_the_chosen_learned_ranker_is_named_shown_and_linked(
     assert "p.ltr.model" not in app.query_params
 
 
-# --- issue 26: the table explains itself, a row click picks, the results download ------------------
+# --- the table explains itself, a row click picks, the results download ---------------------------
 
 
 def main_table(app: AppTest) -> str:
@@ -312,7 +312,7 @@ def test_the_table_headers_are_distinct_and_explained(small_index: Index, monkey
     assert "|S_qe|" in tips["|S_qe|"] and "S_q plus the 2 sentences" in tips["|Ŝ_qe|"]
     assert "E_comb = |S_qe| · E_rarity" in tips["combination"] and "Higher is better" in tips["KLD ↓"]
     glossary = next(m.value for m in app.markdown if m.value.startswith("S_q is the top k"))
-    assert "**|Ŝ_qe|**" in glossary and "seed 002" in glossary
+    assert "**|Ŝ_qe|**" in glossary and "Blanco & Zaragoza, SIGIR 2010" in glossary
     app.radio(key="explore_score").set_value("combination").run()
     names = re.findall(r"<th title=\"[^\"]*\">([^<]*)</th>", main_table(app))
     assert names[2] == "combination ↓" and "combination" not in names[3:] and "KLD" in names

@@ -1,4 +1,4 @@
-"""The URL in Streamlit's AppTest (issue 26): one history update per run at most, none on a page's first
+"""The URL in Streamlit's AppTest: one history update per run at most, none on a page's first
 run, and after Back or Forward the page is the URL's view again (sentret_core.ui.history, .url, .state).
 
 The browser side (the shim that turns Streamlit's pushState into replaceState) is tested in Chromium:

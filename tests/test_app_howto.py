@@ -391,7 +391,7 @@ def test_reset_to_defaults_resets_the_sliders_themselves(small_index: Index, mon
     assert ranking(app)[0] == ids and "p.k1" not in app.query_params
 
 
-# --- issue 26: controls named in words, ranges around the papers' values, bars that say which way is better
+# --- controls named in words, ranges around the papers' values, bars that say which way is better
 
 
 def test_sliders_are_named_in_words_and_ranged_around_the_papers_values(

@@ -22,11 +22,14 @@ TOKEN = "identity-page-token"
 
 
 class FixedClock:
+    """Time for the sign-in throttle that stands still: no real time passes between attempts."""
+
     def __init__(self, now: float) -> None:
         self.now = now
 
     def __call__(self) -> float:
         return self.now
+
 
 SCRIPT = "from sentret_core.ui.pages import annotate\nannotate.render()\n"
 
@@ -39,7 +42,10 @@ def people(small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     with JudgmentStore(db) as store:
         create_session(store, "s", small_index, "picasso peace", top_entities=5, depth=2)
         admin = store.admin(TOKEN)
-        yield store, {name: admin.add_annotator("s", name) for name in ("alice", "bob")}
+        secrets = {name: admin.add_annotator("s", name) for name in ("alice", "bob")}
+        cached_store.clear()
+        cached_store(str(store.path)).throttle = SignInThrottle(clock=FixedClock(1000.0))  # the app's store
+        yield store, secrets
     cached_store.clear()
 
 

@@ -1,6 +1,6 @@
 """The Admin page's "Create a session" form (sentret_core.ui.session_form) in Streamlit's AppTest.
 
-Issue 13, failure 3: typing the session name and pressing Tab/Enter reran the page, collapsed the
+A regression guarded here: typing the session name and pressing Tab/Enter reran the page, collapsed the
 expander and cleared a field, so Create failed; topics needed a literal TAB. Now every field sits
 in one ``st.form`` (nothing runs until Create; Enter does not submit), the topics are a table and
 a TSV upload. AppTest cannot press Tab or Enter; the browser test of the form does
@@ -63,7 +63,7 @@ def pairs_of(store: JudgmentStore, name: str) -> list[tuple[str, str]]:
 
 
 def create(app: AppTest) -> AppTest:
-    """Preview the pairs, then create the session previewed (issue 25: pairs are shown first)."""
+    """Preview the pairs, then create the session previewed (pairs are shown first)."""
     app.button(key="admin_preview").click().run()
     assert not app.exception and not app.error, [e.value for e in app.error]
     return app.button(key="admin_create").click().run()

@@ -1,4 +1,4 @@
-"""Sign-in that survives (issue 25, item 6) on the Annotate page and the admin pages, under AppTest.
+"""Sign-in that survives on the Annotate page and the admin pages, under AppTest.
 
 A "restart" is a new AppTest (a new browser connection) after the app's cached store is dropped (a
 new process keeps nothing in memory), whose browser sends the cookie the first one was given. The

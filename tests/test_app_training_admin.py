@@ -1,5 +1,5 @@
 """Training on the How it works page is an admin action with capped parameters, one at a time per
-index (issue 29: a visitor trained 232 MB of artefacts in 43 s and a K=5000 × 200-pass class
+index (a visitor once trained 232 MB of artefacts in 43 s and a K=5000 × 200-pass class
 training held the server for minutes)."""
 
 from __future__ import annotations

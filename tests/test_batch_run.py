@@ -1,4 +1,4 @@
-"""`sentret run` (issue 30): a topics file through any model into a TREC run that reads back exactly."""
+"""`sentret run`: a topics file through any model into a TREC run that reads back exactly."""
 
 from __future__ import annotations
 

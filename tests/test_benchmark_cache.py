@@ -1,4 +1,4 @@
-"""Documents shared by benchmark indexes (the demo distractors) are parsed once per pipeline (issue 24)."""
+"""Documents shared by benchmark indexes (the demo distractors) are parsed once per pipeline."""
 
 from __future__ import annotations
 

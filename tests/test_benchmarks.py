@@ -168,7 +168,7 @@ def write_trecqa(path: Path, shuffle_seed: int | None = None) -> Path:
 
 
 needs_shared_data = pytest.mark.skipif(
-    not SHARED_DATA.exists(), reason="../shared/data is absent (a fresh clone has no ../shared)"
+    not SHARED_DATA.exists(), reason="../shared/data is absent (a fresh clone has no benchmark data beside it)"
 )
 
 
@@ -271,7 +271,7 @@ def test_doc_order_and_random_baselines_exact(wikiqa: Benchmark) -> None:
 
 def test_non_matching_candidates_get_the_models_no_match_score(wikiqa: Benchmark) -> None:
     """A closed candidate set scores every candidate: a sum over matched terms (BM25, TF-ISF) gives 0 to
-    one it does not reach, a smoothed language model its (finite) likelihood (issue 24)."""
+    one it does not reach, a smoothed language model its (finite) likelihood."""
     ev = Evaluator(wikiqa)
     run = ev.run("bm25.v1", None, ["Q1"])["Q1"]
     # terms "painted", "guernica": D1-2 matches neither, so it is not a bm25.v1 candidate: its score is 0

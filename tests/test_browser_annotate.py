@@ -3,7 +3,7 @@
 Runs ``streamlit run app.py`` on a free port against the small fixture index and a fresh
 judgments database. Skipped when ``/usr/bin/chromium`` or Playwright is missing. Set
 ``SENTRET_SCREENSHOTS`` to a folder (e.g. ``docs/screenshots``) to keep ``annotate.png``.
-Issue 13, failure 2: every key stopped working after ``u`` (undo) or ``t`` (context).
+A regression guarded here: every key stopped working after ``u`` (undo) or ``t`` (context).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Explore's polish in a real browser (issue 26): a click on an entity's row explains that entity, the
+"""Explore's polish in a real browser: a click on an entity's row explains that entity, the
 results download as CSV and JSON, and How it works' sliders have names in words (not raw LaTeX).
 
 On a small index built here. Skipped when /usr/bin/chromium is absent.

@@ -1,4 +1,4 @@
-"""A first visit while the word classes train in the background (issue 26), in a real Chromium.
+"""A first visit while the word classes train in the background, in a real Chromium.
 
 ``make run`` starts the app at once and trains the demo's word classes and trigger tables beside it.
 Here a real ``sentret train classes`` runs on an index of our own; once it holds the index's training

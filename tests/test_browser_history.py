@@ -1,4 +1,4 @@
-"""Back and Forward in a real Chromium (issue 26): one history entry per query, entity or page a user
+"""Back and Forward in a real Chromium: one history entry per query, entity or page a user
 asks for, none for a setting or for opening the app, and each step back or forward shows that view again.
 
 Before, every change of the URL was an entry of its own (about 11 when ``/`` opened, 2 per query) and

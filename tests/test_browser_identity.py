@@ -1,4 +1,4 @@
-"""Issue 13's "done when" in a real Chromium: the admin adds two annotators on the Admin page, each
+"""The annotator-identity workflow end to end in a real Chromium: the admin adds two annotators on the Admin page, each
 opens their own sign-in link in their own browser, both grade the same item with the keyboard only
 (grade, undo, context, grade again), neither can sign in as the other or touch the other's grade,
 and the admin's qrels use the trec scale.
@@ -122,7 +122,7 @@ def test_two_annotators_with_their_own_links_cannot_touch_each_others_grades(app
         wait_until_idle(alice)
         wait_until_idle(bob)
 
-        # the admin's qrels preview after a reload, which keeps the admin signed in (issue 25): the
+        # the admin's qrels preview after a reload, which keeps the admin signed in: the
         # trec scale, and which trec_eval level matches the app
         admin.reload(wait_until="domcontentloaded")
         expect(admin.get_by_text(re.compile(r"trec_eval -l 2")).first).to_be_visible()

@@ -1,4 +1,4 @@
-"""Both themes at two widths, in a real browser (issue 26): Explore and How it works at 800 and 1400 px,
+"""Both themes at two widths, in a real browser: Explore and How it works at 800 and 1400 px,
 Chromium emulating ``prefers-color-scheme`` light and dark, on a small index built here.
 
 At 800 px the sidebar is folded away, the page never scrolls sideways, the entity table's rank,
@@ -28,7 +28,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="the Playwright pac
 
 QUERY = "Spanish Civil War"
 PREFIX = "small-"  # docs/screenshots/ holds the demo's (benchmarks/screenshots.py): never overwrite them
-MAX_HOWTO_HEIGHT = 4000  # px at 800 px wide: the issue saw 4,900 with the sidebar open and columns squeezed
+MAX_HOWTO_HEIGHT = 4000  # px at 800 px wide: it was 4,900 with the sidebar open and columns squeezed
 
 
 @pytest.fixture(scope="module")

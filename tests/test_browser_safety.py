@@ -106,10 +106,10 @@ def planted_index(planted: Planted, tmp_path_factory: pytest.TempPathFactory) ->
     that tags the planted entity as an ORG."""
     import spacy
 
-    from sentret_core.ingest.nlp import DEFAULT_MODEL
+    from sentret_core.ingest.nlp import DEFAULT_PIPELINE
 
     root = tmp_path_factory.mktemp("planted")
-    nlp = spacy.load(DEFAULT_MODEL)
+    nlp = spacy.load(DEFAULT_PIPELINE)
     nlp.add_pipe("entity_ruler", before="ner").add_patterns([{"label": "ORG", "pattern": planted.entity}])
     nlp.to_disk(root / "pipeline")
     docs = [*SMALL_DOCS, {"id": "planted", "title": planted.title, "text": planted.text}]
@@ -199,7 +199,7 @@ def test_explore_and_how_it_works_show_planted_urls_as_text(
     page.locator('[data-testid="stSidebarNav"] a').filter(has_text="How it works").first.click()
     page.get_by_text("Top 10", exact=True).wait_for()
     settle(page)
-    page.get_by_role("tab", name="Seed 002 Fig. 1").click()
+    page.get_by_role("tab", name="Fig. 1").click()  # substring: the tab that draws Fig. 1's sets
     settle(page)
     assert_nothing_left(page, logger, "How it works")
     assert f"for {planted.entity}" in shown(page)  # the growth curve's caption names the entity

@@ -1,6 +1,6 @@
 """The Admin page's "Create a session" form in a real Chromium: Tab and Enter while filling it in.
 
-Issue 13, failure 3: typing the session name and pressing Tab or Enter reran the page, collapsed
+A regression guarded here: typing the session name and pressing Tab or Enter reran the page, collapsed
 the expander and cleared a field, so that Create failed. Now the form runs nothing until "Create
 session" is clicked. Skipped when ``/usr/bin/chromium`` or Playwright is missing.
 """
@@ -103,7 +103,7 @@ def test_tab_and_enter_keep_the_form_open_and_filled(app: tuple[str, Path], page
     expect(page.locator('[data-testid="stAlertContentError"]')).to_have_count(0)  # no "needs …" error
     with JudgmentStore(db) as store:
         assert [s.name for s in store.sessions()] == ["old"]
-    page.get_by_role("button", name="Preview the pairs").click()  # issue 25: the pairs first, then Create
+    page.get_by_role("button", name="Preview the pairs").click()  # the pairs first, then Create
     expect(page.get_by_text("Preview of session 'fresh one'")).to_be_visible()
     page.get_by_role("button", name="Create session 'fresh one'").click()
     expect(page.get_by_text("Created session 'fresh one'")).to_be_visible()

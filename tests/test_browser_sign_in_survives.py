@@ -1,4 +1,4 @@
-"""Sign-in that survives (issue 25) in a real Chromium: an annotator signs in with her link, grades
+"""Sign-in that survives in a real Chromium: an annotator signs in with her link, grades
 with the keyboard, the server is stopped and a new one started on the same database; reloading
 her page (and opening a new tab) finds her signed in, and her next key is applied. Then the
 organiser closes the session, and her page says so without waiting for a key.

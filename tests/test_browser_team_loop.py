@@ -1,4 +1,4 @@
-"""The whole team loop in a real Chromium (issue 25): an admin and two annotators, each in their own
+"""The whole team loop in a real Chromium: an admin and two annotators, each in their own
 browser context (their own cookies), on a small index built here.
 
 The admin creates a session from a topics file with guidelines, adds Alice and Bob and hands out

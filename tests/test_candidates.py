@@ -1,4 +1,4 @@
-"""The candidates format (issue 24): a user's own closed-candidate benchmark, and WikiQA/TrecQA through it."""
+"""The candidates format: a user's own closed-candidate benchmark, and WikiQA/TrecQA through it."""
 
 from __future__ import annotations
 
@@ -105,7 +105,7 @@ def test_wikiqa_through_the_candidates_format_gives_todays_numbers_for_every_mod
               "bm25f.v1": 0.605377, "lm-jm.v1": 0.575099, "lm-dir.v1": 0.59569, "lm-3mm.v1": 0.561667,
               "lm-2s.v1": 0.575572, "lm-2si.v1": 0.647403, "lm-3mmpds.v1": 0.600505, "lm-class.v1": 0.5631,
               "lm-class.v2": 0.602096, "lm-trigger.v1": 0.600848, "lm-trigger.v2": 0.595738}  # fmt: skip
-    # Since issue 24 a language model scores every candidate with its smoothed likelihood, where eebde01 left
+    # Now a language model scores every candidate with its smoothed likelihood, where commit eebde01 left
     # the candidates it did not reach at -inf (tied at the bottom). JM, 3MM and 2S rank as before: the weight
     # of their collection model (λ, 1-λ-γ, λ) is the same for every sentence, so the unreached candidates still
     # tie below the reached ones; Dirichlet-smoothed models (|s|-dependent) and p(d|s) now order them.
@@ -141,7 +141,7 @@ def town_questions() -> list[dict[str, object]]:
 def test_learn_then_eval_a_ranker_on_a_hand_written_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 24's Done-when: `sentret eval candidates --models embed.v1,bm25f.v1,ltr.v1 --param ltr.v1.model=…`."""
+    """The end-to-end command: `sentret eval candidates --models embed.v1,bm25f.v1,ltr.v1 --param ltr.v1.model=…`."""
     monkeypatch.setenv("SENTRET_RANKERS", str(tmp_path / "rankers"))
     data = str(write(tmp_path / "towns.jsonl", town_questions()))
     cache = str(tmp_path / "cache")

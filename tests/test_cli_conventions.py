@@ -1,4 +1,4 @@
-"""The command-line conventions users expect (issue 30): -v/-q on every command, --json on every command
+"""The command-line conventions users expect: -v/-q on every command, --json on every command
 that reports something, and `sentret app`'s settings and checks."""
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def test_app_passes_the_repository_settings_as_flags() -> None:
     for section, values in config.items():
         for key, value in values.items():
             assert flags[f"--{section}.{key}"] == str(value), (section, key)
-    assert config["client"]["toolbarMode"] == "viewer"  # no developer Deploy button (issue 26)
+    assert config["client"]["toolbarMode"] == "viewer"  # no developer Deploy button
     assert flags["--server.address"] == "127.0.0.1" and flags["--server.port"] == "8600"
 
 

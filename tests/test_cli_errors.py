@@ -1,4 +1,4 @@
-"""The CLI never shows a traceback (issue 16): a user error is one line and exit 2, a bug one line
+"""The CLI never shows a traceback: a user error is one line and exit 2, a bug one line
 asking for a report and exit 1, ``--debug`` (or ``SENTRET_DEBUG=1``) lets a bug through with its
 traceback; real processes with undecodable argv bytes and lone surrogates exit cleanly."""
 

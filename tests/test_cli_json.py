@@ -1,4 +1,4 @@
-"""`--json` on every command that reports something (issue 30): parse, build, add, index, verify, train."""
+"""`--json` on every command that reports something: parse, build, add, index, verify, train."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ TOKEN = "cli-test-token"
 
 
 def run(argv: Sequence[str], monkeypatch: pytest.MonkeyPatch) -> int:
-    """``sentret`` with the judgments command registered (as the lead wires it into COMMANDS)."""
+    """``sentret`` with the judgments command registered (added to COMMANDS here if it is not there yet)."""
     parser = cli._parser()
     subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     if "judgments" not in subs.choices:
@@ -194,7 +194,7 @@ def test_import_sniffs_the_scale_and_says_what_it_chose(
     setup: tuple[Path, Path], small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
-    """Issue 25: the CLI names the scale of every export and import; ``--scale auto`` (the default) sniffs."""
+    """The CLI names the scale of every export and import; ``--scale auto`` (the default) sniffs."""
     from sentret_core.evaluation.trec_io import topic_id
 
     db, topics = setup
@@ -243,7 +243,7 @@ def test_import_sniffs_the_scale_and_says_what_it_chose(
 def test_create_preview_prints_the_pairs_and_stores_nothing(
     setup: tuple[Path, Path], small_index: Index, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
-    """Issue 25: the pooled pairs are seen before creating; "Lennon" restates "lennon religion" and
+    """The pooled pairs are seen before creating; "Lennon" restates "lennon religion" and
     is left out (as on Explore), while the named "Picasso" is pooled although it restates "picasso peace"."""
     db, topics = setup
     create = ["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path),

@@ -1,4 +1,4 @@
-"""`sentret completion bash|zsh` (issue 30): a script generated from the argparse parser, run by the real
+"""`sentret completion bash|zsh`: a script generated from the argparse parser, run by the real
 shells: bash's `complete` registers it and its function answers what a Tab press would get."""
 
 from __future__ import annotations

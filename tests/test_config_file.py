@@ -1,4 +1,4 @@
-"""A config file (issue 30): `sentret.toml` in the working directory, else `[tool.sentret]` in its
+"""A config file: `sentret.toml` in the working directory, else `[tool.sentret]` in its
 pyproject.toml, gives the defaults a user would otherwise repeat; a flag on the command line wins, and a
 malformed file gives one message naming the file and the key."""
 

@@ -1,4 +1,4 @@
-"""Highlights hold contrast in light and dark (issue 26): WCAG 2.x contrast of every colour pair.
+"""Highlights hold contrast in light and dark: WCAG 2.x contrast of every colour pair.
 
 WCAG 2.x relative luminance: each sRGB channel c (0-1) is linearised as c/12.92 when c ≤ 0.04045,
 else ((c + 0.055)/1.055)^2.4; L = 0.2126 R + 0.7152 G + 0.0722 B; the contrast of two colours is

@@ -1,4 +1,4 @@
-"""Documents in the field's JSONL dialects (issue 30): ir_datasets' doc_id, TREC's docno, BEIR's _id, Pyserini's
+"""Documents in the field's JSONL dialects: ir_datasets' doc_id, TREC's docno, BEIR's _id, Pyserini's
 contents."""
 
 from __future__ import annotations

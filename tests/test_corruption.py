@@ -1,4 +1,4 @@
-"""Damaged indexes (issue 16): never a crash, never a silently different result, always a clear error.
+"""Damaged indexes: never a crash, never a silently different result, always a clear error.
 
 The corruption matrix is benchmarks/hostile_index.py run on a copy of the small index: every file
 × {flip, huge value, scramble, header dtype, header shape, truncate half, truncate to zero, delete}
@@ -95,7 +95,7 @@ def test_verify_catches_edits_of_the_manifest_and_of_artefacts(small_index: Inde
 
 
 def _make_old(path: Path) -> dict:
-    """The manifest as sentret wrote it before issue 16: no sizes, headers, checksum or title count."""
+    """The manifest as sentret wrote it before index validation: no sizes, headers, checksum or title count."""
     manifest = json.loads((path / "manifest.json").read_text())
     for key in ("sizes", "arrays", "checksum"):
         del manifest[key]

@@ -1,4 +1,4 @@
-"""CSV exports neutralise formula-leading cells (issue 29, "People"; OWASP's rule against CSV injection):
+"""CSV exports neutralise formula-leading cells (OWASP's rule against CSV injection):
 a text cell beginning with =, +, -, @, a tab or a carriage return is written with a leading '."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""No command deletes or overwrites a user's data (issue 29, "Data lost").
+"""No command deletes or overwrites a user's data.
 
 Each case was exit 0 with no word on the code before this test: the judgments database overwritten by its
 own export, documents deleted with the index they were kept in, a user's file in an index folder removed

@@ -1,4 +1,4 @@
-"""Explore's downloads (issue 26): the shown entities and their support sentences as CSV and JSON."""
+"""Explore's downloads: the shown entities and their support sentences as CSV and JSON."""
 
 from __future__ import annotations
 

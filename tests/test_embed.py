@@ -1,4 +1,4 @@
-"""embed.v1 (issue 24): the cosine of static bag-of-words embeddings, loaded without any network."""
+"""embed.v1: the cosine of static bag-of-words embeddings, loaded without any network."""
 
 from __future__ import annotations
 

@@ -29,7 +29,8 @@ DOCS = [
 FRANCO, SPAIN, YEAR, LINCOLN, KENTUCKY, ILLINOIS, PARIS, BERLIN = range(8)
 N = 7
 Q = "civil war"
-# TF-ISF (seed 000): log(c(t,q)+1)·log(c(t,s)+1)·log((N+1)/(0.5+sf(t))); "civil" sf 1, "war" sf 3
+# TF-ISF (Fernández et al., Inf. Retr. 2011, §3.5): log(c(t,q)+1)·log(c(t,s)+1)·log((N+1)/(0.5+sf(t)));
+# "civil" sf 1, "war" sf 3
 L2 = math.log(2) ** 2
 F_CIVIL, F_WAR = L2 * math.log(8 / 1.5), L2 * math.log(8 / 3.5)
 # S_q in rank order: s0 (civil, war), then s2 and s6 (war only) tied, by ascending id
@@ -59,15 +60,16 @@ def test_the_weights_by_hand(index: Index) -> None:
     # score: min-max over S_q, (F_i - F_3) / (F_1 - F_3): s0 → 1, s2 and s6 → 0
     score = QueryContext(index, Q, ranker="tfisf.v1", k=3, entity_weighting="score")
     assert score.weights is not None and score.weights.tolist() == pytest.approx([1, 0, 0])
-    assert QueryContext(index, Q, ranker="tfisf.v1", k=3).weights is None  # none: seed 002, no weights
+    assert QueryContext(index, Q, ranker="tfisf.v1", k=3).weights is None  # none: Blanco & Zaragoza's, no weights
     assert sentence_weights(np.array([-3.0, -3.0]), "score").tolist() == [1.0, 1.0]  # all tied: all count
     assert sentence_weights(np.array(SCORES), "none").tolist() == [1.0, 1.0, 1.0]
     assert sentence_weights(np.array([np.inf, 4.0, 2.0, -np.inf]), "score").tolist() == [1.0, 1.0, 0.0, 0.0]
 
 
 def test_unweighted_drifts_and_rank_weighting_does_not(index: Index) -> None:
-    # Unweighted (seed 002): every entity is in one of 3 sentences, P(e|θ_q) = 1/3; Berlin, rare in the
-    # corpus and in S_q only through "war", wins: (1/3)·log((1/3)/(1/7)) > Franco's (1/3)·log((1/3)/(2/7))
+    # Unweighted (Blanco & Zaragoza, SIGIR 2010, §3.1): every entity is in one of 3 sentences,
+    # P(e|θ_q) = 1/3; Berlin, rare in the corpus and in S_q only through "war", wins:
+    # (1/3)·log((1/3)/(1/7)) > Franco's (1/3)·log((1/3)/(2/7))
     plain = support(index, Q, ranker="tfisf.v1", k=3, models=("tfisf.v1",))
     assert plain.entity_weighting == "none"
     assert [e.entity.text for e in plain.entities] == ["Berlin", "Franco", "Spain", "Lincoln"]
@@ -147,7 +149,7 @@ def test_the_cli_option(index: Index, capsys: pytest.CaptureFixture[str]) -> Non
     weight=st.floats(0.01, 100, allow_nan=False),
 )
 def test_equal_weights_are_the_unweighted_statistics(index: Index, top: list[int], weight: float) -> None:
-    # weights count relative to the largest, so any constant weight is seed 002's statistics bit for bit
+    # weights count relative to the largest, so any constant weight is Blanco & Zaragoza's statistics bit for bit
     plain = entity_stats(index, np.array(top))
     for weights in (np.ones(len(top)), np.full(len(top), weight)):
         same = weighted_entity_stats(index, np.array(top), weights)

@@ -1,4 +1,4 @@
-"""`sentret eval-run`: any run against any qrels, tie-aware and as trec_eval scores the file (issue 30).
+"""`sentret eval-run`: any run against any qrels, tie-aware and as trec_eval scores the file.
 
 The "as exported" numbers are checked against ir_measures (pytrec_eval, i.e. trec_eval's own code) on
 runs full of ties, where trec_eval's order (score, then document id descending) decides the result."""

@@ -385,7 +385,7 @@ def test_qrels_and_run_round_trip(tmp_path: Path) -> None:
     write_qrels(qrels, tmp_path / "q.txt")
     write_run(run, tmp_path / "r.txt", tag="bm25")
     assert read_qrels(tmp_path / "q.txt") == qrels
-    # a topic with no items has no line; s2, unscored (-inf), is left out (issue 24)
+    # a topic with no items has no line; s2, unscored (-inf), is left out
     assert read_run(tmp_path / "r.txt") == {tid: {"s1": 0.1 + 0.2, "s3": 1e-300, "s4": 0.1 + 0.2}}
     lines = (tmp_path / "r.txt").read_text().splitlines()
     assert lines[0] == f"{tid} Q0 s1 1 {0.1 + 0.2!r} bm25"  # ties written in docid order

@@ -117,7 +117,7 @@ def test_each_example_gives_a_good_result_at_the_defaults(
 def test_seed_002s_unweighted_counts_drift_on_the_flagship_example(
     demo_part: Index, demo_articles: dict[str, tuple[str, str]]
 ) -> None:
-    # every sentence of S_q counted once: other civil wars come first (issue 26); weighted, Spain's own
+    # every sentence of S_q counted once: other civil wars come first; weighted, Spain's own
     query = "Spanish Civil War"
     plain = support(demo_part, query, k=EXPLORE_K, top_entities=ENTITIES, per_entity=1, entity_weighting="none")
     kept, _ = split_restating(demo_part, plain.terms, plain.entities)

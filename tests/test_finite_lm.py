@@ -1,6 +1,6 @@
-"""Finite query-likelihood scores on a closed candidate set (issue 24): every sentence, a query term in
-it or not, has the smoothed likelihood of the papers' models (seed 000 eq. 2, 3, 11; seed 003 eq. 7-8),
-never -inf; ``score``/``search`` keep scoring only the sentences that match."""
+"""Finite query-likelihood scores on a closed candidate set: every sentence, a query term in
+it or not, has the smoothed likelihood of the papers' models (Fernández et al., Inf. Retr. 2011, eq. 2, 3,
+11; Doko et al., IP&M 2015, eq. 7-8), never -inf; ``score``/``search`` keep scoring only the sentences that match."""
 
 from __future__ import annotations
 
@@ -137,7 +137,7 @@ def test_search_keeps_its_fast_path_over_matching_sentences(tiny: Index) -> None
     assert score(tiny, QUERY, "lm-3mm.v1", context="window").ids.tolist() == [0, 1, 2, 3]  # windows in d1
 
 
-# --- the class and trigger LMs (seed 001): trained artefacts of the tiny index --------------------------
+# --- the class and trigger LMs (Momtazi & Klakow, IP&M 2015): trained artefacts of the tiny index ------------
 
 TRAINED = ("lm-class.v1", "lm-class.v2", "lm-trigger.v1", "lm-trigger.v2")
 

@@ -1,4 +1,4 @@
-"""Holm-Bonferroni correction when several models are tested against one baseline (issue 30)."""
+"""Holm-Bonferroni correction when several models are tested against one baseline."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Resealed artefacts (issue 29): word classes and trigger tables whose content is hostile but whose
+"""Resealed artefacts: word classes and trigger tables whose content is hostile but whose
 hashes were rewritten to match. Each is loaded and scored in a forked child (a SIGSEGV shows as its
 exit status), which must get one SentretError saying what is wrong; ``verify`` must report it too."""
 

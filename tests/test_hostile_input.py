@@ -1,4 +1,4 @@
-"""Hostile command-line and corpus input gets one clear message, at once (issue 29, "CLI and corpus input").
+"""Hostile command-line and corpus input gets one clear message, at once.
 
 Before: ``--encoding nope`` on the demo started the whole parse, ``hex``/``rot13`` gave a LookupError
 traceback, a named pipe with no writer blocked forever, deep JSON a RecursionError, a 5,000-digit id a

@@ -1,4 +1,4 @@
-"""Crafted rankers (issue 29): a stored ranker is data, never a path into LightGBM's C++ parser.
+"""Crafted rankers: a stored ranker is data, never a path into LightGBM's C++ parser.
 
 Each crafted model text is loaded, scored and asked for its importance in a forked child process,
 so a SIGSEGV/SIGABRT or a hang shows as the child's exit status instead of killing the test run;

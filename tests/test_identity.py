@@ -1,4 +1,4 @@
-"""Annotator identity (issue 13, failure 1): personal secrets, names, disabling and removal, slowing
+"""Annotator identity: personal secrets, names, disabling and removal, slowing
 down repeated failures, and the migration of databases made before personal secrets."""
 
 from __future__ import annotations
@@ -272,7 +272,7 @@ def test_the_wait_doubles_up_to_its_cap(store: JudgmentStore) -> None:
         clock.now += 100.0  # each attempt long after the last one's wait
         assert throttle.attempt(store, ("k",), (), "with k", lambda: False) is False
         waits.append(throttle.wait(store, ("k",)))
-    assert waits == [0.0, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0]  # failures 1-2 free, then 1·2^(f−2), cap 8
+    assert waits == [0.0, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0]  # the first two failed attempts free, then 1·2^(f−2), cap 8
 
 
 # --------------------------------------------------------------------------- migration

@@ -1,4 +1,4 @@
-"""Imports that used to crash or forge (issue 13, failure 4) and the qrels scale (failure 5).
+"""Imports that used to crash or forge, and the qrels scale.
 
 Every bad import is one clear SentretError naming the line, and the database is byte-for-byte the
 same table contents afterwards. Imported grades belong to import annotators only, and a person's
@@ -212,7 +212,7 @@ def test_exported_qrels_read_by_ir_measures_give_the_apps_relevance(store: Judgm
     # A run ranking the non-relevant sentence 0 first, then 2, then 1, then 3.
     run = [ScoredDoc(TOPIC, doc, score) for doc, score in (("0", 4.0), ("2", 3.0), ("1", 2.0), ("3", 1.0))]
     # P@1 with trec_eval's default level (rel ≥ 1): sentence 0 is non-relevant, so 0.0 — with the old
-    # 1-4 export, grade 1 counted as relevant and P@1 was 1.0 (issue 13, failure 5).
+    # 1-4 export, grade 1 counted as relevant and P@1 was 1.0.
     old = list(ir_measures.read_trec_qrels(admin.export_qrels("s", scale="1-4")))
     assert ir_measures.calc_aggregate([P @ 1], qrels, run)[P @ 1] == 0.0
     assert ir_measures.calc_aggregate([P @ 1], old, run)[P @ 1] == 1.0

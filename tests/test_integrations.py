@@ -1,4 +1,4 @@
-"""sentret in PyTerrier pipelines and ir_measures (issue 30): the transformer retrieves exactly what
+"""sentret in PyTerrier pipelines and ir_measures: the transformer retrieves exactly what
 `search()` ranks, re-ranks any results frame by a model's own scores, and its frames score in
 ir_measures and pt.Experiment as a hand computation says — without a JVM."""
 

@@ -1,7 +1,7 @@
 """The Annotate page's keyboard handler (sentret_core.ui.annotate.shortcuts) in a real Chromium, on a
 page that stands in for Streamlit: every click starts a "run" that flips the app's script state,
 redraws the grade buttons for the next item and replaces the shortcuts component (as Streamlit
-does when the layout shifts). Issue 13, failure 2: keys died after ``u`` and ``t``.
+does when the layout shifts). A regression guarded here: keys died after ``u`` and ``t``.
 """
 
 from __future__ import annotations

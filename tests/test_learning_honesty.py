@@ -1,4 +1,4 @@
-"""Learning that tells the truth (issue 25): a minimum of teaching topics, exactly at its boundary; topics
+"""Learning that tells the truth: a minimum of teaching topics, exactly at its boundary; topics
 with nothing relevant left out and counted; a constant ranker refused; the ranker beside the single models
 and doc-order on the same topics, with a verdict in words."""
 

@@ -1,5 +1,5 @@
-"""`sentret learn` then `sentret eval … --models ltr.v1` on the real WikiQA train and dev files (issue 12's
-Done-when), in a fresh ranker store and benchmark cache."""
+"""`sentret learn` then `sentret eval … --models ltr.v1` on the real WikiQA train and dev files
+(the whole learning-to-rank workflow), in a fresh ranker store and benchmark cache."""
 
 from __future__ import annotations
 

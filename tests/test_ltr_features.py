@@ -1,4 +1,4 @@
-"""Learning-to-rank features (issue 12) against hand computations on a tiny index."""
+"""Learning-to-rank features against hand computations on a tiny index."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ltr.v1's first stage is not only lexical, closed sets score every candidate, and feature sets (issue 24)."""
+"""ltr.v1's first stage is not only lexical, closed sets score every candidate, and feature sets."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Learners, stored rankers, ltr.v1 and the learn driver (issue 12)."""
+"""Learners, stored rankers, ltr.v1 and the learn driver."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Regularised learners, chosen by cross-validation on the training topics only (issue 24)."""
+"""Regularised learners, chosen by cross-validation on the training topics only."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Word classes (exchange algorithm) and the class-based LM ``lm-class.v1`` (seed 001 §3)."""
+"""Word classes (exchange algorithm) and the class-based LM ``lm-class.v1`` (Momtazi & Klakow, IP&M 2015, §3)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from sentret_core.models import distribution, explain, get_model, score
 from sentret_core.models.training.classes import fit_classes, load_classes, train_classes
 from sentret_core.models.training.exchange import bigrams, exchange, sequence_bigrams
 
-# Seed 001 Fig. 1: "Saturday" and "Tuesday" are seen in the same contexts ("on … morning"), so a
+# Momtazi & Klakow, IP&M 2015, Fig. 1: "Saturday" and "Tuesday" are seen in the same contexts ("on … morning"), so a
 # bigram clustering puts them in one class. Stop words are not terms, so the contexts here are
 # "met … morning" and "closed … evening"; cities give a second family of contexts.
 DAYS = ["Saturday", "Tuesday", "Friday"]
@@ -200,7 +200,7 @@ def test_the_formula_by_hand(week: Index) -> None:
 
 PARAMS = [
     {},
-    {"mu": 1e-6},  # the smallest prior allowed: 0 gave -inf scores (issue 29)
+    {"mu": 1e-6},  # the smallest prior allowed: 0 gives -inf scores
     {"mu": 2500.0, "lam": 0.5, "mu_word": 10.0},
     {"lam": 1.0},
     {"classes": "shared3"},

@@ -1,5 +1,5 @@
-"""Every model's scores are finite at every edge of every parameter's declared range (issue 29: lm-dir with
-mu = 0 gave 53 of 53 non-finite scores). Brute-force enumeration: each float or int parameter at its
+"""Every model's scores are finite at every edge of every parameter's declared range (lm-dir with
+mu = 0 once gave 53 of 53 non-finite scores). Brute-force enumeration: each float or int parameter at its
 lowest allowed value (``min``, or ``min_positive`` when 0 itself is allowed, or just above ``min`` when
 ``min`` is excluded) and at ``max``, one at a time and all together at their lows, on the test index."""
 

@@ -13,7 +13,7 @@ from sentret_core import Index
 from sentret_core.errors import SentretError
 from sentret_core.models import score
 
-# One long document, so a sentence has three neighbours on each side (seed 003 eq. 3), and a
+# One long document, so a sentence has three neighbours on each side (Doko et al., IP&M 2015, eq. 3), and a
 # short one for the boundaries. Query terms: river, bridge, city.
 LONG_DOCS = [
     {
@@ -63,7 +63,7 @@ def test_tfisf_con_depth_3_is_seed_003_eq_3(town: Index, mu: float) -> None:
         S = R.get(s, 0.0)
         P1, P2, P3 = (R.get(s - i, 0.0) for i in (1, 2, 3))
         N1, N2, N3 = (R.get(s + i, 0.0) for i in (1, 2, 3))
-        # seed 003 eq. 3, written out as printed
+        # Doko et al., IP&M 2015, eq. 3, written out as printed
         eq3 = (1 - mu) * S + mu * (
             (1 - mu) * P1
             + mu * ((1 - mu) * P2 + mu * (P1 + P3) + (1 - mu) * S + mu * (P1 + N1))
@@ -130,8 +130,8 @@ def test_jm_with_lambda_0_is_maximum_likelihood(town: Index) -> None:
     terms = [town.vocab[t] for t in town.sequence(s)]
     assert "river" in terms and "city" in terms
     ml = sum(math.log(terms.count(t) / len(terms)) for t in query)
-    # λ below 1e-6 is refused (a candidate missing a query term would score log 0, or underflow to it,
-    # issue 29); λ → 0 tends to maximum likelihood: log((1-λ)·ml_t + λ·p(t)) differs from log ml_t by
+    # λ below 1e-6 is refused (a candidate missing a query term would score log 0, or underflow to it);
+    # λ → 0 tends to maximum likelihood: log((1-λ)·ml_t + λ·p(t)) differs from log ml_t by
     # about λ·(1 + p(t)/ml_t)
     jm = as_dict(town, " ".join(query), "lm-jm.v1", lam=1e-6)
     assert math.isclose(jm[s], ml, rel_tol=1e-4)

@@ -263,7 +263,7 @@ def test_a_subnormal_dirichlet_prior_is_refused_naming_the_range(nature: Index) 
     assert {s.name for s in list_models() if "mu" in s.params.names()} >= {"lm-dir.v1", "lm-2s.v1", "lm-2si.v1"}
     for name in ("lm-dir.v1", "lm-2s.v1", "lm-2si.v1"):
         spec = next(p for p in get_model(name).param_specs() if p.name == "mu")
-        # 2S's local μ may be 0; DIR's and 2S-I's collection μ may not (issue 29: log 0)
+        # 2S's local μ may be 0; DIR's and 2S-I's collection μ may not (log 0)
         assert (spec.min_positive, spec.min) == ((1e-6, 0.0) if name == "lm-2s.v1" else (None, 1e-6))
     # the edges either side of the gap are allowed, and score what explain says
     for mu in (0.0, 1e-6):

@@ -1,6 +1,6 @@
 """BM25 against the reference implementations rank_bm25 (BM25Okapi) and bm25s.
 
-Their formulas agree with ours (SPEC, seed 000) under these conditions, which the tests
+Their formulas agree with ours (Fernández et al., Inf. Retr. 2011, §3.5) under these conditions, which the tests
 assert rather than assume:
 
 * the same tokenisation: both get our index's own term list of every sentence;

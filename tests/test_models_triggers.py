@@ -1,4 +1,4 @@
-"""Trigger tables and the trained trigger LM ``lm-trigger.v1`` (seed 001 §5-6)."""
+"""Trigger tables and the trained trigger LM ``lm-trigger.v1`` (Momtazi & Klakow, IP&M 2015, §5-6)."""
 
 from __future__ import annotations
 
@@ -168,7 +168,7 @@ PARAMS = [
     {},
     {"lam_self": 1.0, "lam_inside": 0.0},
     {"lam_self": 0.2, "lam_inside": 0.2, "lam_across": 0.2, "lam_qa": 0.2, "lam_ne": 0.2},
-    {"lam_inside": 0.0, "lam_across": 0.5, "mu": 1e-6},  # the smallest prior allowed: 0 gave -inf (issue 29)
+    {"lam_inside": 0.0, "lam_across": 0.5, "mu": 1e-6},  # the smallest prior allowed: 0 gives -inf
     {"lam_inside": 0.3, "lam_ne": 0.3, "mu": 2500.0},
     {"lam_inside": 0.0, "lam_qa": 0.7, "max_candidates": 1},
 ]
@@ -196,7 +196,7 @@ def test_explain_totals_equal_scores(qa: Index, params: dict[str, object]) -> No
 def test_self_triggering_with_dirichlet_is_the_jm_shape(qa: Index) -> None:
     # λ_self·c(q,s)/|s| + (1-λ_self)·DIR: with μ → 0 this is the ML model, like JM without smoothing
     a = score(qa, "ceremony", "lm-trigger.v1", lam_self=1.0, lam_inside=0.0)
-    t = qa.term_index["ceremony"]  # unsmoothed JM (λ = 0, refused since issue 29): log c(t,s)/|s|
+    t = qa.term_index["ceremony"]  # unsmoothed JM (λ = 0, refused as a parameter): log c(t,s)/|s|
     ml = np.log(qa.X[a.ids, t].toarray().ravel() / qa.sent_len[a.ids])
     assert a.ids.tolist() == np.flatnonzero(qa.X[:, t].toarray().ravel()).tolist() and np.allclose(a.scores, ml)
 

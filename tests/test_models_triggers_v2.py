@@ -1,4 +1,4 @@
-"""``lm-trigger.v2``: question words (``?when`` …) trigger answer labels and terms (seed 001 §6.5; issue 12)."""
+"""``lm-trigger.v2``: question words (``?when`` …) trigger answer labels and terms (Momtazi & Klakow 2015, §6.5)."""
 
 from __future__ import annotations
 
@@ -145,7 +145,7 @@ PARAMS = [
     {},  # v2's defaults
     NE_ONLY,
     full(lam_self=0.2, lam_inside=0.2, lam_across=0.2, lam_qa=0.2, lam_ne=0.2),
-    full(lam_qa=0.7, mu=1e-6),  # the smallest prior allowed: 0 gave -inf (issue 29)
+    full(lam_qa=0.7, mu=1e-6),  # the smallest prior allowed: 0 gives -inf
     full(lam_ne=1.0),
     {**full(lam_inside=0.3, lam_ne=0.3), "max_candidates": 1},
 ]

@@ -1,4 +1,4 @@
-"""A user's own spaCy pipeline (issue 30): the standard minimal one, a blank English pipeline with its own
+"""A user's own spaCy pipeline: the standard minimal one, a blank English pipeline with its own
 sentencizer, indexes documents; sentret adds a sentencizer only when a pipeline has no sentence boundaries."""
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from sentret_core import Index
 from sentret_core.errors import ArgumentTypeError, ArgumentValueError, SentretError
-from sentret_core.models import Scores, prepare, pruning, score, search, top_k
+from sentret_core.models import Scores, get_model, prepare, pruning, score, search, top_k
 
 # a Zipf-ish vocabulary; "river" is in most sentences (sf > N/2: a negative rsj idf)
 WORDS = ["bridge", "city", "market", "harbour", "castle", "garden", "forest", "meadow", "valley", "tower", "village",
@@ -81,6 +81,8 @@ def test_pruning_happens_and_drops_candidates(corpora: list[Index]) -> None:
     """The pruned path runs (and returns fewer candidates than score) on many of these queries."""
     rng = np.random.default_rng(5)
     pruned = 0
+    bm25_top_k = get_model("bm25.v1").top_k  # MaxScore, registered with bm25.v1
+    assert bm25_top_k is not None
     for _ in range(300):
         index = corpora[1]
         terms = list(rng.choice([*WORDS[:8], "river"], size=rng.integers(2, 5)))
@@ -88,7 +90,7 @@ def test_pruning_happens_and_drops_candidates(corpora: list[Index]) -> None:
         params = {"idf": str(rng.choice(["rsj", "lucene"]))}
         with mock.patch.object(pruning, "SAMPLE", 1), mock.patch.object(pruning, "PRUNE_FROM", 0):
             q = prepare(index, terms)
-            found = pruning.bm25_candidates(index, q, score(index, terms, "bm25.v1", **params).params, k)
+            found = bm25_top_k(index, q, score(index, terms, "bm25.v1", **params).params, k)
             got = search(index, terms, "bm25.v1", k, **params)
         full = score(index, terms, "bm25.v1", **params)
         same(got, top_k(full, k))

@@ -1,4 +1,4 @@
-"""The Ray Data engine (issue 15): the same shards as the local engine, byte for byte, on a local Ray."""
+"""The Ray Data engine: the same shards as the local engine, byte for byte, on a local Ray."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Resealed hostile indexes (issue 29): hostile content behind a consistent manifest (every checksum
+"""Resealed hostile indexes: hostile content behind a consistent manifest (every checksum
 rewritten), so only the checks on what the files *are* can catch it. Each case runs in a forked
 child with a timeout: no signal, no hang, one clear SentretError, and ``verify`` reports it.
 

@@ -1,4 +1,4 @@
-"""One relevance scale, named everywhere (issue 25, "One scale, named everywhere").
+"""One relevance scale, named everywhere.
 
 Before: Admin exported qrels on the trec scale (0-3) while Evaluate's upload read every file as
 1-4 (relevant iff grade ≥ 3), so a session's own export gave other numbers than the session, or
@@ -177,7 +177,7 @@ def test_an_export_uploaded_gives_the_sessions_numbers(
 
 
 def test_a_trec_file_with_3s_is_not_read_as_1_4(store: JudgmentStore, index: Index) -> None:
-    """The failure of the issue: trec grades 2 (the app's "relevant", stored 3) counted as not relevant."""
+    """The regression guarded: trec grades 2 (the app's "relevant", stored 3) counted as not relevant."""
     admin = store.admin(TOKEN)
     session = evaluate_session(admin, "s", index, models=MODELS)
     exported = admin.export_qrels("s", scale="trec")

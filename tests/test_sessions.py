@@ -172,7 +172,7 @@ def test_pool_order_depends_only_on_the_seed(index: Index) -> None:
 
 
 def test_a_query_alone_stands_for_its_top_entities(index: Index) -> None:
-    """Its top entities by Explore's rule: those that only restate the query are left out (issue 25)."""
+    """Its top entities by Explore's rule: those that only restate the query are left out."""
     plan = build_pool(index, QUERY, depth=1, top_entities=3)
     found = support(index, QUERY, top_entities=20, models=("bm25f.v1",), per_entity=1)
     ranked = [entity_key(e.entity.text, e.entity.label) for e in found.entities]
@@ -241,7 +241,7 @@ def test_agreement_summary_by_hand() -> None:
     ab = pairs[("A", "B")]
     assert ab.n == 12 and ab.value == pytest.approx(2 / 3) and ab.note is None
     assert ab.low is not None and ab.high is not None and ab.low <= 2 / 3 <= ab.high <= 1.0
-    # one shared item: no κ at all (issue 13: a bare κ of -0.333 from one item), but its n
+    # one shared item: no κ at all (not a bare κ of -0.333 from one item), but its n
     assert pairs[("A", "C")] == (None, 1, None, None, "too few shared items (n = 1 < 10)")
     assert pairs[("A", "C")].text() == "— (too few shared items (n = 1 < 10))"
     assert summary.fleiss.value is None and summary.fleiss.n == 1 and "n = 1 < 10" in str(summary.fleiss.note)

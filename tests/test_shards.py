@@ -1,4 +1,4 @@
-"""Parsed shards (issue 15): round trip, an index built from shards equals the build before shards,
+"""Parsed shards: round trip, an index built from shards equals the build before shards,
 shard boundaries change nothing, `sentret add` equals a build from scratch, and an add that fails
 or is interrupted leaves the old index as it was."""
 

@@ -110,7 +110,7 @@ def test_a_lock_held_too_long_is_one_message_not_a_traceback(db: Path) -> None:
         with lock_held(db, "BEGIN IMMEDIATE"):
             with busy:
                 handle.grade(1, 1)
-            with busy:  # signing in counts the attempt in the database first (issue 29): it writes
+            with busy:  # signing in counts the attempt in the database first: it writes
                 store.sign_in("s", "ann", SECRET)
     with JudgmentStore(db, read_only=True) as store:
         assert store.admin(TOKEN).export_qrels("s") == QRELS  # nothing was lost or changed

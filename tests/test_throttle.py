@@ -1,4 +1,4 @@
-"""Sign-in throttles that hold (issue 29, "People"): counted in the judgments database, so a second
+"""Sign-in throttles that hold: counted in the judgments database, so a second
 process and a restart see every failure; keyed by name and client; checked and counted atomically, so a
 burst of concurrent guesses checks at most the free number of secrets; the admin token throttled too.
 

@@ -1,11 +1,10 @@
 """The marker that says a training of an index runs (sentret_core.models.training.running), and what the
-app makes of it: the models' labels and the notice with about how long is left (issue 26)."""
+app makes of it: the models' labels and the notice with about how long is left."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -40,11 +39,10 @@ def test_the_estimate_is_the_corpus_size_times_the_measured_rate() -> None:
 
 def test_the_marker_is_believed_only_while_its_training_holds_it(tmp_path: Path) -> None:
     assert running(tmp_path) is None  # no marker at all
-    before = time.time()
-    with training(tmp_path, ["classes"], 43.0):
+    with training(tmp_path, ["classes"], 43.0, clock=lambda: 1234.5):
         now = running(tmp_path)
         assert now is not None and now.kinds == ("classes",) and now.expected == 43.0
-        assert before <= now.started <= time.time()
+        assert now.started == 1234.5  # the marker records when the training started
         with pytest.raises(SentretError, match=BUSY), training(tmp_path, ["triggers"], 1.0):
             pass  # one training of an index at a time
         assert running(tmp_path / "other") is None  # another index's marker is its own
@@ -70,12 +68,16 @@ def test_a_training_in_another_process_is_seen_and_forgotten_when_it_dies(tmp_pa
 
 
 def test_the_notice_says_what_trains_which_models_wait_and_about_how_long() -> None:
-    now = Running(("classes",), started=time.time() - 10.2, expected=43.0)  # 43 − 10.2 = 32.8 → "about 33 s"
-    assert notice_text(now) == ("The word classes of this index are training in the background, about 33 s left. "
-                                "lm-class.v1, lm-class.v2 are enabled when it finishes.")  # fmt: skip
-    late = Running(("classes", "triggers"), started=time.time() - 100, expected=43.0)
-    assert notice_text(late).startswith("The word classes and trigger tables of this index are training in the "
-                                        "background, finishing. lm-class.v1, lm-class.v2, lm-trigger.v1")  # fmt: skip
+    now = Running(("classes",), started=1000.0, expected=43.0)  # at 1010.2: 43 − 10.2 = 32.8 → "about 33 s"
+    assert notice_text(now, clock=1010.2) == (
+        "The word classes of this index are training in the background, about 33 s left. "
+        "lm-class.v1, lm-class.v2 are enabled when it finishes."
+    )
+    late = Running(("classes", "triggers"), started=1000.0, expected=43.0)
+    assert notice_text(late, clock=1100.0).startswith(
+        "The word classes and trigger tables of this index are training in the "
+        "background, finishing. lm-class.v1, lm-class.v2, lm-trigger.v1"
+    )
 
 
 def test_a_models_label_says_training_while_its_artefact_trains(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 HTML that stays one escaped block, and every page drawing such text through it.
 
 Rendering is checked with markdown-it-py, a CommonMark reference implementation (Streamlit's own
-renderer, react-markdown with remark-gfm, runs in the browser: tests/test_browser_injection.py).
+renderer, react-markdown with remark-gfm, runs in the browser: tests/test_browser_safety.py).
 GFM's *literal* autolinks (bare ``http://``, ``www.``, e-mail addresses), which markdown-it-py
 does not make, are checked against the patterns remark-gfm uses (mdast-util-gfm-autolink-literal).
 """

@@ -1,4 +1,4 @@
-"""Web sessions (issue 25, "sign-in that survives"): a browser's sign-in kept in SQLite for a bounded
+"""Web sessions ("sign-in that survives"): a browser's sign-in kept in SQLite for a bounded
 time, across store re-openings (a server restart), with expiry exactly at the boundary (fake clock)
 and revocation by re-key, disable, removal, sign-out and a changed admin token."""
 

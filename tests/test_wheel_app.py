@@ -1,4 +1,4 @@
-"""The app from a pip install (issue 30): the built wheel in a fresh virtualenv, with the lowest Streamlit
+"""The app from a pip install: the built wheel in a fresh virtualenv, with the lowest Streamlit
 pyproject.toml allows, starts with ``sentret app`` and lists the packaged example queries.
 
 One virtualenv for the whole test (installing spaCy, pandas and the rest takes minutes). It needs the

@@ -1,4 +1,7 @@
-"""The judgment store's constants and typed records (grades 1-4; relevant iff grade ≥ 3, SPEC "Evaluation")."""
+"""The judgment store's constants and typed records.
+
+Grades 1-4; a sentence is relevant iff graded ≥ 3 (Blanco & Zaragoza, SIGIR 2010, §4).
+"""
 
 from __future__ import annotations
 

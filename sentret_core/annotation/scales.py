@@ -1,7 +1,7 @@
 """One relevance rule, named on every scale grades are read or written in.
 
 The store keeps grades 1-4 and a sentence is relevant iff graded at least
-:data:`~sentret_core.defaults.RELEVANT_GRADE` (SPEC "Evaluation"). Qrels are written on the
+:data:`~sentret_core.defaults.RELEVANT_GRADE` (Blanco & Zaragoza, SIGIR 2010, §4). Qrels are written on the
 ``trec`` scale (each grade minus one: 0-3, so ``trec_eval -l 2``) or on ``1-4``; a file read
 back may also be ``binary`` (0 non-relevant, 1 relevant). :func:`sniff_scale` guesses a file's
 scale from the grades it holds, and says when the guess is ambiguous.

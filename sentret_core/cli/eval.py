@@ -1,6 +1,7 @@
 """``sentret eval``: evaluate sentence scorers on a public benchmark (WikiQA, SQuAD support, TrecQA).
 
-Wired into ``cli/main.py`` through :func:`register`; heavy imports happen inside :func:`run` only.
+Wired into ``cli/main.py`` through :func:`register`; heavy imports happen inside :func:`run` only. The benchmarks,
+their help and their defaults come from :mod:`sentret_core.evaluation.benchmarks.registry`.
 """
 
 from __future__ import annotations
@@ -11,29 +12,30 @@ import sys
 from typing import Any
 
 from sentret_core.cli.common import check_output, command, param_pairs
-from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_WINDOW
-
-BENCHMARK_NAMES = ("wikiqa", "squad-support", "trecqa", "candidates")
-DEFAULT_METRICS = "map,mrr,p@1,p@10,r-prec,ndcg@10"
+from sentret_core.defaults import DEFAULT_K, DEFAULT_METRICS, DEFAULT_RANKER, DEFAULT_WINDOW
 
 
 def register(sub: Any) -> None:
     """Add the ``eval`` command to the ``sentret`` sub-parsers ``sub``."""
+    from sentret_core.evaluation.benchmarks import benchmark_names, list_benchmarks
+
+    names, specs = benchmark_names(), list_benchmarks()
+    support = ", ".join(spec.name for spec in specs if spec.kind == "support")  # the options for entity support
+    loading = ", ".join(spec.name for spec in specs if spec.options)  # the options of the loader
+    on_random = ", ".join(spec.name for spec in specs if spec.baseline == "random")
     what = "Evaluate sentence scorers on a benchmark, beside the doc-order and random baselines."
     p = command(sub, "eval", what, run)
-    p.add_argument(
-        "benchmark", choices=BENCHMARK_NAMES, metavar="BENCHMARK", help=f"one of {', '.join(BENCHMARK_NAMES)}"
-    )
+    p.add_argument("benchmark", choices=names, metavar="BENCHMARK", help=f"one of {', '.join(names)}")
     p.add_argument(
         "--data",
         required=True,
         metavar="PATH",
-        help="the benchmark file: a WikiQA .tsv split, a SQuAD v1.1 .json, a TrecQA .xml (or .tsv)",
+        help=f"the benchmark file: {', '.join(spec.data for spec in specs if spec.data)}",
     )
     p.add_argument(
         "--models",
         default=None,
-        help="models, comma-separated (default: every registered scorer; squad-support adds "
+        help=f"models, comma-separated (default: every registered scorer; {support} adds "
         "position (eq. 8) and sum-*); the baselines doc-order and random are always added",
     )
     p.add_argument(
@@ -46,12 +48,13 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--baseline",
         default=None,
-        help="the model significance is tested against (default doc-order; random on trecqa)",
+        help="the model significance is tested against (default doc-order"
+        + (f"; random on {on_random})" if on_random else ")"),
     )
     p.add_argument(
         "--metrics",
-        default=DEFAULT_METRICS,
-        help=f"comma-separated: map, mrr, r-prec, p@K, ndcg@K, ndcg (default {DEFAULT_METRICS})",
+        default=",".join(DEFAULT_METRICS),
+        help="comma-separated: map, mrr, r-prec, p@K, ndcg@K, ndcg (default %(default)s)",
     )
     tuning = p.add_mutually_exclusive_group()
     tuning.add_argument(
@@ -79,32 +82,32 @@ def register(sub: Any) -> None:
         "--distractors",
         choices=["demo"],
         default=None,
-        help="squad-support: add the demo corpus's documents to the collection",
+        help=f"{loading}: add the demo corpus's documents to the collection",
     )
     p.add_argument(
         "--min-candidates",
         type=int,
         default=1,
         metavar="N",
-        help="squad-support: keep topics whose entity is mentioned in >= N sentences",
+        help=f"{loading}: keep topics whose entity is mentioned in >= N sentences",
     )
     p.add_argument(
         "--k",
         type=int,
         default=DEFAULT_K,
-        help=f"squad-support: |S_q|, the top-k the candidates come from (default {DEFAULT_K})",
+        help=f"{support}: |S_q|, the top-k the candidates come from (default {DEFAULT_K})",
     )
     p.add_argument(
         "--ranker",
         default=DEFAULT_RANKER,
-        help="squad-support: the scorer whose top-k gives S_qe for position and Ŝ_qe for sum-* and the "
+        help=f"{support}: the scorer whose top-k gives S_qe for position and Ŝ_qe for sum-* and the "
         f"baselines (default {DEFAULT_RANKER})",
     )
     p.add_argument(
         "--window",
         type=int,
         default=DEFAULT_WINDOW,
-        help=f"squad-support: context window of Ŝ_q (default {DEFAULT_WINDOW})",
+        help=f"{support}: context window of Ŝ_q (default {DEFAULT_WINDOW})",
     )
     p.add_argument(
         "--cache",

@@ -47,7 +47,7 @@ def source_options(p: argparse.ArgumentParser) -> None:
 
 def engine_options(p: argparse.ArgumentParser, model_default: str | None = None) -> None:
     """How the spaCy pass runs: here (--n-process) or on Ray Data (--engine ray)."""
-    from sentret_core.ingest.nlp import DEFAULT_BATCH_SIZE, DEFAULT_MODEL
+    from sentret_core.ingest.nlp import DEFAULT_BATCH_SIZE, DEFAULT_PIPELINE
 
     p.add_argument("--engine", default="local", choices=["local", "ray"],
                    help="run the spaCy pass here (local, default) or on Ray Data (ray: pip install 'sentret[scale]')")
@@ -57,8 +57,8 @@ def engine_options(p: argparse.ArgumentParser, model_default: str | None = None)
     p.add_argument("--num-workers", type=int, default=None,
                    help="ray engine: parsing actors, one CPU each (default: the CPUs Ray has)")
     p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="documents per spaCy batch")
-    p.add_argument("--model", default=model_default or DEFAULT_MODEL,
-                   help=f"installed spaCy pipeline (default {model_default or DEFAULT_MODEL})")  # fmt: skip
+    p.add_argument("--model", default=model_default or DEFAULT_PIPELINE,
+                   help=f"installed spaCy pipeline (default {model_default or DEFAULT_PIPELINE})")  # fmt: skip
 
 
 def engine_of(args: argparse.Namespace, model: str | None = None) -> Any:

@@ -13,21 +13,25 @@ from sentret_core.cli.judgments import _admin, _open, _token
 
 
 def register(sub: Any) -> None:
+    from sentret_core.evaluation.benchmarks import list_benchmarks
+
     learn = command(sub, "learn", "Learn a ranker (ltr.v1) from a benchmark or a session's judgments.", _no_source)
     sources = learn.add_subparsers(title="what to learn from", metavar="SOURCE")
-    for name in ("wikiqa", "trecqa", "squad-support", "candidates"):
-        what = "a candidates JSONL file (see the README)" if name == "candidates" else f"{name}'s training file"
-        bench = command(sources, name, f"Learn from {what}.", _run_benchmark)
-        bench.set_defaults(benchmark=name)
+    for spec in list_benchmarks():  # in registration order
+        if not spec.learnable:
+            continue
+        bench = command(sources, spec.name, spec.learn_help, _run_benchmark)
+        bench.set_defaults(benchmark=spec.name)
         bench.add_argument("--data", required=True, metavar="PATH", help="the training file")
         choice = bench.add_mutually_exclusive_group()
         choice.add_argument("--dev", metavar="PATH", help="a development file: early stopping and the scores")
         choice.add_argument("--folds", type=int, metavar="K", help="K-fold cross-validation over the topics")
-        if name == "squad-support":
+        if "distractors" in spec.options:
             bench.add_argument("--distractors", choices=("demo",), help="add the demo corpus's documents")
+        if "min_candidates" in spec.options:
             bench.add_argument("--min-candidates", type=int, default=1, metavar="N",
                                help="keep topics whose entity has at least N candidate sentences "
-                                    "(as `sentret eval squad-support` does; default 1)")  # fmt: skip
+                                    f"(as `sentret eval {spec.name}` does; default 1)")  # fmt: skip
         bench.add_argument("--cache", metavar="DIR", help="where benchmark indexes are cached")
         bench.add_argument("--n-process", type=int, default=1, help="spaCy processes when indexing (default 1)")
         _common(bench)
@@ -68,9 +72,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def _no_source(args: argparse.Namespace) -> int:
     from sentret_core.errors import SentretError
+    from sentret_core.evaluation.benchmarks import benchmark_names
 
-    raise SentretError("say what to learn from: `sentret learn wikiqa --data FILE --out NAME` (or trecqa, "
-                       "squad-support, candidates, judgments)")  # fmt: skip
+    first, *others = benchmark_names(learnable=True)
+    raise SentretError(f"say what to learn from: `sentret learn {first} --data FILE --out NAME` (or "
+                       f"{', '.join([*others, 'judgments'])})")  # fmt: skip
 
 
 class _Progress:

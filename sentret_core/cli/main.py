@@ -1,7 +1,7 @@
 """The ``sentret`` command: thin over the library; each command group lives in its own module and
 imports the heavy parts of the library only inside its commands.
 
-Nothing escapes :func:`main` as a traceback (issue 16). A user error — a
+Nothing escapes :func:`main` as a traceback. A user error — a
 :class:`~sentret_core.errors.SentretError` (bad argument, file, query, index) or an ``OSError``
 (a missing file, a folder that cannot be written, a full disk) — is one line
 ``sentret: error: …`` and exit code 2. Anything else is a bug: one line ``sentret: internal error: …``

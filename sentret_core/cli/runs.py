@@ -17,7 +17,7 @@ TIES = "ties-docorder"  # the default tag says how tied scores are ordered in th
 
 
 def register(sub: Any) -> None:
-    from sentret_core.defaults import DEFAULT_RANKER
+    from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER
     from sentret_core.evaluation.as_exported import TREC_EVAL_LEVEL
     from sentret_core.evaluation.measures import DEFAULT_METRICS
 
@@ -29,7 +29,7 @@ def register(sub: Any) -> None:
                    help="TSV 'qid<TAB>query[<TAB>entity]' or a TREC topic file (<top><num><title>)")  # fmt: skip
     p.add_argument("--model", default=DEFAULT_RANKER, help=f"a registered model (default {DEFAULT_RANKER})")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a model parameter")
-    p.add_argument("--k", type=int, default=1000, help="sentences per topic (default 1000)")
+    p.add_argument("--k", type=int, default=DEFAULT_K, help="sentences per topic (default %(default)s)")
     p.add_argument("--out", required=True, metavar="FILE", help="the run file to write")
     p.add_argument("--tag", default=None, help="the run tag (default sentret.MODEL)")
     p.add_argument("--json", action="store_true", help="print a summary as one JSON object")

@@ -7,7 +7,17 @@ import json
 from typing import Any
 
 from sentret_core.cli.common import command, param_pairs
-from sentret_core.defaults import DEFAULT_ENTITY_WEIGHTING, DEFAULT_K, DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS, MAX_K
+from sentret_core.defaults import (
+    DEFAULT_ENTITY_SCORE,
+    DEFAULT_ENTITY_WEIGHTING,
+    DEFAULT_EXCLUDED_LABELS,
+    DEFAULT_K,
+    DEFAULT_PER_ENTITY,
+    DEFAULT_RANKER,
+    DEFAULT_SUPPORT_ENTITIES,
+    DEFAULT_SUPPORT_MODELS,
+    MAX_K,
+)
 
 
 def register(sub: Any) -> None:
@@ -70,14 +80,16 @@ def _add_support(sub: Any) -> None:
     p.add_argument("query")
     p.add_argument("--ranker", default=DEFAULT_RANKER, help="the sentence scorer that gives S_q")
     p.add_argument("--k", type=int, default=DEFAULT_K, help="|S_q|: top sentences the entities come from")
-    p.add_argument("--entity-score", default="kld", choices=["kld", "frequency", "rarity", "combination"])
+    p.add_argument("--entity-score", default=DEFAULT_ENTITY_SCORE,
+                   choices=["kld", "frequency", "rarity", "combination"])  # fmt: skip
     p.add_argument("--entity-weighting", default=DEFAULT_ENTITY_WEIGHTING, choices=["none", "rank", "score"],
-                   help="how each sentence of S_q counts in the entity scores: none (seed 002), its rank or its score")
+                   help="how each sentence of S_q counts in the entity scores: none (Blanco & Zaragoza), "
+                   "its rank or its score")
     p.add_argument("--labels", default=None, help="entity labels to keep, comma-separated (default: all but "
-                   "CARDINAL and ORDINAL)")
+                   f"{' and '.join(sorted(DEFAULT_EXCLUDED_LABELS))})")
     p.add_argument("--models", default=",".join(DEFAULT_SUPPORT_MODELS), help="support models, comma-separated")
-    p.add_argument("--top-entities", type=int, default=20)
-    p.add_argument("--per-entity", type=int, default=3, help="support sentences per entity and model")
+    p.add_argument("--top-entities", type=int, default=DEFAULT_SUPPORT_ENTITIES)
+    p.add_argument("--per-entity", type=int, default=DEFAULT_PER_ENTITY, help="support sentences per entity and model")
     p.add_argument("--param", action="append", default=[], metavar="MODEL.NAME=VALUE")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 

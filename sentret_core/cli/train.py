@@ -22,7 +22,8 @@ def register(sub: Any) -> None:
     classes.add_argument("--seed", type=int, default=0, help="seed of the order of the passes (default 0)")
     classes.add_argument("--rare", choices=("assign", "shared"), default="assign",
                          help="rare words: each to its best class, or one shared class")  # fmt: skip
-    triggers = command(kinds, "triggers", "Trigger tables of seed 001 §5-6 (lm-trigger.v1, .v2).", _run_triggers)
+    triggers = command(kinds, "triggers", "Trigger tables of Momtazi & Klakow, IP&M 2015, §5-6 (lm-trigger.v1, .v2).",
+                       _run_triggers)
     _common(triggers, "triggers")
     triggers.add_argument("--qa-pairs", metavar="FILE", help="question/answer pairs for the QA and NE tables "
                           "(a WikiQA TSV, or question<TAB>answer lines)")  # fmt: skip

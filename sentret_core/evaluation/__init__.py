@@ -1,4 +1,4 @@
-"""Evaluation (SPEC "Evaluation"), one job per module.
+"""Evaluation (Blanco & Zaragoza, SIGIR 2010, §4; tie-aware as McSherry & Najork, ECIR 2008), one job per module.
 
 Pure functions of their arguments: :mod:`.trec_io` (qrels/run files, topic ids), :mod:`.metrics`
 (tie-aware metrics on score arrays), :mod:`.measures` (metric names, gains, ``evaluate``),

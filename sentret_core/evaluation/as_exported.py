@@ -1,4 +1,4 @@
-"""What trec_eval gives on a run file, beside sentret's tie-aware figure (issue 30).
+"""What trec_eval gives on a run file, beside sentret's tie-aware figure.
 
 trec_eval (and ir_measures through pytrec_eval) ignores a run's rank column and orders each topic's
 documents by score descending, breaking ties by document id in *descending* string order (its

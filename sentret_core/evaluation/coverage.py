@@ -1,4 +1,5 @@
-"""Coverage curve: the fraction of topics whose first relevant item is in the top k (seed 002 Fig. 2).
+"""Coverage curve: the fraction of topics whose first relevant item is in the top k (Blanco &
+Zaragoza, SIGIR 2010, Fig. 2).
 
 The first-hit ranks come from :func:`sentret_core.support.sets.first_hits`.
 """

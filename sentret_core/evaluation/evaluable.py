@@ -6,7 +6,7 @@
   equals ``random``) and ``random`` (every candidate tied: tie-aware metrics make it the exact
   expectation of a random ordering);
 * on entity-support benchmarks only, the support engine's own scorers under the engine's
-  names: ``position`` (seed 002 eq. 8, ``|s| - max(pos_q, pos_e)``) and ``sum-<score>`` /
+  names: ``position`` (Blanco & Zaragoza, SIGIR 2010, eq. 8, ``|s| - max(pos_q, pos_e)``) and ``sum-<score>`` /
   ``avg-<score>`` (eq. 7).
 """
 
@@ -16,18 +16,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from sentret_core.errors import SentretError
+from sentret_core.evaluation.benchmarks import get_benchmark
 from sentret_core.models import get_model, list_models
-from sentret_core.support.context import ENTITY_MODELS, POSITION
+from sentret_core.support.registry import SUPPORT_MODELS, support_model, support_model_names
 
 DOC_ORDER = "doc-order"
 RANDOM = "random"
 BASELINES: tuple[str, ...] = (DOC_ORDER, RANDOM)
-SUPPORT_MODELS: tuple[str, ...] = (POSITION, *ENTITY_MODELS)
 
 
 def kind_of(benchmark: str) -> str:
-    """``"support"`` for entity-support benchmarks, ``"sentences"`` for plain sentence retrieval."""
-    return "support" if benchmark == "squad-support" else "sentences"
+    """``"support"`` for entity-support benchmarks, ``"sentences"`` for plain sentence retrieval (as the
+    benchmark declares itself in the registry; an unknown name is one clear error)."""
+    return get_benchmark(benchmark).kind
 
 
 def default_models(kind: str) -> list[str]:
@@ -35,7 +36,7 @@ def default_models(kind: str) -> list[str]:
     (and, for entity support, eq. 8 and the sum aggregations)."""
     names = [spec.name for spec in list_models() if spec.family != "ltr"]
     if kind == "support":
-        names += [POSITION, *(m for m in ENTITY_MODELS if m.startswith("sum-"))]
+        names += [name for name, model in SUPPORT_MODELS.items() if model.evaluated_by_default]
     return names
 
 
@@ -44,7 +45,7 @@ def check_model(kind: str, name: str) -> str:
     name = name.strip()
     if name in BASELINES:
         return name
-    if name in SUPPORT_MODELS:
+    if support_model(name) is not None:
         if kind != "support":
             raise SentretError(
                 f"model {name!r} ranks entity support sentences: it applies to squad-support only"
@@ -53,13 +54,13 @@ def check_model(kind: str, name: str) -> str:
     try:
         return get_model(name).name
     except SentretError as err:
-        extra = f", {', '.join(SUPPORT_MODELS)}" if kind == "support" else ""
+        extra = f", {', '.join(support_model_names())}" if kind == "support" else ""
         raise SentretError(f"{err}; baselines: {', '.join(BASELINES)}{extra}") from None
 
 
 def is_scorer(name: str) -> bool:
     """True for a registered sentence scorer, False for the baselines and the support models."""
-    return name not in BASELINES and name not in SUPPORT_MODELS
+    return name not in BASELINES and support_model(name) is None
 
 
 def resolve_params(model: str, given: Mapping[str, Any] | None) -> dict[str, Any]:

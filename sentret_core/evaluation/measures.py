@@ -1,4 +1,4 @@
-"""Metric names, relevance scales and gains, and the evaluation of a whole run (SPEC "Evaluation").
+"""Metric names, relevance scales and gains, and the evaluation of a whole run (Blanco & Zaragoza, SIGIR 2010, §4).
 
 Metric names: ``"map"`` (AP), ``"mrr"`` (RR), ``"r-prec"``, ``"p@k"``, ``"ndcg@k"`` and
 ``"ndcg"`` (the whole ranking); per topic as in :mod:`sentret_core.evaluation.metrics`, then
@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from sentret_core.defaults import RELEVANT_GRADE
+from sentret_core.defaults import DEFAULT_METRICS, RELEVANT_GRADE
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.metrics import (
     Mode,
@@ -46,7 +46,6 @@ Scale = Literal["auto", "graded", "binary"]
 GainSpec = Mapping[int, float] | Callable[[int], float]
 
 SCALES: tuple[str, ...] = ("auto", "graded", "binary")
-DEFAULT_METRICS: tuple[str, ...] = ("map", "mrr", "p@1", "p@10", "r-prec", "ndcg@10")
 METRIC_FORMS: tuple[str, ...] = ("map", "mrr", "r-prec", "p@<k>", "ndcg@<k>", "ndcg")
 BINARY_THRESHOLD = 1
 _ALIASES = {"ap": "map", "rr": "mrr", "rprec": "r-prec", "r-precision": "r-prec"}

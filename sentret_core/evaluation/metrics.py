@@ -1,4 +1,4 @@
-"""Per-topic metrics on score arrays, tie-aware in closed form (SPEC "Evaluation").
+"""Per-topic metrics on score arrays, tie-aware in closed form (McSherry & Najork, ECIR 2008).
 
 * RR: ``1 / rank`` of the first relevant item, 0 if none is retrieved.
 * P@k: relevant items among ranks 1..k, divided by k (also when fewer are retrieved).

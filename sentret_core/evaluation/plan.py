@@ -9,10 +9,9 @@ from typing import Any
 
 from sentret_core.defaults import DEFAULT_RANKER
 from sentret_core.errors import SentretError
+from sentret_core.evaluation.benchmarks import get_benchmark
 from sentret_core.evaluation.evaluable import (
     BASELINES,
-    DOC_ORDER,
-    RANDOM,
     check_model,
     default_models,
     kind_of,
@@ -50,7 +49,7 @@ def plan(
     names = list(
         dict.fromkeys([*BASELINES, *(check_model(kind, m) for m in (models or default_models(kind)))])
     )
-    base = check_model(kind, baseline) if baseline else (RANDOM if benchmark == "trecqa" else DOC_ORDER)
+    base = check_model(kind, baseline) if baseline else get_benchmark(benchmark).baseline
     if base not in names:
         names.append(base)
     ranker_name = get_model(ranker).name

@@ -1,6 +1,6 @@
 """The report of one benchmark evaluation: per-model results, significance, text/Markdown/JSON.
 
-Table 2 of seed 002 marks with ``*`` a model whose Wilcoxon signed-rank p-value against the
+Table 2 of Blanco & Zaragoza, SIGIR 2010 marks with ``*`` a model whose Wilcoxon signed-rank p-value against the
 baseline is below 0.05; both the Wilcoxon and the paired t-test p-values are reported.
 """
 
@@ -15,15 +15,13 @@ from typing import Any
 
 import pandas as pd
 
-from sentret_core.defaults import RELEVANT_GRADE
+from sentret_core.defaults import ALPHA, RELEVANT_GRADE
 from sentret_core.evaluation.as_exported import as_exported
 from sentret_core.evaluation.benchmarks.base import Benchmark
 from sentret_core.evaluation.measures import BINARY_THRESHOLD
 from sentret_core.evaluation.runs import OPTIMISTIC, PESSIMISTIC
 from sentret_core.evaluation.trec_io import Run, format_run, parse_run, write_qrels, write_run
 from sentret_core.jsonable import finite_or_none, plain
-
-ALPHA = 0.05
 
 
 @dataclass
@@ -117,7 +115,7 @@ class Report:
         return (f"Wilcoxon signed-rank (and paired t-test), two-tailed, vs the baseline{after}; "
                 "'significant' = Wilcoxon p < 0.05")  # fmt: skip
 
-    # --- what trec_eval gives on the exported runs (issue 30)
+    # --- what trec_eval gives on the exported runs
     def level(self) -> int:
         """The relevance level of the tie-aware numbers, which ``trec_eval -l`` must be given to match."""
         return BINARY_THRESHOLD if self.bench.scale == "binary" else RELEVANT_GRADE

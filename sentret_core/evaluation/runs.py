@@ -10,7 +10,7 @@ unscored, ``-inf``: all such candidates tie at the bottom, tie-aware metrics ave
 orderings exactly, and exported run files leave them out.
 Entity support (squad-support): as in the support engine
 (:class:`~sentret_core.support.context.QueryContext`), a sentence scorer F ranks S_qe, the
-sentences of *its own* top-k that mention e (seed 002 eq. 5/6; a scorer that takes the entity,
+sentences of *its own* top-k that mention e (Blanco & Zaragoza, SIGIR 2010, eq. 5/6; a scorer that takes the entity,
 ``ltr.v1``, is given it); ``position`` (eq. 8) ranks the
 ranker's S_qe; ``sum-*``/``avg-*`` (eq. 7) and both baselines rank Ŝ_qe, the ranker's top-k
 with ±``window`` context that mention e. A relevant sentence outside the candidates is not
@@ -231,7 +231,7 @@ class Evaluator:
         found = coordinate_ascent(lambda p: objective(dict(base, **p)), space, start, max_rounds=max_rounds)
         return TuningResult(dict(base, **found.params), found.score, found.evaluations)
 
-    # --- coverage (seed 002 Fig. 2)
+    # --- coverage (Blanco & Zaragoza, SIGIR 2010, Fig. 2)
     def first_hits(self, topics: Sequence[str] | None = None) -> dict[str, dict[str, float | None]]:
         """Per topic, the smallest k at which a relevant sentence enters S_qe (its rank under the
         ranker among all its candidates) and Ŝ_qe (the best rank over the sentence and its

@@ -1,8 +1,8 @@
-"""Paired significance tests of per-topic values against a baseline (SPEC "Evaluation").
+"""Paired significance tests of per-topic values against a baseline (Blanco & Zaragoza, SIGIR 2010, §5).
 
-Two-tailed paired t-test and Wilcoxon signed-rank test (``scipy.stats``), as in seed 002's Table 2,
-with Holm's step-down correction (Holm, Scand. J. Statistics 1979) for several models tested against
-one baseline.
+Two-tailed paired t-test and Wilcoxon signed-rank test (``scipy.stats``), as in Table 2 of
+Blanco & Zaragoza, SIGIR 2010, with Holm's step-down correction (Holm, Scand. J. Statistics 1979)
+for several models tested against one baseline.
 """
 
 from __future__ import annotations

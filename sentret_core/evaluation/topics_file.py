@@ -16,7 +16,7 @@ from typing import NamedTuple
 from sentret_core.errors import SentretError
 from sentret_core.ingest.qa_files import check_id, read_lines
 
-MAX_QUERY_CHARS = 10_000
+MAX_TOPIC_QUERY_CHARS = 10_000  # a bound on reading the file; the query limit is defaults.MAX_QUERY_CHARS
 
 
 class BatchTopic(NamedTuple):
@@ -78,6 +78,6 @@ def _query(text: str, where: str) -> str:
     query = " ".join(text.split())
     if not query:
         raise SentretError(f"{where}: the query is empty")
-    if len(query) > MAX_QUERY_CHARS:
-        raise SentretError(f"{where}: the query has {len(query):,} characters; at most {MAX_QUERY_CHARS:,}")
+    if len(query) > MAX_TOPIC_QUERY_CHARS:
+        raise SentretError(f"{where}: the query has {len(query):,} characters; at most {MAX_TOPIC_QUERY_CHARS:,}")
     return query

@@ -1,4 +1,4 @@
-"""Eq. 8 of seed 002: the position feature ``|s| - max(pos_q(s), pos_e(s))``.
+"""Eq. 8 of Blanco & Zaragoza, SIGIR 2010: the position feature ``|s| - max(pos_q(s), pos_e(s))``.
 
 Positions count terms, the unit of |s|: pos_q is the 1-based index of the last query-term
 occurrence in s (0 if none), pos_e the number of terms up to the end of the entity's last mention.

@@ -1,4 +1,4 @@
-"""Entity scores from the top-k sentences of a query (seed 002 §3.1, eqs. 9-12).
+"""Entity scores from the top-k sentences of a query (Blanco & Zaragoza, SIGIR 2010, §3.1, eqs. 9-12).
 
 Given S_q (the top-k sentence ids), the statistics come from the rows of the entity
 containment graph G for those sentences only — ``G[S_q]`` and a bincount — never from a

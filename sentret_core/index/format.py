@@ -20,11 +20,10 @@ import scipy.sparse as sp
 
 from sentret_core.errors import IndexFormatError
 from sentret_core.index.safe_files import UnsafeFile, read_json
-from sentret_core.index.validate import canonical_checksum, describe_files, manifest_problems, sha256_of
+from sentret_core.index.validate import MANIFEST, canonical_checksum, describe_files, manifest_problems, sha256_of
 
 FORMAT = "sentret-index"
 FORMAT_VERSION = 1
-MANIFEST = "manifest.json"
 SHARDS = "shards"  # the parsed shards the index was built from (their own manifest lists them)
 
 SENTENCE_ARRAYS = ("sent_doc", "sent_pos", "sent_start", "sent_end", "sent_len")

@@ -1,4 +1,7 @@
-"""±window neighbourhoods inside a document: the one copy every layer uses (SPEC "prev(s), next(s)")."""
+"""±window neighbourhoods inside a document: the one copy every layer uses.
+
+prev(s) and next(s) never cross a document boundary (docs/spec.md, notation).
+"""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ An index is a folder, immutable once built:
   containment graph ``G`` (CSR) and ``GT`` (CSC), per-sentence columns and term sequences;
 * ``*.parquet`` — tables: terms (with sf, df, cf), documents, sentence texts, entities, mentions.
 
-Notation as in SPEC.md: N sentences, D documents, V terms, ``sf``/``df`` sentence and document
+Notation as in docs/spec.md: N sentences, D documents, V terms, ``sf``/``df`` sentence and document
 frequencies, ``cf`` collection counts, ``avsl`` the mean sentence length in terms.
 """
 

@@ -1,4 +1,4 @@
-"""Reading what a manifest names without trusting it (issue 29): a manifest can be rewritten with
+"""Reading what a manifest names without trusting it: a manifest can be rewritten with
 consistent checksums ("resealed"), so every name in it is checked before anything opens the file.
 
 * a name a manifest lists must be a relative path inside its folder: no ``..``, not absolute, no

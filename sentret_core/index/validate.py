@@ -1,4 +1,4 @@
-"""Checking an index before anything reads it (issue 16): cheap checks at every load, the rest on demand.
+"""Checking an index before anything reads it: cheap checks at every load, the rest on demand.
 
 A damaged file must never crash the process (scipy's sparse routines trust ``indptr`` and
 ``indices`` and read out of bounds on bad ones) nor give silently different results. Three layers:
@@ -18,7 +18,7 @@ A damaged file must never crash the process (scipy's sparse routines trust ``ind
 
 Before any of these, every name the manifest lists must be a regular file inside the folder, and
 the manifest itself a regular file of bounded size and nesting (:mod:`sentret_core.index.safe_files`,
-issue 29: a *resealed* manifest, its checksum rewritten, could otherwise name ``/dev/zero``).
+so a *resealed* manifest, its checksum rewritten, could otherwise name ``/dev/zero``).
 
 Any failure is an :class:`IndexFormatError` naming the file and what is wrong.
 """

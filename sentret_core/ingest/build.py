@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sentret_core import __version__
+from sentret_core._version import __version__
 from sentret_core.errors import CorpusError, SentretError
 from sentret_core.index.format import MANIFEST, SHARDS, is_index, read_manifest, write_manifest
 from sentret_core.ingest.assemble import assemble
 from sentret_core.ingest.corpus import Document, Skipped
 from sentret_core.ingest.interrupt import cleanup_on_signals, signals_deferred
-from sentret_core.ingest.nlp import DEFAULT_BATCH_SIZE, DEFAULT_MODEL
+from sentret_core.ingest.nlp import DEFAULT_BATCH_SIZE, DEFAULT_PIPELINE
 from sentret_core.ingest.parse import Engine, Progress, open_source, parse_into, refuse_known
 from sentret_core.ingest.shards import ShardWriter, document_ids, link_shards, read_shards_manifest, schema_problem
 from sentret_core.ingest.staging import disk_full, folder_size, make_staging, release, write_error
@@ -59,7 +59,7 @@ def build_index(
     *,
     fmt: str = "auto",
     encoding: str = "utf-8",
-    model: str = DEFAULT_MODEL,
+    model: str = DEFAULT_PIPELINE,
     n_process: int = 2,
     batch_size: int = DEFAULT_BATCH_SIZE,
     force: bool = False,
@@ -86,7 +86,7 @@ def build_from_documents(
     out: str | Path,
     *,
     source: str,
-    model: str = DEFAULT_MODEL,
+    model: str = DEFAULT_PIPELINE,
     n_process: int = 2,
     batch_size: int = DEFAULT_BATCH_SIZE,
     force: bool = False,
@@ -107,7 +107,7 @@ def parse_documents_into(
     out: str | Path,
     *,
     source: str,
-    model: str = DEFAULT_MODEL,
+    model: str = DEFAULT_PIPELINE,
     n_process: int = 2,
     force: bool = False,
 ) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The entity containment graph G ∈ {0,1}^{|S|×|E|} (seed 002 §3) and its entity table.
+"""The entity containment graph G ∈ {0,1}^{|S|×|E|} (Blanco & Zaragoza, SIGIR 2010, §3) and its entity table.
 
 G[s, e] = 1 iff sentence s mentions entity e; an entity is its normalised text plus
 its spaCy label, so "Paris/GPE" and "Paris/PERSON" are two entities.

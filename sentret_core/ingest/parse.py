@@ -14,7 +14,7 @@ from typing import Any
 from sentret_core.errors import CorpusError, SentretError
 from sentret_core.index.safe_files import spacy_model_problem
 from sentret_core.ingest.corpus import Document, Skipped, read_corpus
-from sentret_core.ingest.nlp import DEFAULT_BATCH_SIZE, DEFAULT_MODEL, load_pipeline, parse_documents
+from sentret_core.ingest.nlp import DEFAULT_BATCH_SIZE, DEFAULT_PIPELINE, load_pipeline, parse_documents
 from sentret_core.ingest.pipeline import check_same_pipeline, pipeline_record
 from sentret_core.ingest.shards import ShardWriter
 
@@ -27,7 +27,7 @@ class Engine:
     """How the spaCy pass runs: ``local`` (``n_process`` workers) or ``ray`` (``num_workers`` actors at ``address``)."""
 
     name: str = "local"
-    model: str = DEFAULT_MODEL
+    model: str = DEFAULT_PIPELINE
     n_process: int = 2
     batch_size: int = DEFAULT_BATCH_SIZE
     address: str | None = None

@@ -1,6 +1,6 @@
 """Readers of question-answering benchmark files that more than one layer uses: UTF-8 lines with
 clear errors, id checks, and the WikiQA TSV (Yang, Yih & Meek 2015) — the evaluation's benchmark
-and, its Label-1 rows, the trigger LM's question/answer pairs (seed 001 §6.4)."""
+and, its Label-1 rows, the trigger LM's question/answer pairs (Momtazi & Klakow, IP&M 2015, §6.4)."""
 
 from __future__ import annotations
 

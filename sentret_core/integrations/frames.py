@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from sentret_core.defaults import DEFAULT_K
 from sentret_core.errors import SentretError
 from sentret_core.integrations.docnos import sentence_docnos, sentence_ids
 
@@ -53,7 +54,7 @@ def _need(frame: pd.DataFrame, columns: list[str], what: str) -> None:
                            f"(it has {', '.join(map(str, frame.columns)) or 'none'})")  # fmt: skip
 
 
-def retrieve(index: Index, topics: pd.DataFrame, model: str, k: int = 1000,
+def retrieve(index: Index, topics: pd.DataFrame, model: str, k: int = DEFAULT_K,
              params: Mapping[str, Any] | None = None) -> pd.DataFrame:  # fmt: skip
     """The top ``k`` sentences of each topic (``qid``, ``query``[, ``entity``]) under ``model``."""
     from sentret_core.checks import check_int

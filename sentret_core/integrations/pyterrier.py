@@ -31,7 +31,7 @@ except ImportError as err:  # pragma: no cover - depends on the environment
         "sentret_core.integrations.pyterrier needs PyTerrier: pip install 'sentret[pyterrier]'"
     ) from err
 
-from sentret_core.defaults import DEFAULT_RANKER
+from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER
 from sentret_core.integrations import frames
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 class SentretRetriever(pt.Transformer):
     """Retrieve with, or re-rank by, one registered sentret model (see ``sentret models``)."""
 
-    def __init__(self, index: Index | str, model: str = DEFAULT_RANKER, k: int = 1000,
+    def __init__(self, index: Index | str, model: str = DEFAULT_RANKER, k: int = DEFAULT_K,
                  params: Mapping[str, Any] | None = None) -> None:  # fmt: skip
         from sentret_core.index.reader import Index
         from sentret_core.models import get_model

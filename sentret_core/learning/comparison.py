@@ -1,4 +1,4 @@
-"""A learned ranker beside what it must beat, on the very same topics and candidates (issue 25).
+"""A learned ranker beside what it must beat, on the very same topics and candidates.
 
 Each single model among the ranker's features, and doc-order, ranks the same set C of every scored topic
 (development topics, or each topic in the fold that tested it), candidates outside C tied last as for the
@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from sentret_core.defaults import ALPHA
+from sentret_core.evaluation.evaluable import DOC_ORDER
 from sentret_core.evaluation.significance import paired_t_test
 
 if TYPE_CHECKING:
     from sentret_core.models.ltr.examples import Examples
 
-ALPHA = 0.05
-DOC_ORDER = "doc-order"
 _SCORE = ":score"
 
 

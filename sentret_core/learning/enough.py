@@ -1,4 +1,4 @@
-"""When there is enough to learn from, and which topics count (issue 25: a ranker learned from six
+"""When there is enough to learn from, and which topics count (a ranker once learned from six
 judgments scored every sentence alike, and its CV MAP counted topics with nothing relevant).
 
 * A topic with no relevant sentence is left out of learning and of every score (as ``sentret eval`` and

@@ -1,4 +1,4 @@
-"""Learn a ranker and store it (issue 12): ``sentret learn``, and the Evaluate page's Learn button.
+"""Learn a ranker and store it: ``sentret learn``, and the Evaluate page's Learn button.
 
 * With a development set (``dev``), LambdaMART stops early on its MAP@10, and the artefact records
   the ranker's tie-aware MAP and MRR on it.

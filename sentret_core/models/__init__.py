@@ -1,4 +1,4 @@
-"""Sentence scorers F_q(s): TF-ISF, BM25/BM25F and query-likelihood LMs (SPEC "Sentence scorers").
+"""Sentence scorers F_q(s): TF-ISF, BM25/BM25F and query-likelihood LMs (formulas and papers: docs/spec.md).
 
     from sentret_core.models import score, top_k, explain
     best = top_k(score(index, "spanish civil war", "bm25f.v1", k1=0.3), 10)
@@ -24,11 +24,10 @@ from sentret_core.models.api import distribution, explain, score, search, top_k
 from sentret_core.models.params import Params, ParamSpec
 from sentret_core.models.query import NO_MATCH, NO_TERMS, Query, prepare
 from sentret_core.models.records import Explanation, Scores
-from sentret_core.models.registry import DEFAULT_MODEL, MODELS, add, aliases, get_model, list_models, register
+from sentret_core.models.registry import MODELS, add, aliases, get_model, list_models, register
 from sentret_core.models.spec import ModelSpec
 
 __all__ = [
-    "DEFAULT_MODEL",
     "MODELS",
     "NO_MATCH",
     "NO_TERMS",

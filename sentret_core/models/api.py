@@ -17,13 +17,12 @@ from sentret_core.checks import (
     check_sentence,
     query_emptied,
 )
-from sentret_core.defaults import DEFAULT_K
+from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER
 from sentret_core.errors import ArgumentTypeError, ArgumentValueError, SentretError
 from sentret_core.index.loaded import check_index
-from sentret_core.models.pruning import PRUNED
 from sentret_core.models.query import no_match, prepare
 from sentret_core.models.records import Explanation, Scores
-from sentret_core.models.registry import DEFAULT_MODEL, get_model
+from sentret_core.models.registry import get_model
 from sentret_core.models.vectors import EMPTY_SCORES
 
 if TYPE_CHECKING:
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
 _EMPTY_IDS = np.zeros(0, dtype=np.int64)
 
 
-def score(index: Index, query: str | Sequence[str], model: str = DEFAULT_MODEL, /, **params: Any) -> Scores:
+def score(index: Index, query: str | Sequence[str], model: str = DEFAULT_RANKER, /, **params: Any) -> Scores:
     """Score every candidate sentence of ``query`` under ``model`` with ``params``.
 
     ``index``, ``query`` and ``model`` are positional only, so a model may have a parameter
@@ -59,21 +58,20 @@ def score(index: Index, query: str | Sequence[str], model: str = DEFAULT_MODEL, 
 
 
 def search(
-    index: Index, query: str | Sequence[str], model: str = DEFAULT_MODEL, k: int = DEFAULT_K, /, **params: Any
+    index: Index, query: str | Sequence[str], model: str = DEFAULT_RANKER, k: int = DEFAULT_K, /, **params: Any
 ) -> Scores:
     """``top_k(score(index, query, model, **params), k)``, the same Scores bit for bit, faster.
 
-    A model with a pruned path (:data:`~sentret_core.models.pruning.PRUNED`: ``bm25.v1``) scores
-    only the sentences that can reach the top k (MaxScore); any other model, or a query the
-    pruning cannot help, is scored exhaustively. Raises what :func:`score` and :func:`top_k` raise.
+    A model registered with a ``top_k`` path (:attr:`~sentret_core.models.spec.ModelSpec.top_k`:
+    ``bm25.v1``'s MaxScore) scores only the sentences that can reach the top k; any other model, or
+    a query the pruning cannot help, is scored exhaustively. Raises what :func:`score` and :func:`top_k` raise.
     """
     index, text, spec, resolved = _checked(index, query, model, params)
     k = check_int("k", k, 0)
     q = prepare(index, text)
     if spec.reason(q) is not None:
         return top_k(_unmatched(q, spec, resolved, query), k)
-    pruned = PRUNED.get(spec.name)
-    found = None if pruned is None else pruned(index, q, resolved, k)
+    found = None if spec.top_k is None else spec.top_k(index, q, resolved, k)
     if found is None:
         return top_k(_scores(q, spec, resolved, *spec.scorer(index, q, resolved)), k)
     ids, values, any_candidate = found
@@ -162,7 +160,7 @@ def _checked_arrays(scores: Scores) -> tuple[np.ndarray, np.ndarray]:
 
 
 def explain(
-    index: Index, query: str | Sequence[str], sentence_id: int, model: str = DEFAULT_MODEL, /, **params: Any
+    index: Index, query: str | Sequence[str], sentence_id: int, model: str = DEFAULT_RANKER, /, **params: Any
 ) -> Explanation:
     """Each query term's contribution to ``sentence_id``'s score under ``model``.
 

@@ -1,6 +1,6 @@
-"""BM25 and BM25F over sentences (SPEC "Sentence scorers"; seed 000 §3.5, seed 002 §5.1).
+"""BM25 and BM25F over sentences (Fernández et al., Inf. Retr. 2011, §3.5; Blanco & Zaragoza, SIGIR 2010, §5.1).
 
-BM25 (seed 000)::
+BM25 (Fernández et al., Inf. Retr. 2011, §3.5)::
 
     Σ_{t∈q∩s} idf(t) · (k1+1)·c(t,s) / (k1·((1-b) + b·|s|/avsl) + c(t,s)) · (k3+1)·c(t,q) / (k3+c(t,q))
     idf(t) = log((N - sf(t) + 0.5) / (sf(t) + 0.5))            ("rsj", the paper's; < 0 when sf > N/2)
@@ -9,20 +9,20 @@ BM25 (seed 000)::
 The sum runs over distinct query terms; a repeated term enters through c(t,q) (with k3 = 0 the
 query factor is 1, so repeats do not count).
 
-BM25F (seed 002 §5.1; Robertson & Zaragoza 2009) with three fields per sentence — the sentence,
+BM25F (Blanco & Zaragoza, SIGIR 2010, §5.1; Robertson & Zaragoza 2009) with three fields per sentence — the sentence,
 its context (the ±w sentences around it in its document, s itself excluded) and its
 document's title::
 
     x̃(t,s) = Σ_f w_f · c(t,f_s) / B_f(s),   B_f(s) = (1-b_f) + b_f · len_f(s)/avglen_f
     score  = Σ_{t∈q} idf(t) · (k1+1)·x̃ / (k1+x̃) · (k3+1)·c(t,q) / (k3+c(t,q))
 
-Readings: w_sentence = 1 (seed 002 fixes w1 = 1 without loss of generality); every sentence
+Readings: w_sentence = 1 (Blanco & Zaragoza fix w1 = 1 without loss of generality); every sentence
 is a BM25F "document", so avglen_f is the mean of len_f over all sentences (for the title
 field: the mean, over sentences, of their document's title length); idf is BM25's, over
-sentences. One tied b by default (seed 002); ``b_sentence``/``b_context``/``b_title``
-override it per field (seed 000's BM25f: its α·x_sentence + (1-α)·x_context weighting is
+sentences. One tied b by default (Blanco & Zaragoza); ``b_sentence``/``b_context``/``b_title``
+override it per field (Fernández et al.'s BM25f: its α·x_sentence + (1-α)·x_context weighting is
 this function with w_context = (1-α)/α and k1/α, a rank-equivalent reparametrisation).
-The k3 query factor is seed 000's (its BM25f has it); with k3 = 0 it is 1, as in seed 002.
+The k3 query factor is Fernández et al.'s (their BM25f has it); with k3 = 0 it is 1, as in Blanco & Zaragoza.
 A field with weight 0 is not used: it neither adds to x̃ nor makes a sentence a candidate, so
 BM25F with w_context = w_title = 0 is exactly BM25 with the same k1, b, k3 and idf.
 
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sentret_core.models.bm25_explain import explain_bm25, explain_bm25f
+from sentret_core.models.bm25_explain import BM25F_PARTS, explain_bm25, explain_bm25f
 from sentret_core.models.bm25_formulas import (
     BM25FParams,
     BM25Params,
@@ -49,6 +49,7 @@ from sentret_core.models.cache import cached, cached_lru
 from sentret_core.models.layout import context_len, layout, title_len
 from sentret_core.models.papers import PAPER_000, PAPER_002, ROBERTSON
 from sentret_core.models.postings import field_postings, postings
+from sentret_core.models.pruning import saturated_top_k
 from sentret_core.models.registry import register
 from sentret_core.models.spec import zero_without_a_match
 from sentret_core.models.vectors import union_sum
@@ -108,11 +109,17 @@ def field_weights(index: Index, p: BM25FParams) -> np.ndarray:
 _ONES = np.ones(3)
 
 
+def top_k_bm25(index: Index, q: Query, p: BM25Params, k: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """bm25.v1's top k without scoring every candidate (MaxScore, :mod:`~sentret_core.models.pruning`)."""
+    return saturated_top_k(index, q, k, term_weights(index, q, p), p.k1, lambda: sentence_k(index, p.k1, p.b))
+
+
 @register(
     "bm25.v1",
     display_name="BM25",
     family="bm25",
     closed=zero_without_a_match,
+    top_k=top_k_bm25,
     params=BM25Params,
     explainer=explain_bm25,
     formula=r"\sum_{t\in q\cap s}\log\frac{N-sf(t)+0.5}{sf(t)+0.5}\cdot"
@@ -146,6 +153,7 @@ def term_weights(index: Index, q: Query, p: BM25Params) -> np.ndarray:
     closed=zero_without_a_match,
     params=BM25FParams,
     explainer=explain_bm25f,
+    parts=BM25F_PARTS,
     formula=r"\sum_{t\in q} idf(t)\,\frac{(k_1+1)\,\tilde{x}}{k_1+\tilde{x}},\;"
     r"\tilde{x}=\sum_{f}\frac{w_f\,c(t,f_s)}{(1-b_f)+b_f\,len_f(s)/avglen_f}",
     paper=f"{PAPER_002}; {ROBERTSON}; {PAPER_000} §4.2.3",

@@ -19,7 +19,7 @@ from sentret_core.models.bm25_formulas import (
     saturation,
 )
 from sentret_core.models.layout import context_len, sentence_counts, title_len
-from sentret_core.models.spec import Explained
+from sentret_core.models.spec import Explained, ExplanationParts
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -27,6 +27,20 @@ if TYPE_CHECKING:
 
 _BM25_COLUMNS = ("term", "c(t,q)", "c(t,s)", "sf(t)", "idf", "|s|/avsl", "tf part", "query part", "contribution")
 FIELDS = ("sentence", "context", "title")
+
+
+def _field_column(field: str) -> str:
+    return f"w·c/B ({field})"
+
+
+# the saturation k1 acts on x̃ = Σ_f w_f·c(t,f)/B_f, so a term's contribution is the fields' in proportion to x̃
+BM25F_PARTS = ExplanationParts(
+    split="field",
+    whole="x̃",
+    columns=tuple((_field_column(f), f) for f in FIELDS),
+    note="BM25F saturates the fields' combined pseudo-frequency x̃, so each term's contribution is "
+    "shared among the fields in proportion to their share of x̃",
+)
 
 
 def explain_bm25(index: Index, q: Query, sentence: int, p: BM25Params) -> Explained:
@@ -92,12 +106,13 @@ def explain_bm25f(index: Index, q: Query, sentence: int, p: BM25FParams) -> Expl
             c = float(counts[f][i])
             part = w[f] * c / B[f] if (w[f] > 0 and c > 0) else 0.0
             row[f"c(t,{f})"] = c
-            row[f"w·c/B ({f})"] = part
+            row[_field_column(f)] = part
             x += part
         weight = float(idf_of(index.N, float(index.sf[t]), p.idf))
         sat = float(saturation(x, p.k1, p.k1)) if x > 0 else 0.0
         qpart = query_factor(qf, p.k3)
-        row.update({"x̃": x, "idf": weight, "tf part": sat, "query part": qpart, "contribution": weight * sat * qpart})
+        row[BM25F_PARTS.whole] = x
+        row.update({"idf": weight, "tf part": sat, "query part": qpart, "contribution": weight * sat * qpart})
         rows.append(row)
     columns = tuple(rows[0]) if rows else ("term", "contribution")
     notes = {f"B_{f}": B[f] for f in B} | {f"len_{f}": lens[f] for f in lens} | {f"avglen_{f}": avgs[f] for f in avgs}

@@ -1,4 +1,5 @@
-"""BM25's and BM25F's parameters and term formulas (seed 000 §3.5, seed 002 §5.1).
+"""BM25's and BM25F's parameters and term formulas (Fernández et al., Inf. Retr. 2011, §3.5;
+Blanco & Zaragoza, SIGIR 2010, §5.1).
 
 Each formula is defined once and serves both the scorers (arrays over postings) and explain
 (scalars for one sentence). BM25 is BM25F with the sentence as its one field: both saturate a
@@ -42,7 +43,7 @@ class BM25Params(Params):
 @dataclass(frozen=True)
 class BM25FParams(Params):
     k1: float = param(0.26, "term-frequency saturation of the combined pseudo-frequency", **_K1)  # type: ignore[arg-type]
-    b: float = param(0.15, "length normalisation tied across fields (seed 002)", **_B)  # type: ignore[arg-type]
+    b: float = param(0.15, "length normalisation tied across fields (Blanco & Zaragoza)", **_B)  # type: ignore[arg-type]
     w_context: float = param(
         0.23,
         "weight of the context field (the ±window sentences around s)",

@@ -1,4 +1,5 @@
-"""Query-likelihood language models for sentences (SPEC "Sentence scorers"; seed 000 §3, seed 003 eq. 7-8).
+"""Query-likelihood language models for sentences (Fernández et al., Inf. Retr. 2011, §3;
+Doko et al., IP&M 2015, eq. 7-8).
 
 score(s) = Σ_{t∈q} c(t,q) · log p(t|θ_s)  [+ log p(d|s) with ``importance``], where
 
@@ -13,29 +14,29 @@ DIR    (c(t,s) + μ·p(t)) / (|s| + μ)
 p(t) = c(t,C)/|C| is the collection model, p(t|s) = c(t,s)/|s| the sentence model and p(t|l) the
 local model: the document (``context="document"``, p(t|d) = c(t,d)/|d|) or the surrounding
 sentences (``context="window"``, p(t|c_s) = counts over the ``window`` sentences before and after
-s, s included; seed 000 §4.1.1 uses window = 1).
+s, s included; Fernández et al. §4.1.1 use window = 1).
 
-log p(d|s) = Σ_{t∈s} c(t,s)·(log p(t|d) − log p(t)) (seed 000 eq. 5-7, p(d) uniform and dropped),
-always with the document model (seed 003 eq. 8), precomputed once per index.
-3MMPDS (seed 003 eq. 7) = 3MM with the window context plus log p(d|s).
+log p(d|s) = Σ_{t∈s} c(t,s)·(log p(t|d) − log p(t)) (Fernández et al. eq. 5-7, p(d) uniform and dropped),
+always with the document model (Doko et al., IP&M 2015, eq. 8), precomputed once per index.
+3MMPDS (Doko et al. eq. 7) = 3MM with the window context plus log p(d|s).
 
 Readings and conventions:
 
 * a query term unseen in the collection (c(t,C) = 0: out of vocabulary, or only in titles) is
-  skipped, so no score is -inf because of it (SPEC);
+  skipped, so no score is -inf because of it (docs/spec.md);
 * the maximum-likelihood model of an empty text (a sentence, window or document with no terms)
   is the collection model p(t) — the limit of Dirichlet smoothing as the length goes to 0 — so
   every p(t|θ_s) sums to 1 over the vocabulary; likewise a Dirichlet denominator |s|+μ = 0
   (μ = 0 and an empty sentence) gives all weight to the model it smooths with;
 * the parameter ranges exclude the unsmoothed edges where a candidate lacking a query term would
   have probability 0 and score -inf (λ = 0 in JM and in 2S's JM stage, μ = 0 in DIR and in 2S-I's
-  collection stage): every score is finite, so every ranking is one (issue 29); 2S's local μ may
+  collection stage): every score is finite, so every ranking is one; 2S's local μ may
   be 0 (its JM stage still smooths), and a positive μ is at least ``MU_MIN`` = 1e-6 (a smaller
   one is 0 for any sentence, and 1/μ overflows);
 * candidates are the sentences containing a query term, plus, for the local-context models
   when the local model carries weight (3MM γ > 0, 2S μ > 0 and λ < 1, 2S-I λ > 0), the
   sentences whose window or document contains one; JM and DIR have no local model. Any other
-  sentence has the finite score Σ c(t,q)·log(h(s)·p(t)) of its smoothing mass alone (issue 24):
+  sentence has the finite score Σ c(t,q)·log(h(s)·p(t)) of its smoothing mass alone:
   ``search``/``score`` skip it, and a closed candidate set gets it from the registered ``closed``
   form (:func:`lm_scoring.lm_scores_at`, used by ``ModelSpec.score_at``).
 
@@ -73,12 +74,12 @@ if TYPE_CHECKING:
 
 
 def jm(p: JMParams, c_s: Any, n_s: np.ndarray, p_s: Any, p_l: Any, p_c: Any) -> Components:
-    """Jelinek-Mercer (seed 000 eq. 2)."""
+    """Jelinek-Mercer (Fernández et al., Inf. Retr. 2011, eq. 2)."""
     return [("(1-λ)·p(t|s)", (1 - p.lam) * p_s), ("λ·p(t)", p.lam * p_c)]
 
 
 def dirichlet(p: DirParams, c_s: Any, n_s: np.ndarray, p_s: Any, p_l: Any, p_c: Any) -> Components:
-    """Dirichlet (seed 000 eq. 3); |s|+μ = 0 gives p(t)."""
+    """Dirichlet (Fernández et al., Inf. Retr. 2011, eq. 3); |s|+μ = 0 gives p(t)."""
     den = n_s + p.mu
     return [
         ("c(t,s)/(|s|+μ)", safe_div(c_s, den)),
@@ -87,7 +88,7 @@ def dirichlet(p: DirParams, c_s: Any, n_s: np.ndarray, p_s: Any, p_l: Any, p_c: 
 
 
 def three_mm(p: ThreeMMParams, c_s: Any, n_s: np.ndarray, p_s: Any, p_l: Any, p_c: Any) -> Components:
-    """Three-mixture model (seed 000 eq. 9)."""
+    """Three-mixture model (Fernández et al., Inf. Retr. 2011, eq. 9)."""
     return [
         ("λ·p(t|s)", p.lam * p_s),
         ("γ·p(t|l)", p.gamma * p_l),
@@ -96,7 +97,7 @@ def three_mm(p: ThreeMMParams, c_s: Any, n_s: np.ndarray, p_s: Any, p_l: Any, p_
 
 
 def two_stage(p: TwoStageParams, c_s: Any, n_s: np.ndarray, p_s: Any, p_l: Any, p_c: Any) -> Components:
-    """Two-stage: Dirichlet with the local model, then JM with the collection (seed 000 eq. 10)."""
+    """Two-stage: Dirichlet with the local model, then JM with the collection (Fernández et al., eq. 10)."""
     den = n_s + p.mu
     return [
         ("(1-λ)·c(t,s)/(|s|+μ)", (1 - p.lam) * safe_div(c_s, den)),
@@ -106,7 +107,7 @@ def two_stage(p: TwoStageParams, c_s: Any, n_s: np.ndarray, p_s: Any, p_l: Any, 
 
 
 def two_stage_inv(p: TwoStageInvParams, c_s: Any, n_s: np.ndarray, p_s: Any, p_l: Any, p_c: Any) -> Components:
-    """Two-stage inverted: JM with the local model, then Dirichlet with the collection (seed 000 eq. 11)."""
+    """Two-stage inverted: JM with the local model, then Dirichlet with the collection (Fernández et al., eq. 11)."""
     den = n_s + p.mu
     beta = np.where(den > 0, safe_div(np.full(den.shape, p.mu), den), 1.0)
     return [

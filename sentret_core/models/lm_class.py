@@ -1,4 +1,4 @@
-"""The class-based language model (seed 001 §3 eq. 5-6; SPEC "Class-based LM").
+"""The class-based language model (Momtazi & Klakow, IP&M 2015, §3, eq. 5-6).
 
 score(s) = Σ_{t∈q} c(t,q) · log p(t|θ_s), with
 
@@ -17,13 +17,13 @@ class + trigger + unigram combination); ``lm-class.v2`` (end of this file) is th
 
 Readings:
 
-* seed 001 eq. 6 estimates p(C|S) by maximum likelihood and says all its experiments used
-  Dirichlet smoothing; we smooth with the collection's class distribution p(C) (SPEC);
+* Momtazi & Klakow's eq. 6 estimates p(C|S) by maximum likelihood and says all its experiments used
+  Dirichlet smoothing; we smooth with the collection's class distribution p(C) (docs/spec.md);
 * p(t|C) is the paper's "emission probability" P(q_i|C_{q_i}, S); we estimate it from the
-  collection, not per sentence (SPEC), so it is the same for every sentence — with λ = 0 it does
+  collection, not per sentence (docs/spec.md), so it is the same for every sentence — with λ = 0 it does
   not change the ranking of one query but keeps p(·|θ_s) a distribution over the vocabulary;
 * the maximum-likelihood model of an empty sentence is the collection's (μ = 0 and |s| = 0 give
-  p(C|s) = p(C)); a query term unseen in the collection (cf = 0) is skipped (SPEC);
+  p(C|s) = p(C)); a query term unseen in the collection (cf = 0) is skipped (docs/spec.md);
 * the class map is a named artefact of the index (parameter ``classes``, default ``"classes"``),
   written by :func:`~sentret_core.models.training.classes.train_classes` or ``sentret train
   classes INDEX`` — on the index's own bigrams, or with other corpora as ``sources``, as the paper
@@ -61,9 +61,9 @@ if TYPE_CHECKING:
 
 PAPER_001 = (
     "Momtazi & Klakow, Bridging the vocabulary gap between questions and answer sentences, "
-    "IP&M 2015 (seed 001)"
+    "IP&M 2015"
 )
-# μ = 0 leaves p(C|s) = 0 for a class the sentence lacks and its log-likelihood -inf: refused (issue 29)
+# μ = 0 leaves p(C|s) = 0 for a class the sentence lacks and its log-likelihood -inf: refused
 _MU = dict(symbol=r"\mu", min=MU_MIN, max=1e6, step=1.0, grid=MU_GRID)
 LAM_GRID = grid_range(0.1, 0.9, 0.1)
 
@@ -312,7 +312,7 @@ def score_class(index: Index, q: Query, p: ClassParams) -> tuple[np.ndarray, np.
 @dataclass(frozen=True)
 class ClassParamsV2(ClassParams):
     """v1's formula with the word unigram model interpolated by default (λ > 0; the grid stays
-    0.1-0.9, so tuning never drops either model), as seed 001 combines its models with the word
+    0.1-0.9, so tuning never drops either model), as Momtazi & Klakow combine their models with the word
     unigram (§5.2, eq. 12; its final class + trigger + unigram interpolation, §7). The defaults
     are the values tuned on WikiQA train (MAP, coordinate ascent over the grids, K = 100 classes
     from the bigrams of WikiQA train + dev; ``benchmarks/seed001_rows.py``)."""

@@ -1,6 +1,7 @@
-"""The language models' parameters and their ranges (seed 000 §3, seed 003 eq. 7).
+"""The language models' parameters and their ranges (Fernández et al., Inf. Retr. 2011, §3;
+Doko et al., IP&M 2015, eq. 7).
 
-Defaults: λ = 0.5 and μ = 100 are the values of seed 000's worked example (Fig. 4); the optimal
+Defaults: λ = 0.5 and μ = 100 are the values of Fernández et al.'s worked example (Inf. Retr. 2011, Fig. 4); the optimal
 settings of its Tables 2 and 4 did not survive the text extraction. 3MM's γ = 0.3 leaves the
 collection 0.2 (no published value survives either).
 """
@@ -18,7 +19,7 @@ MU_GRID = (1.0, 5.0, 10.0, 25.0, 50.0, 100.0, 250.0, 500.0, 1000.0, 2500.0, 5000
 MU_MIN = 1e-6
 MU_RANGE = dict(symbol=r"\mu", min=0.0, max=1e6, step=1.0, grid=MU_GRID, min_positive=MU_MIN)
 # a Dirichlet prior on the collection model, or a JM weight on it, of 0 leaves p(t|s) = 0 for a
-# sentence without t and its log-likelihood -inf (seed 000 §3): refused, so every score is finite
+# sentence without t and its log-likelihood -inf (Fernández et al., §3): refused, so every score is finite
 MU_COLLECTION = dict(MU_RANGE, min=MU_MIN, min_positive=None)
 _LAM = dict(symbol=r"\lambda", min=0.0, max=1.0, step=0.05, grid=grid_range(0.1, 0.9, 0.1))
 # a collection weight of 0 gives log 0; a subnormal one (5e-324) underflows to the same -inf: at least LAM_MIN
@@ -27,9 +28,9 @@ _LAM_COLLECTION = dict(_LAM, min=LAM_MIN)
 _GAMMA = dict(symbol=r"\gamma", min=0.0, max=1.0, step=0.05, grid=grid_range(0.1, 0.9, 0.1))
 _CONTEXT = dict(choices=("document", "window"))
 _WINDOW = dict(symbol="w", min=1, max=10, step=1, grid=(1, 2, 3))
-_IMPORTANCE = "add log p(d|s), the sentence's importance in its document (seed 000 §3.3)"
+_IMPORTANCE = "add log p(d|s), the sentence's importance in its document (Fernández et al. 2011, §3.3)"
 _CONTEXT_HELP = "local model: the whole document, or the window of surrounding sentences"
-_WINDOW_HELP = "window context: this many sentences before and after s (s included); seed 000 uses 1"
+_WINDOW_HELP = "window context: this many sentences before and after s (s included); Fernández et al. use 1"
 
 
 @dataclass(frozen=True)
@@ -111,5 +112,5 @@ class ThreeMMPDSParams(Params):
         ThreeMMParams(lam=self.lam, gamma=self.gamma)
 
     def as_3mm(self) -> ThreeMMParams:
-        """3MMPDS is 3MM with the window context and log p(d|s) (seed 003 eq. 7)."""
+        """3MMPDS is 3MM with the window context and log p(d|s) (Doko et al., IP&M 2015, eq. 7)."""
         return ThreeMMParams(lam=self.lam, gamma=self.gamma, context="window", window=self.window, importance=True)

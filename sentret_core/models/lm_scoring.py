@@ -1,4 +1,4 @@
-"""The language models' vectorised scoring path, shared by every mixture (SPEC "Sentence scorers").
+"""The language models' vectorised scoring path, shared by every mixture (formulas: docs/spec.md).
 
 A mixture (:data:`Mixture`) gives p(t|θ_s) as components from c(t,s), |s|, p(t|s), p(t|l) and
 p(t); it is linear in them once the sentence is fixed, so
@@ -66,7 +66,7 @@ def local_len(index: Index, context: str, window: int) -> np.ndarray:
 
 
 def log_pds(index: Index) -> np.ndarray:
-    """log p(d|s) = Σ_{t∈s} c(t,s)·(log p(t|d) − log p(t)) for every sentence (seed 000 eq. 5-7)."""
+    """log p(d|s) = Σ_{t∈s} c(t,s)·(log p(t|d) − log p(t)) for every sentence (Fernández et al., eq. 5-7)."""
 
     def build() -> np.ndarray:
         X = index.X

@@ -1,4 +1,4 @@
-"""The trained trigger language model (seed 001 §5-6 eq. 9-12; SPEC "Trigger LM").
+"""The trained trigger language model (Momtazi & Klakow, IP&M 2015, §5-6, eq. 9-12).
 
 score(s) = Σ_{q∈Q} c(q,Q) · log p(q|θ_s), with (eq. 12)
 
@@ -19,7 +19,7 @@ over the triggerings t (each weight a parameter):
   a named entity of label L (spaCy NER); a sentence's targets are then the NER labels of its
   terms (a term outside every entity has none) (§6.5).
 
-Counting (as seed 001 §4.1 counts co-occurrence: every instance): inside-sentence counts
+Counting (as Momtazi & Klakow §4.1 count co-occurrence: every instance): inside-sentence counts
 c(w,s)·c(w',s) pairs of *other* positions (a word twice in a sentence triggers itself once each
 way); QA counts c(w,Q)·c(w',A). Tables are term×term (term×label for ``ne``) scipy CSR matrices
 over the index's vocabulary, pruned below ``min_count`` (``qa_min_count`` for the QA tables).
@@ -39,14 +39,14 @@ train it. To use WikiQA's training questions::
 Readings where the paper is silent:
 
 * eq. 9 normalises over the *triggers* of a fixed target s_j (its denominator sums over q_i),
-  as SPEC states; so p_t(·|s_j) is a distribution over the vocabulary;
+  as docs/spec.md reads it; so p_t(·|s_j) is a distribution over the vocabulary;
 * a target with no trigger mass in a table (never triggered, or pruned away), an unlabelled term
   for ``ne``, and the empty sentence back off to the collection model p(q) — the same convention
   as the other LMs' maximum-likelihood model of an empty text — so every p_t(·|s) and p(·|θ_s)
   sums to 1 over the vocabulary. A table that was never trained (no QA file) therefore gives
   p_t(q|s) = p(q) for every sentence: a constant, which changes no ranking;
 * |s| in eq. 10 is the number of terms (after stop-word removal), repeats included;
-* question words are normalised like every query (SPEC "Notation"): spaCy's stop words are
+* question words are normalised like every query (docs/spec.md): spaCy's stop words are
   removed, which includes the wh-words ("when", "who", "where", "how", "many"). ``normalise()``
   keeps them as markers (``?when`` …) that ``prepare()`` sets apart as ``Query.asks``; v1 ignores
   them (so it learns "born → DATE", "high → QUANTITY" but not the paper's "when → DATE"), v2 scores
@@ -58,7 +58,7 @@ Readings where the paper is silent:
 that a query term triggers; at most ``max_candidates`` are returned: all sentences with a query
 term, then the best-scoring others (ties by sentence id).
 
-**lm-trigger.v2** (issue 12): the question words, which the paper's NE triggering needs ("when →
+**lm-trigger.v2**: the question words, which the paper's NE triggering needs ("when →
 DATE", §6.5), take part. Training counts each question's markers as triggers of its answer's terms
 and NER labels (:mod:`~sentret_core.models.training.qa_triggers`); a query's markers ``Q.asks``
 add one factor each (a marker is a question word: c(a,Q) = 1)::
@@ -131,7 +131,7 @@ class TriggerParams(Params):
     lam_across: float = param(0.0, _HELP["across"], symbol=r"\lambda_{ac}", **_LAM)  # type: ignore[arg-type]
     lam_qa: float = param(0.0, _HELP["qa"], symbol=r"\lambda_{qa}", **_LAM)  # type: ignore[arg-type]
     lam_ne: float = param(0.0, _HELP["ne"], symbol=r"\lambda_{ne}", **_LAM)  # type: ignore[arg-type]
-    # μ = 0 leaves a sentence without a query term probability 0 (-inf): refused (issue 29)
+    # μ = 0 leaves a sentence without a query term probability 0 (-inf): refused
     mu: float = param(100.0, _HELP["mu"], symbol=r"\mu", min=MU_MIN, max=1e6, step=1.0, grid=MU_GRID)
     max_candidates: int = param(10000, _HELP["max_candidates"], min=1, max=1_000_000, step=1)
     tables: str = param(DEFAULT_NAME, _HELP["tables"], artefact=KIND)

@@ -1,6 +1,6 @@
 """Posting lists of every term as plain arrays: c(t,s), c(t,ctx_w(s)), c(t,d) and BM25F's fields.
 
-One slice per query term gives a scorer its candidates and counts (SPEC "Sentence scorers").
+One slice per query term gives a scorer its candidates and counts (their formulas: docs/spec.md).
 Sentence postings are read straight from the index's memory-mapped ``XT``, and BM25F's fields
 are built per query term (kept for the last few terms), so no query needs a corpus-wide matrix.
 """

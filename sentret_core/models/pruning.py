@@ -15,11 +15,10 @@ every candidate's sum adds the same numbers in the same order.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sentret_core.models.bm25 import sentence_k, term_weights
 from sentret_core.models.bm25_formulas import saturation
 from sentret_core.models.postings import Postings, postings
 from sentret_core.models.vectors import EMPTY_IDS, EMPTY_SCORES, union, union_sum
@@ -28,9 +27,6 @@ if TYPE_CHECKING:
     from sentret_core.index.reader import Index
     from sentret_core.models.query import Query
 
-# (index, query, params, k) → (ids ascending, scores, whether the model has any candidate) holding
-# the top k of the exhaustive scorer, or None to fall back to it
-Pruned = Callable[["Index", "Query", Any, int], "tuple[np.ndarray, np.ndarray, bool] | None"]
 SLACK = 1e-9  # relative margin on Σ ub_t < θ: a bound summed in floating point may round low
 SAMPLE = 4096  # candidates scored for θ (at least 4k); shorter queries are not pruned at all
 # below this many postings in the longest list, scoring every candidate is faster (benchmarks/scale.py:
@@ -38,35 +34,38 @@ SAMPLE = 4096  # candidates scored for θ (at least 4k); shorter queries are not
 PRUNE_FROM = 32_768
 
 
-def bm25_candidates(index: Index, q: Query, p: Any, k: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
-    """bm25.v1's top-k candidates with their exact scores (MaxScore).
+def saturated_top_k(
+    index: Index, q: Query, k: int, weights: np.ndarray, k1: float, sentence_k: Callable[[], np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """The top-k candidates, with their exact scores, of ``Σ_t w_t·(k1+1)·c(t,s)/(K(s)+c(t,s))``
+    (MaxScore): BM25's, with ``weights`` its w_t = idf·query factor per term of ``q.ids`` and
+    ``sentence_k()`` its K(s) = k1·B(s) per sentence. None: nothing worth pruning, score them all.
 
-    Bound: a contribution is ``w_t·(k1+1)·c/(k1·B(s)+c)`` with ``w_t`` = idf·query factor, so it
-    is at most ``w_t·(k1+1)`` when ``w_t > 0`` and at most 0 when ``w_t ≤ 0`` (rsj idf, sf > N/2).
+    Bound: a contribution is at most ``w_t·(k1+1)`` when ``w_t > 0`` and at most 0 when ``w_t ≤ 0``
+    (rsj idf, sf > N/2).
     """
     post = postings(index)
     sizes = np.array([post.size(t) for t in q.ids], dtype=np.int64)
     if k == 0:
         return EMPTY_IDS, EMPTY_SCORES, bool(sizes.any())
     budget = max(SAMPLE, 4 * k)
-    weights = term_weights(index, q, p)
     if len(weights) < 2 or sizes.max() <= max(budget, PRUNE_FROM) or not np.all(np.isfinite(weights)):
         return None  # nothing worth pruning: the exhaustive path is as fast
-    ub = np.maximum(weights, 0.0) * (p.k1 + 1.0)
+    ub = np.maximum(weights, 0.0) * (k1 + 1.0)
     order = np.argsort(-ub, kind="stable")  # largest bound first
-    K = sentence_k(index, p.k1, p.b)
+    K = sentence_k()
     sample = _sample(post, q.ids[order], k, budget)
     if len(sample) < k:  # fewer than k candidates in all
         return None
-    theta = np.partition(_exact(post, K, p.k1, q.ids, weights, sample, set())[1], len(sample) - k)[len(sample) - k]
+    theta = np.partition(_exact(post, K, k1, q.ids, weights, sample, set())[1], len(sample) - k)[len(sample) - k]
     n_rest = int(np.count_nonzero(np.cumsum(ub[order[::-1]]) * (1.0 + SLACK) < theta))  # a prefix: cumsum grows
     if n_rest == 0:
         return None
     rest = float(np.sum(ub[order[len(order) - n_rest :]]))
     essential = np.sort(order[: len(order) - n_rest])  # all with w_t > 0: θ > 0 put every w_t ≤ 0 in the rest
-    cand, partial = _exact(post, K, p.k1, q.ids[essential], weights[essential], EMPTY_IDS, set(range(len(essential))))
+    cand, partial = _exact(post, K, k1, q.ids[essential], weights[essential], EMPTY_IDS, set(range(len(essential))))
     cand = cand[(partial + rest) * (1.0 + SLACK) >= theta]  # the others cannot reach θ
-    ids, scores = _exact(post, K, p.k1, q.ids, weights, cand, set())
+    ids, scores = _exact(post, K, k1, q.ids, weights, cand, set())
     return ids, scores, True
 
 
@@ -98,5 +97,3 @@ def _exact(
             vals.append(saturation(c, K.take(r), k1, w))
     return union_sum(rows, vals)
 
-
-PRUNED: dict[str, Pruned] = {"bm25.v1": bm25_candidates}

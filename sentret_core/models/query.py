@@ -13,7 +13,7 @@ import numpy as np
 from sentret_core.checks import clean_text
 from sentret_core.defaults import MAX_QUERY_CHARS, MAX_QUERY_TERMS
 from sentret_core.errors import QueryError
-from sentret_core.ingest.nlp import DEFAULT_MODEL, QueryTokenizer, TermRules, load_pipeline
+from sentret_core.ingest.nlp import DEFAULT_PIPELINE, QueryTokenizer, TermRules, load_pipeline
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -21,9 +21,10 @@ if TYPE_CHECKING:
 NO_TERMS = "the query has no terms after removing stop words and punctuation"
 NO_MATCH = "no sentence contains any query term"
 
-# Question words are stop words for retrieval, but they say what type of answer is wanted (issue 12;
-# seed 001's named-entity triggers). normalise() keeps each as a marker term "?<word>", which no
-# index term can equal (the tokenizer splits "?" off); prepare() sets them apart from the terms.
+# Question words are stop words for retrieval, but they say what type of answer is wanted (the
+# named-entity triggers of Momtazi & Klakow, IP&M 2015, §6.5). normalise() keeps each as a marker
+# term "?<word>", which no index term can equal (the tokenizer splits "?" off); prepare() sets them
+# apart from the terms.
 MARKER = "?"
 _PLACE = r"(?:country|countries|county|counties|state|states|city|cities|continent|province|region)"
 _QUESTION = re.compile(
@@ -69,7 +70,7 @@ def normalise(index: Index, text: str) -> list[str]:
 def text_terms(index: Index, text: str) -> list[str]:
     """The terms of ``text`` by the index's rules, of any length and without question markers: for
     the index's own texts (an entity's name), which a visitor does not choose."""
-    tokenizer = query_tokenizer(str(index.manifest.get("model", DEFAULT_MODEL)))
+    tokenizer = query_tokenizer(str(index.manifest.get("model", DEFAULT_PIPELINE)))
     return tokenizer.terms(clean_text(text).text)
 
 

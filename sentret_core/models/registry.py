@@ -16,14 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sentret_core.defaults import DEFAULT_RANKER
 from sentret_core.errors import SentretError
-from sentret_core.models.spec import Closed, Distribution, Explainer, ModelSpec, Scorer, Subset
+from sentret_core.models.spec import Closed, Distribution, Explainer, ExplanationParts, ModelSpec, Scorer, Subset, TopK
 
 MODELS: dict[str, ModelSpec] = {}
 _ALIASES: dict[str, str] = {}
-
-DEFAULT_MODEL = DEFAULT_RANKER
 
 
 def add(spec: ModelSpec, *, replace: bool = False) -> ModelSpec:
@@ -53,11 +50,15 @@ def register(
     open_vocabulary: bool = False,
     closed: Closed | None = None,
     subset: Subset | None = None,
+    top_k: TopK | None = None,
+    parts: ExplanationParts | None = None,
     replace: bool = False,
 ) -> Callable[[Scorer], Scorer]:
     """Decorator: register the decorated scorer as model ``name`` (keyword arguments as in ModelSpec;
     ``closed`` scores the sentences the scorer does not return, for closed candidate sets; ``subset``
-    scores given sentences only, equal to the scorer's for them)."""
+    scores given sentences only, equal to the scorer's for them; ``top_k`` is a faster exact top k
+    that :func:`~sentret_core.models.search` uses; ``parts`` names the explanation columns that split
+    a term's contribution)."""
 
     def decorate(scorer: Scorer) -> Scorer:
         add(
@@ -75,12 +76,28 @@ def register(
                 open_vocabulary=open_vocabulary,
                 closed=closed,
                 subset=subset,
+                top_k=top_k,
+                parts=parts,
             ),
             replace=replace,
         )
         return scorer
 
     return decorate
+
+
+def unregister(name: str) -> ModelSpec:
+    """Remove the model registered as the versioned ``name`` (a test's toy model); its base name then
+    points to the latest version left, if any. Raises SentretError for a name not registered."""
+    spec = MODELS.pop(name, None)
+    if spec is None:
+        raise SentretError(f"model {name!r} is not registered")
+    left = [other for other in MODELS.values() if other.base == spec.base]
+    if left:
+        _ALIASES[spec.base] = max(left, key=lambda other: other.version).name
+    else:
+        _ALIASES.pop(spec.base, None)
+    return spec
 
 
 def get_model(name: str) -> ModelSpec:

@@ -39,6 +39,23 @@ Distribution = Callable[["Index", int, Any], np.ndarray]
 Closed = Callable[["Index", "Query", Any, np.ndarray], np.ndarray]
 # the scorer's (ids, scores) restricted to the sentences of a set, bit for bit, without a full scan
 Subset = Callable[["Index", "Query", Any, np.ndarray], tuple[np.ndarray, np.ndarray]]
+# (index, query, params, k) -> (ids ascending, scores, whether the model has any candidate) holding the
+# top k of the scorer bit for bit, without scoring every candidate; or None to fall back to the scorer
+TopK = Callable[["Index", "Query", Any, int], "tuple[np.ndarray, np.ndarray, bool] | None"]
+
+
+@dataclass(frozen=True)
+class ExplanationParts:
+    """Which columns of a model's explanation share out each term's contribution, for a stacked bar.
+
+    Each row's contribution is split among ``columns`` in proportion to their share of ``whole``
+    (BM25F: the fields' w_f·c(t,f)/B_f, of the pseudo-frequency x̃ they add up to).
+    """
+
+    split: str  # what one part is: "field"
+    whole: str  # the column the parts add up to: "x̃"
+    columns: tuple[tuple[str, str], ...]  # (column, part label): ("w·c/B (sentence)", "sentence")
+    note: str  # how the contribution is shared, for a caption
 
 
 def zero_without_a_match(index: Index, q: Query, p: Any, ids: np.ndarray) -> np.ndarray:
@@ -63,6 +80,8 @@ class ModelSpec:
     open_vocabulary: bool = False  # it scores words the index has never seen (embed.v1)
     closed: Closed | None = None  # its score of a sentence the scorer does not return (None: it has none)
     subset: Subset | None = None  # its scores of a given set only (for a scorer that scans every sentence)
+    top_k: TopK | None = None  # its exact top k without scoring every candidate (search() uses it)
+    parts: ExplanationParts | None = None  # the explanation columns that split a contribution
     _resolved: dict[Any, Params] = field(default_factory=dict, compare=False, repr=False)
 
     @property

@@ -1,23 +1,23 @@
-"""The TF-ISF family (SPEC "Sentence scorers"; seeds 000, 003, 004).
+"""The TF-ISF family (Fernández et al., Inf. Retr. 2011; Doko et al., IP&M 2015; Doko et al. 2013).
 
-* TF-ISF (Allan et al. 2003; seed 000 §3.5, seed 003 eq. 1)::
+* TF-ISF (Allan et al. 2003; Fernández et al. §3.5; Doko et al. 2015, eq. 1)::
 
       R(s|q) = Σ_{t∈q∩s} log(c(t,q)+1) · log(c(t,s)+1) · log((N+1)/(0.5+sf(t)))
 
-* tfmix (seed 000 §4.2.3 (a), seed 003 eq. 6): c(t,s) → α·c(t,s) + (1-α)·c(t,ctx) with
-  ctx = prev(s) + s + next(s) (seed 003's reading, the surrounding-sentence context); the
+* tfmix (Fernández et al. §4.2.3 (a); Doko et al. 2015, eq. 6): c(t,s) → α·c(t,s) + (1-α)·c(t,ctx) with
+  ctx = prev(s) + s + next(s) (Doko et al.'s reading, the surrounding-sentence context); the
   sum still runs over t ∈ q∩s, so only sentences containing a query term are candidates.
-* idfdoc (seed 000 §4.2.3 (b)): sf(t), N → df(t), D. tfmix+idfdoc: both.
-* TF-ISF_con (seed 004 eq. 2, seed 003 eq. 2-3), R⁰ = R and
+* idfdoc (Fernández et al. §4.2.3 (b)): sf(t), N → df(t), D. tfmix+idfdoc: both.
+* TF-ISF_con (Doko et al. 2013, eq. 2; Doko et al. 2015, eq. 2-3), R⁰ = R and
   ``Rᴸ(s) = (1-μ)·R(s) + μ·[Rᴸ⁻¹(prev(s)) + Rᴸ⁻¹(next(s))]``, a missing neighbour giving 0.
-  Reading: the papers' "three recurrences" is L = 3, which expands exactly to seed 003 eq. 3
+  Reading: the papers' "three recurrences" is L = 3, which expands exactly to Doko et al. 2015, eq. 3
   when s has three neighbours on each side. At a document boundary the recursion is the
   definition (a missing neighbour's whole term is 0), which is what eq. 3 gives with the
   missing P_i, N_i *and the recursive parts through them* set to 0. Rᴸ(s) is non-zero only
   within distance L of a sentence containing a query term, so the candidates are those
   sentences (in the same document) and the recursion runs on shifts of a vector over them.
   With μ = 0 (or L = 0) it is TF-ISF and only matching sentences are candidates.
-* TF-ISF_length (seed 003 eq. 4): ``|s| / avgSentLen(d(s)) · R(s)``; TF-ISF_con,length (eq. 5):
+* TF-ISF_length (Doko et al. 2015, eq. 4): ``|s| / avgSentLen(d(s)) · R(s)``; TF-ISF_con,length (eq. 5):
   the same factor times Rᴸ(s). avgSentLen(d) is the mean |s| (in terms) over d's sentences;
   a document whose sentences have no terms gets factor 0.
 

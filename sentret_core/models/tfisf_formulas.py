@@ -1,4 +1,4 @@
-"""TF-ISF's parameters and term formulas (SPEC "Sentence scorers"; seed 003 eq. 1-6).
+"""TF-ISF's parameters and term formulas (Doko et al., IP&M 2015, eq. 1-6).
 
 Each formula is defined once and serves both the scorers (over postings, arrays) and explain
 (over one sentence's row, scalars).
@@ -29,7 +29,7 @@ class TfMixParams(Params):
     alpha: float = param(
         0.7,
         "weight of the sentence's own count c(t,s) against its ±1-sentence context count "
-        "(seed 004 tuned 0.6-0.85; α = 1 is TF-ISF)",
+        "(Doko et al. 2013 tuned 0.6-0.85; α = 1 is TF-ISF)",
         **_ALPHA,  # type: ignore[arg-type]
     )
 
@@ -49,17 +49,17 @@ class TfIsfConParams(Params):
 
 
 def inverse_frequency(n: Any, freq: Any) -> Any:
-    """log((N+1)/(0.5+sf(t))) — or log((D+1)/(0.5+df(t))) for idfdoc (seed 000 §3.5, §4.2.3 (b))."""
+    """log((N+1)/(0.5+sf(t))) — or log((D+1)/(0.5+df(t))) for idfdoc (Fernández et al. 2011, §3.5, §4.2.3 (b))."""
     return np.log((n + 1) / (0.5 + freq))
 
 
 def mixed_count(alpha: float, c: Any, c_ctx: Any) -> Any:
-    """tfmix's count α·c(t,s) + (1-α)·c(t,ctx), ctx = prev(s)+s+next(s) (seed 003 eq. 6)."""
+    """tfmix's count α·c(t,s) + (1-α)·c(t,ctx), ctx = prev(s)+s+next(s) (Doko et al., IP&M 2015, eq. 6)."""
     return alpha * c + (1.0 - alpha) * c_ctx
 
 
 def term_score(qf: float, weight: float, tf: Any) -> Any:
-    """One term's addend of R(s|q): log(c(t,q)+1) · log(tf+1) · isf(t) (seed 003 eq. 1)."""
+    """One term's addend of R(s|q): log(c(t,q)+1) · log(tf+1) · isf(t) (Doko et al., IP&M 2015, eq. 1)."""
     return (math.log(qf + 1.0) * weight) * np.log1p(tf)
 
 
@@ -73,7 +73,7 @@ def isf(index: Index, doc_level: bool = False) -> np.ndarray:
 
 
 def length_factor(index: Index) -> np.ndarray:
-    """|s| / avgSentLen(d(s)) of every sentence, 0 where the document has no terms (seed 003 eq. 4)."""
+    """|s| / avgSentLen(d(s)) of every sentence, 0 where the document has no terms (Doko et al., IP&M 2015, eq. 4)."""
 
     def build() -> np.ndarray:
         lay = layout(index)

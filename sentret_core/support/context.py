@@ -1,8 +1,10 @@
-"""What every entity of one query shares (seed 002 §3): S_q, Ŝ_q, entity statistics, each model's top-k.
+"""What every entity of one query shares (Blanco & Zaragoza, SIGIR 2010, §3): S_q, Ŝ_q, entity
+statistics, each model's top-k.
 
 Support models: any registered sentence scorer (eq. 5/6, over the sentences of its own top-k that
-mention e; a scorer that takes the entity, like ``ltr.v1``, is run once per entity), ``position``
-(eq. 8, over S_qe of the ranker) and ``sum-<score>`` / ``avg-<score>`` (eq. 7, over Ŝ_qe of the ranker).
+mention e; a scorer that takes the entity, like ``ltr.v1``, is run once per entity) and those of
+:mod:`sentret_core.support.registry`: ``position`` (eq. 8, over S_qe of the ranker) and
+``sum-<score>`` / ``avg-<score>`` (eq. 7, over Ŝ_qe of the ranker).
 """
 
 from __future__ import annotations
@@ -15,19 +17,16 @@ import numpy as np
 from sentret_core.checks import check_int, check_labels, check_model_name, check_params, check_query
 from sentret_core.defaults import DEFAULT_ENTITY_WEIGHTING, DEFAULT_K, DEFAULT_RANKER, DEFAULT_WINDOW, MAX_K, MAX_WINDOW
 from sentret_core.errors import SentretError
-from sentret_core.index.entity_position import position_scores
-from sentret_core.index.entity_stats import ENTITY_SCORES, EntityStats, entity_sentences, entity_stats
+from sentret_core.index.entity_stats import EntityStats, entity_sentences, entity_stats
 from sentret_core.index.loaded import check_index
 from sentret_core.index.reader import Index
 from sentret_core.models import get_model, search
 from sentret_core.models.query import normalise
 from sentret_core.models.spec import ENTITY_PARAM
-from sentret_core.support.entities import AGGREGATORS, aggregate, label_mask, resolve_labels
+from sentret_core.support.entities import label_mask, resolve_labels
+from sentret_core.support.registry import OVER_TOP, support_model, support_model_names
 from sentret_core.support.sets import in_sorted
 from sentret_core.support.weighting import NONE, check_weighting, sentence_weights, weighted_entity_stats
-
-POSITION = "position"
-ENTITY_MODELS = tuple(f"{how}-{name}" for how in AGGREGATORS for name in ENTITY_SCORES)
 
 
 class QueryContext:
@@ -65,7 +64,7 @@ class QueryContext:
         self.top = np.asarray(ranked.ids, dtype=np.int64)  # S_q in rank order
         self.top_sorted = np.sort(self.top)
         self.context = index.neighbourhood(self.top, window)  # Ŝ_q, ascending
-        # w_i per sentence of S_q (:mod:`sentret_core.support.weighting`); None: seed 002's unweighted counts
+        # w_i per sentence of S_q (:mod:`sentret_core.support.weighting`); None: Blanco & Zaragoza's unweighted counts
         self.weights = None if self.weighting == NONE else sentence_weights(ranked.scores, self.weighting)
         self.stats: EntityStats = weighted_entity_stats(index, self.top, self.weights)
         # |S_qe| as a count, aligned with stats.ids (the weighted frequency is stats.frequency)
@@ -88,13 +87,10 @@ class QueryContext:
     def candidates(self, entity: int, model: str) -> tuple[np.ndarray, np.ndarray]:
         """Every candidate support sentence of ``entity`` under ``model`` and its H_qe(s)."""
         mentions = entity_sentences(self.index, entity)
-        if model == POSITION:
-            ids = mentions[in_sorted(mentions, self.top_sorted)]
-            return ids, position_scores(self.index, ids, self.terms, entity)
-        if model in ENTITY_MODELS:
-            ids = mentions[in_sorted(mentions, self.context)]
-            how, name = model.split("-", 1)
-            return ids, aggregate(self.index, ids, self.stats, name, how, self.allowed)
+        found = support_model(model)
+        if found is not None:
+            ids = mentions[in_sorted(mentions, self.top_sorted if found.over == OVER_TOP else self.context)]
+            return ids, found.score(self, entity, ids)
         spec = get_model(model)
         ids, scores = self.model_top(spec.name, entity if spec.takes_entity else None)
         keep = in_sorted(ids, mentions)
@@ -109,10 +105,10 @@ class QueryContext:
 
 def check_support_model(name: str) -> str:
     """The canonical name of a support model, or a clear error listing the choices."""
-    if name == POSITION or name in ENTITY_MODELS:
+    if support_model(name) is not None:
         return name
     try:
         return get_model(name).name
     except SentretError as err:
-        others = ", ".join((POSITION, *ENTITY_MODELS))
+        others = ", ".join(support_model_names())
         raise SentretError(f"{err}; support models also include {others}") from None

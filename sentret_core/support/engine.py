@@ -1,4 +1,4 @@
-"""Entity support sentences (seed 002 §3): S_q, Ŝ_q, entity ranking and H_qe(s) per model.
+"""Entity support sentences (Blanco & Zaragoza, SIGIR 2010, §3): S_q, Ŝ_q, entity ranking and H_qe(s) per model.
 
 For a query q the *ranker* (any registered sentence scorer) gives S_q, its top-k sentences;
 Ŝ_q adds each one's ±``window`` neighbours inside its document. Entities mentioned in S_q are
@@ -36,9 +36,12 @@ from sentret_core.checks import (
     query_emptied,
 )
 from sentret_core.defaults import (
+    DEFAULT_ENTITY_SCORE,
     DEFAULT_ENTITY_WEIGHTING,
     DEFAULT_K,
+    DEFAULT_PER_ENTITY,
     DEFAULT_RANKER,
+    DEFAULT_SUPPORT_ENTITIES,
     DEFAULT_SUPPORT_MODELS,
     DEFAULT_WINDOW,
     MAX_K,
@@ -49,8 +52,9 @@ from sentret_core.index.loaded import check_index
 from sentret_core.index.reader import Index
 from sentret_core.models.query import retrieval_terms
 from sentret_core.models.registry import get_model
-from sentret_core.support.context import ENTITY_MODELS, POSITION, QueryContext, check_support_model
+from sentret_core.support.context import QueryContext, check_support_model
 from sentret_core.support.records import ContextSentence, EntitySupport, RankedEntity, SupportResult, SupportSentence
+from sentret_core.support.registry import support_model
 from sentret_core.support.weighting import check_weighting
 
 
@@ -60,11 +64,11 @@ def support(
     *,
     ranker: str = DEFAULT_RANKER,
     k: int = DEFAULT_K,
-    entity_score: str = "kld",
+    entity_score: str = DEFAULT_ENTITY_SCORE,
     entity_labels: Iterable[str] | None = None,
-    top_entities: int = 20,
+    top_entities: int = DEFAULT_SUPPORT_ENTITIES,
     models: Sequence[str] = DEFAULT_SUPPORT_MODELS,
-    per_entity: int = 3,
+    per_entity: int = DEFAULT_PER_ENTITY,
     params: Mapping[str, Mapping[str, Any]] | None = None,
     window: int = DEFAULT_WINDOW,
     entities: Sequence[int] | None = None,
@@ -74,10 +78,10 @@ def support(
 
     ``entities`` (entity ids) skips the ranking and explains exactly those entities.
     ``params`` maps a model name to its parameters, e.g. ``{"bm25f.v1": {"k1": 0.9}}``.
-    ``window`` is the context of Ŝ_q, 0 to 10 sentences either side; ``window=0`` is seed 002's
+    ``window`` is the context of Ŝ_q, 0 to 10 sentences either side; ``window=0`` is Blanco & Zaragoza's
     "no context" (Ŝ_q = S_q, Fig. 2), so ``sum-*`` then aggregate over S_qe.
     ``entity_weighting`` is how each sentence of S_q counts in the entity scores (and so in eq. 7's
-    ``sum-*``/``avg-*``): ``none`` (seed 002), ``rank`` or ``score`` (:mod:`sentret_core.support.weighting`).
+    ``sum-*``/``avg-*``): ``none`` (Blanco & Zaragoza), ``rank`` or ``score`` (:mod:`sentret_core.support.weighting`).
 
     Every argument is checked before any work (:mod:`sentret_core.checks`):
     :class:`~sentret_core.errors.ArgumentTypeError` (a ``TypeError``) for a wrong type — integers
@@ -114,7 +118,7 @@ def support(
 
     clock = time.perf_counter()
     for model in models:  # each model's top-k once, before the per-entity loop
-        if model != POSITION and model not in ENTITY_MODELS and not get_model(model).takes_entity:
+        if support_model(model) is None and not get_model(model).takes_entity:
             ctx.model_top(model)
     timings["models"] = time.perf_counter() - clock
 

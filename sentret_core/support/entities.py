@@ -1,4 +1,4 @@
-"""Entity labels, and eq. 7's aggregation over a sentence's entities of the entity scores of seed 002
+"""Entity labels, and eq. 7's aggregation over a sentence's entities of the entity scores of Blanco & Zaragoza
 §3.1 (eqs. 9-12, computed in :mod:`sentret_core.index.entity_stats`).
 """
 
@@ -8,13 +8,13 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from sentret_core.defaults import DEFAULT_EXCLUDED_LABELS
 from sentret_core.errors import SentretError
 from sentret_core.index.entity_stats import EntityStats, entity_sf
 from sentret_core.index.reader import Index
 from sentret_core.models.cache import cached_lru
 
 AGGREGATORS = ("sum", "avg")
-DEFAULT_EXCLUDED_LABELS = frozenset({"CARDINAL", "ORDINAL"})
 
 
 def resolve_labels(index: Index, include: Iterable[str] | None) -> frozenset[str]:

@@ -1,4 +1,4 @@
-"""What a support request returns: typed records with ``to_json`` / ``to_frame`` (seed 002 §3)."""
+"""What a support request returns: typed records with ``to_json`` / ``to_frame`` (Blanco & Zaragoza, SIGIR 2010, §3)."""
 
 from __future__ import annotations
 

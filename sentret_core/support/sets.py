@@ -1,4 +1,4 @@
-"""S_q, Ŝ_q and the rank at which a sentence enters them (seed 002 §3, Fig. 1-2).
+"""S_q, Ŝ_q and the rank at which a sentence enters them (Blanco & Zaragoza, SIGIR 2010, §3, Fig. 1-2).
 
 One copy of "the smallest k that puts s in S_q / Ŝ_q", shared by the teaching view, benchmark
 coverage and judged evaluation.
@@ -56,7 +56,7 @@ def first_hits(
     """The k at which the first of ``relevant`` enters S_q, and Ŝ_q (None: never).
 
     With the sentences judged relevant for a (query, entity) topic, one pair per topic is what
-    the coverage curve of seed 002 Fig. 2 needs.
+    the coverage curve of Blanco & Zaragoza, SIGIR 2010, Fig. 2, needs.
     """
     wanted = np.unique(np.fromiter((int(s) for s in relevant), dtype=np.int64))
     if len(wanted) == 0:

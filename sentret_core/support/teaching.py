@@ -4,13 +4,13 @@ Nothing here draws or imports streamlit; the page composes these with the scorin
 
 * :func:`rank_changes` / :func:`overlap` compare two rankings of sentence ids (two models on one
   query, or one model before and after a parameter change).
-* :func:`set_sizes` gives the sets of seed 002 Fig. 1 for a query's ranking and an entity:
+* :func:`set_sizes` gives the sets of Blanco & Zaragoza, SIGIR 2010, Fig. 1, for a query's ranking and an entity:
   S_q (the top k), Ŝ_q (S_q with the ±window context of each sentence), S_qe and Ŝ_qe (the
   sentences of each that mention the entity).
 * :func:`entry_ranks` says, for given sentences, at which k each enters S_q and Ŝ_q; from it
   :func:`entity_growth` draws |S_qe| and |Ŝ_qe| as k grows, and :func:`first_hits` gives the
   first-hit k of a set of *relevant* sentences — the input of
-  :func:`sentret_core.evaluation.coverage.coverage_curve` (seed 002 Fig. 2) once judgments exist.
+  :func:`sentret_core.evaluation.coverage.coverage_curve` (Blanco & Zaragoza, SIGIR 2010, Fig. 2) once judgments exist.
 * :func:`contribution_parts` splits each query term's contribution in an
   :class:`~sentret_core.models.Explanation` by field (BM25F), mixture component (the LMs) or
   neighbour (TF-ISF_con), for a stacked bar chart.
@@ -28,6 +28,7 @@ import pandas as pd
 
 from sentret_core.defaults import DEFAULT_WINDOW
 from sentret_core.index.entity_stats import entity_sentences
+from sentret_core.models.registry import MODELS
 from sentret_core.support.sets import entry_ranks
 
 if TYPE_CHECKING:
@@ -94,11 +95,11 @@ def overlap(a: Sequence[int], b: Sequence[int]) -> Overlap:
     )
 
 
-# --- seed 002 Fig. 1: S_q, Ŝ_q, S_qe, Ŝ_qe ------------------------------------------------------
+# --- Blanco & Zaragoza, Fig. 1: S_q, Ŝ_q, S_qe, Ŝ_qe -------------------------------------------
 
 
 class SetSizes(NamedTuple):
-    """Sizes of the sets of seed 002 Fig. 1 for one query, one entity and one k."""
+    """Sizes of the sets of Blanco & Zaragoza, Fig. 1, for one query, one entity and one k."""
 
     sentences: int  # |S|, every sentence of the index
     entity: int  # sentences of the whole index that mention e (Σ_s G[s,e])
@@ -158,8 +159,6 @@ def entity_growth(
 
 CONTRIBUTION = "contribution"
 EXTRA_TERM = "(query-independent)"
-FIELD_PREFIX = "w·c/B ("  # BM25F's per-field columns: "w·c/B (sentence)"
-PSEUDO_FREQUENCY = "x̃"
 MIXTURE = "p(t|θ)"
 
 
@@ -197,8 +196,10 @@ def contribution_parts(explanation: Explanation) -> Parts:
     """Each term's contribution split into parts that stack to it, plus query-independent addends.
 
     * TF-ISF_con: the rows are already per (neighbour, term) and add up: part = the neighbour.
-    * BM25F: the saturation k1 acts on the combined pseudo-frequency x̃ = Σ_f w_f·c(t,f)/B_f,
-      so a term's contribution is shared among the fields in proportion to their share of x̃.
+    * a model registered with :class:`~sentret_core.models.spec.ExplanationParts` (BM25F: the
+      saturation k1 acts on x̃ = Σ_f w_f·c(t,f)/B_f, so a term's contribution is shared among the
+      fields in proportion to their share of x̃): the declared columns, in proportion to their share
+      of the declared whole.
     * the LMs: log p(t|θ) of a mixture is shared among the mixture's components in
       proportion to their share of p(t|θ).
     * otherwise one part per term.
@@ -211,7 +212,7 @@ def contribution_parts(explanation: Explanation) -> Parts:
         parts[key] = parts.get(key, 0.0) + value
 
     split, note = "term", "each bar is one query term's contribution"
-    fields = [c for c in columns if c.startswith(FIELD_PREFIX)]
+    declared = MODELS[explanation.model].parts if explanation.model in MODELS else None
     components = _component_columns(columns, rows, MIXTURE) if rows and MIXTURE in columns else []
     if "offset" in columns:
         split, note = "neighbour", "each term's contribution from the sentence itself and from each neighbour"
@@ -219,17 +220,13 @@ def contribution_parts(explanation: Explanation) -> Parts:
             offset = int(row["offset"])
             part = "s itself" if offset == 0 else f"{'next' if offset > 0 else 'prev'} {abs(offset)}"
             add(row["term"], part, float(row[CONTRIBUTION]))
-    elif fields and PSEUDO_FREQUENCY in columns:
-        split = "field"
-        note = (
-            "BM25F saturates the fields' combined pseudo-frequency x̃, so each term's contribution is "
-            "shared among the fields in proportion to their share of x̃"
-        )
+    elif declared is not None and declared.whole in columns:
+        split, note = declared.split, declared.note
         for row in rows:
-            x = float(row[PSEUDO_FREQUENCY])
-            for col in fields:
-                share = float(row[col]) / x if x > 0 else 0.0
-                add(row["term"], col[len(FIELD_PREFIX) : -1], share * float(row[CONTRIBUTION]))
+            whole = float(row[declared.whole])
+            for col, part in declared.columns:
+                share = float(row[col]) / whole if whole > 0 else 0.0
+                add(row["term"], part, share * float(row[CONTRIBUTION]))
     elif components:
         split = "mixture component"
         note = "log p(t|θ) of a mixture is shared among its components in proportion to their share of p(t|θ)"

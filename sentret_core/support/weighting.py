@@ -1,11 +1,11 @@
 """Weighted entity statistics: each sentence of S_q counts by how strongly it matches the query.
 
-Seed 002 §3.1 (eqs. 9-13) counts every sentence of S_q once, so at k = 100 the hundredth sentence,
-which may share one word with the query, weighs as much as the first. A *weighting* gives the
+Blanco & Zaragoza, SIGIR 2010, §3.1 (eqs. 9-13), count every sentence of S_q once, so at k = 100
+the hundredth sentence, which may share one word with the query, weighs as much as the first. A *weighting* gives the
 sentences of S_q = (s_1, …, s_k), in the ranker's order with scores F_1 ≥ … ≥ F_k, weights
 w_i ∈ [0, 1]:
 
-* ``none``   w_i = 1: seed 002's statistics, exactly (:func:`~sentret_core.index.entity_stats.entity_stats`);
+* ``none``   w_i = 1: Blanco & Zaragoza's statistics, exactly (:func:`~sentret_core.index.entity_stats.entity_stats`);
 * ``rank``   w_i = 1 / log2(i + 1): the rank discount of DCG (Järvelin & Kekäläinen, TOIS 2002);
 * ``score``  w_i = (F_i − F_k) / (F_1 − F_k), the first-stage score min-max normalised over S_q
   (any scorer's scale, LMs' negative log-likelihoods too); w_i = 1 when F_1 = F_k.
@@ -19,7 +19,7 @@ With W_q = Σ_i w_i and W_qe = Σ_{i : G[s_i,e] = 1} w_i (the weighted |S_q| and
               with 0 · log 0 = 0 (an entity only in sentences of weight 0 scores 0).
 
 Weights count relative to the largest (w_i / max_j w_j; both weightings above already have w_1 = 1),
-so weights that are all equal give seed 002's statistics bit for bit, and with them its ranking.
+so weights that are all equal give Blanco & Zaragoza's statistics bit for bit, and with them its ranking.
 ``|S_qe|`` as displayed stays the count; eq. 7's ``sum-*``/``avg-*`` aggregate the weighted scores.
 Measured in ``benchmarks/entity_weighting.py`` (squad-support and the demo's example queries).
 """
@@ -62,7 +62,7 @@ def sentence_weights(scores: np.ndarray, weighting: str) -> np.ndarray:
 def weighted_entity_stats(index: Index, top: np.ndarray, weights: np.ndarray | None) -> EntityStats:
     """The entity statistics of S_q (``top``, in rank order) with sentence weights (None: unweighted).
 
-    ``weights=None``, or weights all equal, give seed 002's numbers bit for bit. ``n_top`` stays |S_q|.
+    ``weights=None``, or weights all equal, give Blanco & Zaragoza's numbers bit for bit. ``n_top`` stays |S_q|.
     """
     top = np.asarray(top, dtype=np.int64)
     if weights is None:

@@ -18,13 +18,14 @@ WATCH_S = 3.0  # how often a page looks whether the training ended
 KIND_NAMES = {"classes": "word classes", "triggers": "trigger tables"}
 
 
-def notice_text(now: Running) -> str:
-    """What a page says while ``now`` runs: what trains, which models wait for it, about how long is left."""
+def notice_text(now: Running, clock: float | None = None) -> str:
+    """What a page says while ``now`` runs: what trains, which models wait for it, about how long is left
+    (at ``clock``, a time.time() value; the current time by default)."""
     if not now.kinds:
         return "A training of this index runs in the background; the models that read it are enabled when it ends."
     what = " and ".join(KIND_NAMES.get(kind, kind) for kind in now.kinds)
     models = ", ".join(name for kind in now.kinds for name in models_reading(kind))
-    left = now.seconds_left()
+    left = now.seconds_left(now=clock)
     when = f"about {left:.0f} s left" if left >= 1 else "finishing"
     waiting = f" {models} are enabled when it finishes." if models else ""
     return f"The {what} of this index are training in the background, {when}.{waiting}"

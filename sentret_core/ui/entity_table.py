@@ -107,7 +107,7 @@ ROW_PICK_JS = """<div class="sentret-script"></div><script>
 
 GLOSSARY_INTRO = (
     "S_q is the top k sentences for the query under the ranker; Ŝ_q adds the 2 sentences before and after "
-    "each (seed 002, Blanco & Zaragoza, SIGIR 2010, §3). Click a row to explain that entity."
+    "each (Blanco & Zaragoza, SIGIR 2010, §3). Click a row to explain that entity."
 )
 
 

@@ -1,4 +1,4 @@
-"""Words for what the pages show: the entity table's columns (with seed 002's symbols), the learned
+"""Words for what the pages show: the entity table's columns (with Blanco & Zaragoza's symbols), the learned
 ranker's features, and the notes on scores that are not comparable across models."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from sentret_core.defaults import EXPLORE_K
 from sentret_core.models import get_model
 
-# seed 002 (Blanco & Zaragoza, SIGIR 2010) §3: S_q the top k sentences, Ŝ_q with ±2 context sentences
+# Blanco & Zaragoza, SIGIR 2010, §3: S_q the top k sentences, Ŝ_q with ±2 context sentences
 COLUMN_HELP = {
     "rank": "The entity's place under the chosen entity score (1 = most important to the query).",
     "entity": "The entity as the corpus names it; its label is the kind of entity spaCy found.",
@@ -19,14 +19,14 @@ COLUMN_HELP = {
     "combination": "Combination, E_comb = |S_qe| · E_rarity: frequent near the query and rare overall.",
     "KLD": "KLD, E_KLD = P(e|q)·log(P(e|q) / P(e|S)) with P(e|q) = |S_qe|/|S_q| and P(e|S) the entity's share "
            "of all sentences: how much more often the entity appears near the query than in the corpus. "
-           "Seed 002's best entity score.",
+           "The best entity score of Blanco & Zaragoza (SIGIR 2010).",
     "frequency": "Frequency, E_freq = |S_qe|: how many of the top k sentences mention the entity.",
 }  # fmt: skip
 COLUMN_TITLES = {"kld": "KLD", "frequency": "frequency", "rarity": "rarity", "combination": "combination"}
-WEIGHTING_NAMES = {"score": "its score", "rank": "its rank", "none": "all alike (seed 002)"}
+WEIGHTING_NAMES = {"score": "its score", "rank": "its rank", "none": "all alike (Blanco & Zaragoza)"}
 WEIGHTING_HELP = ("How much a sentence's entities count in the entity scores: by how well the sentence matches "
                   "the query (its first-stage score, min-max normalised over S_q, or 1/log2(rank+1)), or all "
-                  "alike (seed 002's statistics).")  # fmt: skip
+                  "alike (the unweighted statistics of Blanco & Zaragoza, SIGIR 2010).")  # fmt: skip
 HIGHER_IS_BETTER = "Higher is better: the table is sorted by this score and the bar shows it."
 NOT_COMPARABLE = (
     "Scores of different models are on unrelated scales (BM25F around 10, a language model's log-likelihood "
@@ -71,7 +71,7 @@ FEATURE_WORDS = {
     "top_entities": "of them, among the query's 10 best entities (by KLD)",
     "entity_kld": "best KLD among the sentence's entities",
     "answer_type": "mentions an entity of the kind the question asks for (who → person, when → date, …)",
-    "e:position": "the chosen entity's position score (seed 002 eq. 8)",
+    "e:position": "the chosen entity's position score (Blanco & Zaragoza, SIGIR 2010, eq. 8)",
     "e:other_top": "other top-10 entities the sentence mentions besides the chosen one",
     "e:kld": "the chosen entity's KLD",
     "e:frequency": "the chosen entity's |S_qe|",

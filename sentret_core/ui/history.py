@@ -2,7 +2,7 @@
 
 Streamlit's page turns every change of ``st.query_params`` into a history entry of its own
 (``history.pushState``), so one run made several entries and Back stepped through half-written URLs
-(issue 26: about 11 when ``/`` opened, 2 per query). Three small pieces fix it:
+(about 11 entries when ``/`` opened, 2 per query). Three small pieces fix it:
 
 * :data:`SHIM`, a script put once into the page (:func:`install`), decides each ``pushState`` Streamlit
   makes: a new entry only when the user clicked or typed since the last entry *and* the view changed

@@ -1,4 +1,4 @@
-"""The app checks every index fully the first time it opens it (issue 16), without making anyone wait.
+"""The app checks every index fully the first time it opens it, without making anyone wait.
 
 Loading an index makes only the cheap checks (:mod:`sentret_core.index.validate`); the rest —
 every file's sha256, the artefacts, files that do not belong — is :func:`~sentret_core.index.reader.verify`,

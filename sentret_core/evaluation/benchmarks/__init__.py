@@ -1,9 +1,12 @@
-"""Public benchmarks as sentret collections: an index, topics and qrels (``../shared/data/README.md``).
+"""Public benchmarks as sentret collections: an index, topics and qrels (WikiQA, TrecQA, SQuAD,
+and a user's own candidates file).
 
 ``wikiqa``, ``trecqa`` and a user's own ``candidates`` JSONL are plain sentence retrieval over a closed
 candidate set per question (one code path: :mod:`~sentret_core.evaluation.benchmarks.candidates`);
 ``squad-support`` is entity support (graded qrels). Each converter reads its file offline and builds (once, cached)
-the collection's index through :mod:`~sentret_core.evaluation.benchmarks.indexing`.
+the collection's index through :mod:`~sentret_core.evaluation.benchmarks.indexing`. Each module declares a
+``BENCHMARK`` (:class:`~sentret_core.evaluation.benchmarks.registry.BenchmarkSpec`), registered below in the
+order the CLI lists them.
 """
 
 from __future__ import annotations
@@ -12,13 +15,23 @@ import os
 from pathlib import Path
 
 from sentret_core.errors import SentretError
+from sentret_core.evaluation.benchmarks import candidates, squad, trecqa, wikiqa
 from sentret_core.evaluation.benchmarks.base import Benchmark, Log
-from sentret_core.evaluation.benchmarks.candidates import load_candidates
-from sentret_core.evaluation.benchmarks.squad import load_squad_support
-from sentret_core.evaluation.benchmarks.trecqa import load_trecqa
-from sentret_core.evaluation.benchmarks.wikiqa import load_wikiqa
+from sentret_core.evaluation.benchmarks.registry import (
+    OPTIONS,
+    BenchmarkSpec,
+    benchmark_names,
+    get_benchmark,
+    list_benchmarks,
+    register_benchmark,
+    unregister_benchmark,
+)
 
-BENCHMARKS: tuple[str, ...] = ("wikiqa", "squad-support", "trecqa", "candidates")
+__all__ = ["Benchmark", "BenchmarkSpec", "benchmark_names", "get_benchmark", "list_benchmarks", "load_benchmark",
+           "register_benchmark", "unregister_benchmark"]  # fmt: skip
+
+for _module in (wikiqa, squad, trecqa, candidates):  # a new benchmark: its module here, and imported above
+    register_benchmark(_module.BENCHMARK)
 
 
 def load_benchmark(
@@ -31,19 +44,16 @@ def load_benchmark(
     n_process: int = 1,
     log: Log | None = None,
 ) -> Benchmark:
-    """Load benchmark ``name`` (one of :data:`BENCHMARKS`) from ``path``."""
-    if name not in BENCHMARKS:
-        raise SentretError(f"unknown benchmark {name!r}; choose one of {', '.join(BENCHMARKS)}")
-    if name != "squad-support" and (distractors is not None or min_candidates != 1):
-        raise SentretError("--distractors and --min-candidates apply to squad-support only")
+    """Load benchmark ``name`` (one of :func:`benchmark_names`) from ``path``."""
+    spec = get_benchmark(name)
+    given = {"distractors": distractors, "min_candidates": min_candidates}
+    if any(value != OPTIONS[option] for option, value in given.items() if option not in spec.options):
+        takers = ", ".join(other.name for other in list_benchmarks() if other.options)
+        raise SentretError(f"--distractors and --min-candidates apply to {takers} only")
     if not Path(path).exists():
         raise SentretError(f"{path}: no such file")
-    if name == "wikiqa":
-        return load_wikiqa(path, cache=cache, n_process=n_process, log=log)
-    if name == "trecqa":
-        return load_trecqa(path, cache=cache, n_process=n_process, log=log)
-    if name == "candidates":
-        return load_candidates(path, cache=cache, n_process=n_process, log=log)
-    return load_squad_support(
-        path, distractors=distractors, min_candidates=min_candidates, cache=cache, n_process=n_process, log=log
-    )
+    options = {option: value for option, value in given.items() if option in spec.options}
+    bench = spec.load(path, cache=cache, n_process=n_process, log=log, **options)
+    if bench.kind != spec.kind:  # plan() chose the models by the declared kind, the evaluation goes by this one
+        raise ValueError(f"benchmark {name}: its loader made a {bench.kind!r} benchmark, its spec says {spec.kind!r}")
+    return bench

@@ -9,7 +9,7 @@ The JSONL a user writes (one question per line)::
                     {"doc": "d7", "title": "Pablo Picasso", "position": 4, "text": "...", "label": 0}]}
 
 ``position`` is the sentence's place in its document (from 0), so a document's sentences, their order and
-their neighbours (the local context of seed 002's BM25F and the context LMs) are rebuilt from every question
+their neighbours (the local context of Blanco & Zaragoza's BM25F and the context LMs) are rebuilt from every question
 that names it; a gap becomes an empty sentence so that positions stay true. ``label`` is optional (0/1, or a
 graded 0-3); a question without a positive label is not evaluable and is counted, not scored. WikiQA and
 TrecQA are converters into :class:`CandidateSet` and share this one code path to an index, topics and qrels.
@@ -29,6 +29,7 @@ import numpy as np
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.benchmarks.base import Benchmark, Log, Topic, document_rows, sentence_docids
 from sentret_core.evaluation.benchmarks.indexing import cached_index
+from sentret_core.evaluation.benchmarks.registry import BenchmarkSpec
 from sentret_core.ingest.corpus import Document, presegmented
 from sentret_core.ingest.qa_files import check_id, read_lines
 
@@ -202,3 +203,6 @@ def candidate_benchmark(
     }
     return Benchmark(name, data_path, index, tuple(topics), qrels, "sentences",
                      "graded" if max(max(q.values()) for q in qrels.values()) > 1 else "binary", {}, stats)  # fmt: skip
+
+
+BENCHMARK = BenchmarkSpec("candidates", load_candidates, training_file="a candidates JSONL file (see the README)")

@@ -21,7 +21,7 @@ from sentret_core.index.format import FORMAT_VERSION, is_index, sha256_of
 from sentret_core.index.reader import Index
 from sentret_core.ingest.build import build_after_shards, build_from_documents, parse_documents_into
 from sentret_core.ingest.corpus import Document
-from sentret_core.ingest.nlp import DEFAULT_MODEL
+from sentret_core.ingest.nlp import DEFAULT_PIPELINE
 from sentret_core.ingest.targets import is_shards
 
 CONVERTER_VERSION = 1
@@ -38,7 +38,7 @@ def cache_root(cache: str | os.PathLike[str] | None = None) -> Path:
     return Path(os.environ.get(CACHE_ENV) or DEFAULT_CACHE)
 
 
-def cache_key(name: str, data: Path, options: dict[str, Any], model: str = DEFAULT_MODEL) -> str:
+def cache_key(name: str, data: Path, options: dict[str, Any], model: str = DEFAULT_PIPELINE) -> str:
     """``<name>-<hash>``: the hash of the input file's content, the options and the versions."""
     recipe = {
         "benchmark": name,
@@ -57,7 +57,7 @@ def index_documents(
     out: str | os.PathLike[str],
     *,
     source: str,
-    model: str = DEFAULT_MODEL,
+    model: str = DEFAULT_PIPELINE,
     n_process: int = 1,
 ) -> Index:
     """Index ``documents`` (``Document`` records, presegmented ones kept as given) into ``out``.
@@ -79,7 +79,7 @@ def cached_index(
     *,
     cache: str | os.PathLike[str] | None = None,
     n_process: int = 1,
-    model: str = DEFAULT_MODEL,
+    model: str = DEFAULT_PIPELINE,
     log: Log | None = None,
     after: Path | None = None,
 ) -> Index:
@@ -108,7 +108,7 @@ def cached_shards(
     *,
     cache: str | os.PathLike[str] | None = None,
     n_process: int = 1,
-    model: str = DEFAULT_MODEL,
+    model: str = DEFAULT_PIPELINE,
     log: Log | None = None,
 ) -> Path:
     """The parsed shards of ``documents`` (from the file ``data``), parsed once per pipeline and reused."""

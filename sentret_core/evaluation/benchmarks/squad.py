@@ -37,6 +37,7 @@ from sentret_core.evaluation.benchmarks.base import (
     sentence_docids,
 )
 from sentret_core.evaluation.benchmarks.indexing import cached_index, cached_shards
+from sentret_core.evaluation.benchmarks.registry import BenchmarkSpec
 from sentret_core.evaluation.trec_io import Qrels, topic_id
 from sentret_core.index.reader import Index
 from sentret_core.ingest.corpus import Document, demo_path, read_demo
@@ -229,3 +230,7 @@ def _squad_topics(
         "questions_with_topics": len({t.question for t in topics}),
     }
     return topics, qrels, stats
+
+
+BENCHMARK = BenchmarkSpec("squad-support", load_squad_support, kind="support", data="a SQuAD v1.1 .json",
+                          options=("distractors", "min_candidates"))

@@ -22,6 +22,7 @@ from typing import Any
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.benchmarks.base import Benchmark, Log
 from sentret_core.evaluation.benchmarks.candidates import CandidateQuestion, CandidateSet, candidate_benchmark
+from sentret_core.evaluation.benchmarks.registry import BenchmarkSpec
 from sentret_core.ingest.qa_files import check_id, read_lines
 
 
@@ -135,3 +136,7 @@ def trecqa_candidates(questions: list[TrecQAQuestion]) -> CandidateSet:
     found = [CandidateQuestion(q.id, q.text, tuple((doc[s], 0, label) for s, label in q.candidates))
              for q in questions]  # fmt: skip
     return CandidateSet(documents, found)
+
+
+# no document order: doc-order ties every candidate, so significance is tested against random
+BENCHMARK = BenchmarkSpec("trecqa", load_trecqa, baseline="random", data="a TrecQA .xml (or .tsv)")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from sentret_core.evaluation.benchmarks.base import Benchmark, Log
 from sentret_core.evaluation.benchmarks.candidates import CandidateQuestion, CandidateSet, candidate_benchmark
+from sentret_core.evaluation.benchmarks.registry import BenchmarkSpec
 from sentret_core.ingest.qa_files import WikiQAData, read_wikiqa
 
 
@@ -40,3 +41,6 @@ def wikiqa_candidates(parsed: WikiQAData) -> CandidateSet:
         for q in parsed.questions
     ]
     return CandidateSet(parsed.documents, questions)
+
+
+BENCHMARK = BenchmarkSpec("wikiqa", load_wikiqa, data="a WikiQA .tsv split")

@@ -1,1 +1,1 @@
-"""Learning to rank sentences (issue 12): features, learners, stored rankers and the ``ltr.v1`` scorer."""
+"""Learning to rank sentences: features, learners, stored rankers and the ``ltr.v1`` scorer."""

@@ -1,4 +1,4 @@
-"""Features of (query, sentence) pairs for a learned ranker (issue 12; Voskarides et al., ACL 2015).
+"""Features of (query, sentence) pairs for a learned ranker (Voskarides et al., ACL 2015).
 
 A ranker re-ranks a candidate set C (the first stage's top-k), so a feature that needs a
 comparison (a normalised score, a rank) is relative to C; everything is computed for all of C at
@@ -15,13 +15,14 @@ once from the index's arrays (no loop per sentence). The features, by group:
   the only unit);
 * query overlap: ``coverage`` the share of the query's distinct terms in s, ``idf_overlap`` the
   same weighted by log(N/sf(t)), ``title_match`` the share in the document's title;
-* entities (seed 002's statistics over C as S_q, :mod:`sentret_core.index.entity_stats`):
+* entities (the statistics of Blanco & Zaragoza, SIGIR 2010, §3.1, over C as S_q,
+  :mod:`sentret_core.index.entity_stats`):
   ``entities`` how many s mentions, ``top_entities`` how many of them are among C's 10 best by
   KLD, ``entity_kld`` the best KLD among them;
 * ``answer_type``: 1 when s mentions an entity whose label answers the question word
   (who → PERSON/ORG/NORP, when → DATE/TIME, …; :data:`~sentret_core.models.query.ANSWER_TYPES`);
 * the chosen entity e, when the ranker ranks e's support sentences (all 0 without one):
-  ``e:position`` seed 002's eq. 8, |s| - max(pos_q(s), pos_e(s)), for the sentences mentioning e;
+  ``e:position`` Blanco & Zaragoza's eq. 8, |s| - max(pos_q(s), pos_e(s)), for the sentences mentioning e;
   ``e:other_top`` how many of C's 10 best entities by KLD s mentions besides e; e's own
   ``e:kld``, ``e:frequency`` and ``e:rarity`` with C as S_q (the same for every sentence of a topic,
   so they inform a pointwise model across topics, not LambdaMART within one).
@@ -55,7 +56,7 @@ FIXED = (*FIXED_V1, *RELATIVE)
 POSITION = ("position", "inv_position", "first", *RELATIVE)  # the position prior, in all its forms
 ENTITY = ("e:position", "e:other_top", "e:kld", "e:frequency", "e:rarity")
 TOP_ENTITIES = 10
-FEATURE_SET = 2  # 1: issue 12's features; 2: adds the position relative to the document, LMs' finite scores
+FEATURE_SET = 2  # 1: the first features; 2: adds the position relative to the document, LMs' finite scores
 FINITE = "finite"  # the part only language models have (feature set 2)
 FEATURE_SETS = (1, 2)
 

@@ -25,7 +25,7 @@ from sentret_core.models.ltr.forest import Forest, parse_forest
 
 LEARNERS: tuple[str, ...] = ("lambdamart", "linear")
 DEV_CUTOFF = 10  # MAP@10 is what early stopping watches
-# issue 12's trees (15 leaves, little regularisation) let one prior carry a quarter of the gain (WikiQA:
+# The first default trees (15 leaves, little regularisation) let one prior carry a quarter of the gain (WikiQA:
 # position 24%); the default is now smaller, sampled and shrunk trees, and learn(choose=True) picks among
 # LAMBDAMART_GRID (or LINEAR_GRID's C) by cross-validation on the training topics only.
 ISSUE_12_TREES = {"num_leaves": 15, "min_child_samples": 20, "colsample_bytree": 0.8, "reg_lambda": 1.0}

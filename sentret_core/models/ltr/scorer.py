@@ -1,4 +1,4 @@
-"""``ltr.v1``: a learned ranker re-ranks the first stages' top sentences (issues 12 and 24).
+"""``ltr.v1``: a learned ranker re-ranks the first stages' top sentences.
 
 The first stage (the scorer the ranker was learned on, recorded in its artefact) scores the
 query; its ``depth`` best sentences, united with the ``depth`` best of the semantic stage

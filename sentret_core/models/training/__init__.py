@@ -1,5 +1,5 @@
-"""Explicit training steps that write named artefacts of an index (seed 001's word classes and
-trigger tables). Scorers only read what these write."""
+"""Explicit training steps that write named artefacts of an index (the word classes and
+trigger tables of Momtazi & Klakow, IP&M 2015). Scorers only read what these write."""
 
 from __future__ import annotations
 

@@ -1,25 +1,25 @@
-"""Word classes learned from a corpus's own bigram statistics (seed 001 §3; SPEC "Class-based LM").
+"""Word classes learned from a corpus's own bigram statistics (Momtazi & Klakow, IP&M 2015, §3).
 
     from sentret_core.models.training.classes import train_classes
     cmap = train_classes(index, classes=100)                  # artefact "classes": the index's own bigrams
     cmap = train_classes(index, name="classes-big", sources=["data/indexes/demo"])  # plus other corpora
 
 **Statistics.** ``f(w, w')`` = how often term w' directly follows term w inside a sentence of the
-index's term sequences (``seq_terms``; sentences never join). The index keeps terms only (SPEC
-"Notation": stop words and punctuation removed), so these are bigrams of *content words*: "met on
-Saturday morning" gives ``met→saturday`` and ``saturday→morning``. Seed 001 used bigrams of the raw
+index's term sequences (``seq_terms``; sentences never join). The index keeps terms only (docs/spec.md:
+stop words and punctuation removed), so these are bigrams of *content words*: "met on
+Saturday morning" gives ``met→saturday`` and ``saturday→morning``. Momtazi & Klakow used bigrams of the raw
 text (its best notion of co-occurrence, §4 and Table 4); ours skip the stop words in between.
 With ``sources``, the bigrams of other indexes are added, their terms matched to the index's by
 string; words that only the sources know take part in training (as context and as members of
 classes) but only the index's own terms are kept in the map.
 
 **Algorithm.** The exchange algorithm (Kneser & Ney 1993; Martin, Liermann & Ney 1998), which
-maximises the same class-bigram log-likelihood as Brown clustering (seed 001 eq. 7, one class
+maximises the same class-bigram log-likelihood as Brown clustering (Momtazi & Klakow eq. 7, one class
 map used on both sides of a bigram):
 
     F = Σ_{g,h} N(g,h) log N(g,h) − Σ_g N(g,·) log N(g,·) − Σ_h N(·,h) log N(·,h)   (+ a constant)
 
-1. *Initialisation* (the incremental variant seed 001 describes after Algorithm 1): the K most
+1. *Initialisation* (the incremental variant Momtazi & Klakow describe after Algorithm 1): the K most
    frequent trainable words each open a class; every other trainable word, in order of
    frequency, joins the class that increases F most.
 2. *Exchange passes*: every trainable word (in a seeded random order) is taken out of its class

@@ -1,6 +1,6 @@
 """Bigram statistics and the exchange algorithm (Kneser & Ney 1993; Martin et al. 1998).
 
-It optimises the class-bigram likelihood of Brown clustering (seed 001 §3).
+It optimises the class-bigram likelihood of Brown clustering (Momtazi & Klakow, IP&M 2015, §3).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Counts from question/answer-sentence pairs: the QA-pair and named-entity trigger tables of
-seed 001 §6.4-6.5, and their question-word rows.
+Momtazi & Klakow, IP&M 2015, §6.4-6.5, and their question-word rows.
 
 For every pair (Q, A) the question is normalised like a query (:func:`~sentret_core.models.query.normalise`),
 which gives its terms and its question-word markers (``?who``, ``?when``, ``?where``, ``?how-many``:
-the wh-words are spaCy stop words, so they are kept apart as markers, issue 12); the answer sentence
+the wh-words are spaCy stop words, so they are kept apart as markers); the answer sentence
 goes through the index's spaCy pass (terms and NER mentions).
 
 * ``qa``     f(w → w')  = Σ_pairs c(w,Q) · c(w',A)           (V × V; only the index's terms)
@@ -106,10 +106,10 @@ def qa_tables(index: Index, pairs: Sequence[tuple[str, str]], labels: list[str],
     """Count the QA-pair and NE tables and their question-word rows; answers go through the
     index's spaCy pass."""
     from sentret_core.ingest.corpus import Document
-    from sentret_core.ingest.nlp import DEFAULT_MODEL, parse_documents
+    from sentret_core.ingest.nlp import DEFAULT_PIPELINE, parse_documents
     from sentret_core.models.query import is_marker, normalise, pipeline
 
-    nlp, _ = pipeline(str(index.manifest.get("model", DEFAULT_MODEL)))
+    nlp, _ = pipeline(str(index.manifest.get("model", DEFAULT_PIPELINE)))
     lookup = index.term_index
     marker_of = {a: i for i, a in enumerate(ASKS)}
     docs = (Document(str(i), "", answer, (answer,)) for i, (_, answer) in enumerate(pairs))

@@ -16,7 +16,7 @@ import json
 import os
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,16 +59,18 @@ class Running:
 
 
 @contextmanager
-def training(index_path: str | os.PathLike[str], kinds: Sequence[str], expected: float) -> Iterator[None]:
-    """Hold ``index_path``'s marker while the block trains ``kinds`` (about ``expected`` seconds); a
-    SentretError when another training holds it."""
+def training(
+    index_path: str | os.PathLike[str], kinds: Sequence[str], expected: float, clock: Callable[[], float] = time.time
+) -> Iterator[None]:
+    """Hold ``index_path``'s marker while the block trains ``kinds`` (about ``expected`` seconds, from
+    ``clock()``); a SentretError when another training holds it."""
     fd = os.open(marker_path(index_path), os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise SentretError(BUSY) from None
-        record = {"kinds": list(kinds), "started": time.time(), "expected": float(expected), "pid": os.getpid()}
+        record = {"kinds": list(kinds), "started": clock(), "expected": float(expected), "pid": os.getpid()}
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps(record).encode("utf-8"), 0)
         yield

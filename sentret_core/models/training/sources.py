@@ -1,4 +1,4 @@
-"""Other indexes a trainer may add to an index's own statistics (seed 001 trained on AQUAINT)."""
+"""Other indexes a trainer may add to an index's own statistics (Momtazi & Klakow, IP&M 2015, trained on AQUAINT)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Trigger tables of seed 001 §5-6, counted on the corpus.
+"""Trigger tables of Momtazi & Klakow, IP&M 2015, §5-6, counted on the corpus.
 
 Inside- and across-sentence co-occurrence, and, from question/answer pairs, the QA-pair and
 named-entity tables (question word → answer NE label) with their question-word rows

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from sentret_core.defaults import EXPLORE_ENTITY_WEIGHTING
+from sentret_core.defaults import DEFAULT_WINDOW, EXPLORE_ENTITY_WEIGHTING
 from sentret_core.models import explain, score, top_k
 from sentret_core.models.records import Explanation
 from sentret_core.support.context import QueryContext
@@ -21,8 +21,8 @@ from sentret_core.support.teaching import SetSizes, entity_growth, log_ks, set_s
 from sentret_core.ui.state import load_index
 
 TOP = 10
-MAX_GROWTH_K = 10_000  # the coverage curve's k runs 1 → 10⁴, as in seed 002 Fig. 2
-WINDOW = 2  # Ŝ_q adds ±2 sentences (SPEC "Entity support")
+MAX_GROWTH_K = 10_000  # the coverage curve's k runs 1 → 10⁴, as in Blanco & Zaragoza, SIGIR 2010, Fig. 2
+WINDOW = DEFAULT_WINDOW  # Ŝ_q adds the same ±window of context as support() does
 ENTITY_CHOICES = 30  # entities offered for Fig. 1
 ParamItems = tuple[tuple[str, Any], ...]  # a model's changed parameters, hashable for the caches
 
@@ -58,8 +58,8 @@ class EntityChoice(NamedTuple):
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def query_entities(path: str, query: str, model: str, params: ParamItems, k: int) -> list[EntityChoice]:
-    """The entities of S_q by KLD (seed 002's best single score), each sentence weighted as on Explore,
-    CARDINAL and ORDINAL left out."""
+    """The entities of S_q by KLD (the best single score of Blanco & Zaragoza, SIGIR 2010), each sentence
+    weighted as on Explore, CARDINAL and ORDINAL left out."""
     context = QueryContext(load_index(path), query, ranker=model, k=k, window=WINDOW, params={model: dict(params)},
                            entity_weighting=EXPLORE_ENTITY_WEIGHTING)  # fmt: skip
     return [
@@ -83,7 +83,7 @@ def judged_relevant(query: str, entity: int) -> frozenset[int] | None:
     """Sentences judged relevant (grade ≥ 3) for the topic (query, entity), or None without judgments.
 
     The hook for the judgment store: once the app has one open, return the relevant sentence
-    ids here and the page shows where the first of them enters S_qe and Ŝ_qe (seed 002 Fig. 2,
+    ids here and the page shows where the first of them enters S_qe and Ŝ_qe (Blanco & Zaragoza, SIGIR 2010, Fig. 2,
     per topic; ``evaluate.coverage_curve`` over many topics gives the figure itself).
     """
     return None

@@ -33,7 +33,7 @@ def fig1_sets(index: Index, path: str, query: str, spec: ModelSpec, params: Para
     st.markdown(
         f"S_q is the top k under **{spec.display_name}**; Ŝ_q adds the ±{WINDOW} sentences around each "
         "of them in its document; S_qe and Ŝ_qe keep the sentences that mention the entity "
-        "(seed 002 §3, Fig. 1)."
+        "(Blanco & Zaragoza, SIGIR 2010, §3, Fig. 1)."
     )
     if "howto_k" not in st.session_state:
         explore_k = st.session_state.get("explore_k")
@@ -125,13 +125,14 @@ def _growth_chart(growth: pd.DataFrame, k: int, entity: EntityChoice) -> None:
 def _first_relevant(
     index: Index, path: str, query: str, spec: ModelSpec, params: ParamItems, entity: EntityChoice
 ) -> None:
-    """Where the first relevant sentence enters S_qe and Ŝ_qe, once there are judgments (seed 002 Fig. 2)."""
+    """Where the first relevant sentence enters S_qe and Ŝ_qe, once there are judgments (Blanco & Zaragoza,
+    SIGIR 2010, Fig. 2)."""
     relevant = judged_relevant(query, entity.entity)
     if relevant is None:
         st.caption(
             "No judgments for this (query, entity): the curve counts every sentence that mentions the "
-            "entity. With graded judgments it becomes seed 002's Fig. 2 — the k at which the first "
-            "*relevant* sentence enters S_qe and Ŝ_qe."
+            "entity. With graded judgments it becomes Fig. 2 of Blanco & Zaragoza (SIGIR 2010) — the k at "
+            "which the first *relevant* sentence enters S_qe and Ŝ_qe."
         )
         return
     ranking = ranked(path, query, spec.name, params, MAX_GROWTH_K).ids
@@ -143,7 +144,8 @@ def _first_relevant(
 
 
 def venn_svg(sizes: SetSizes, entity: EntityChoice) -> str:
-    """Seed 002 Fig. 1 as a small SVG: S ⊃ Ŝ_q ⊃ S_q, and the sentences mentioning e across them."""
+    """Fig. 1 of Blanco & Zaragoza (SIGIR 2010) as a small SVG: S ⊃ Ŝ_q ⊃ S_q, and the sentences mentioning e
+    across them."""
     name = html_text(shorten(f"{entity.text} ({entity.label})", 28))
     return f"""
 <svg viewBox="0 0 420 250" width="100%" role="img"

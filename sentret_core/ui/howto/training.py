@@ -2,8 +2,8 @@
 trigger tables, learned rankers): pick one, or train a new one under a new name (rankers are
 learned on the Evaluate page).
 
-Training writes to the index and can take minutes, so it is an admin action (issue 29: a visitor
-trained 232 MB of artefacts in 43 s): behind the admin sign-in, with the parameters capped
+Training writes to the index and can take minutes, so it is an admin action (left open, one
+visitor trained 232 MB of artefacts in 43 s): behind the admin sign-in, with the parameters capped
 (:data:`~sentret_core.defaults.APP_MAX_CLASSES`, :data:`~sentret_core.defaults.APP_MAX_PASSES`) and
 one training of an index at a time, across every app process and ``sentret train`` (the marker of
 :mod:`sentret_core.models.training.running`, which also tells every page that a training runs).
@@ -131,7 +131,8 @@ def _class_options(key: str) -> dict[str, Any]:
     left, right = st.columns(2)
     return {
         "classes": left.number_input("Classes K", 1, APP_MAX_CLASSES, 100, key=f"{key}_K",
-                                     help=f"seed 001: 100 was best; at most {APP_MAX_CLASSES} here"),
+                                     help="Momtazi & Klakow, IP&M 2015: 100 was best; "
+                                          f"at most {APP_MAX_CLASSES} here"),
         "min_count": right.number_input("Least count", 1, 1000, 3, key=f"{key}_min_count",
                                         help="rarer words join a class afterwards"),
         "iterations": left.number_input("Exchange passes at most", 0, APP_MAX_PASSES, 20, key=f"{key}_iterations",

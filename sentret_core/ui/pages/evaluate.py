@@ -4,7 +4,7 @@ A session's grades are read with the admin token (annotators must not see each o
 while a session runs); uploaded qrels need no token and are evaluated on the current index.
 Metrics: tie-aware, graded (:func:`.scales.relevance_rule`; NDCG gains 0, 1, 3, 7), with paired
 t-test and Wilcoxon p-values against the chosen baseline, per-topic differences and the
-coverage curve of seed 002 Fig. 2.
+coverage curve of Blanco & Zaragoza, SIGIR 2010, Fig. 2.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from sentret_core.annotation.scales import parse_scaled_qrels, relevance_rule
 from sentret_core.annotation.session_setup import topic_label
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.annotation.topics import EVAL_METRICS
-from sentret_core.defaults import DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS
+from sentret_core.defaults import APP_MAX_K, DEFAULT_K, DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS
 from sentret_core.ui.judgments import page_store, session_index
 from sentret_core.ui.learn_form import learn_form
 from sentret_core.ui.offered import default_ranker, offered_models, stored_rankers
@@ -89,7 +89,7 @@ def _options() -> dict[str, Any]:
                              key="evaluate_ranker", format_func=model_title)  # fmt: skip
     left, right = st.columns([3, 1])
     metrics = left.multiselect("Metrics", EVAL_METRICS, default=list(EVAL_METRICS), key="evaluate_metrics")
-    k = int(right.number_input("k (each model's top-k)", 1, 100_000, 1000, step=100, key="evaluate_k",
+    k = int(right.number_input("k (each model's top-k)", 1, APP_MAX_K, DEFAULT_K, step=100, key="evaluate_k",
                                help="Each model's candidates are the sentences of its top-k."))  # fmt: skip
     used = any(is_learned(m) for m in (*models, ranker) if m)
     learned = _learned_picker(used)
@@ -251,7 +251,7 @@ def show(evaluation: Evaluation) -> None:
         st.dataframe(differences.round(4), width="stretch")
     st.subheader("Coverage: topics with a relevant sentence among the candidates")
     st.caption("S_qe: the ranker's top-k sentences that mention the entity; Ŝ_qe: with ±2 context sentences "
-               "(seed 002, Fig. 2).")  # fmt: skip
+               "(Blanco & Zaragoza, SIGIR 2010, Fig. 2).")  # fmt: skip
     coverage = evaluation.coverage.reset_index().melt(id_vars="k", var_name="set", value_name="covered")
     st.vega_lite_chart(
         coverage,

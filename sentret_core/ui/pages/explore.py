@@ -17,14 +17,13 @@ from typing import Any
 
 import streamlit as st
 
-from sentret_core.defaults import DEFAULT_SUPPORT_MODELS, EXPLORE_ENTITY_WEIGHTING, EXPLORE_K
+from sentret_core import defaults
 from sentret_core.index.entity_stats import ENTITY_SCORES
 from sentret_core.index.reader import Index
 from sentret_core.models import get_model
-from sentret_core.support.context import ENTITY_MODELS, POSITION
 from sentret_core.support.engine import support
-from sentret_core.support.entities import DEFAULT_EXCLUDED_LABELS
 from sentret_core.support.records import EntitySupport, SupportResult, SupportSentence
+from sentret_core.support.registry import support_model, support_model_names, title
 from sentret_core.support.restating import split_restating
 from sentret_core.support.weighting import ENTITY_WEIGHTINGS
 from sentret_core.ui.downloads import entities_csv, entities_json, file_stem
@@ -52,7 +51,7 @@ LTR = "ltr.v1"
 LTR_MODEL = "p.ltr.model"  # the stored ranker ltr.v1 reads (its ``model`` parameter), by name
 URL_KEYS = ("q", "entity", "ranker", "k", "score", "weighting", "labels", "models", "per", "restating", "graph",
             LTR_MODEL)  # fmt: skip
-TOP_ENTITIES = 20
+TOP_ENTITIES = defaults.DEFAULT_SUPPORT_ENTITIES
 SPARE = 10  # entities asked for beyond the 20 shown, so setting restating ones aside still shows 20
 MAX_MODELS = 4
 SHORT_QUERY = 60  # a longer query is shown cut, its full text on hover
@@ -64,23 +63,17 @@ def example_queries() -> list[str]:
 
 
 def support_models() -> list[str]:
-    return [*offered_models(), POSITION, *ENTITY_MODELS]
+    return [*offered_models(), *support_model_names()]
 
 
 def is_learned(name: str) -> bool:
     """Whether ``name`` is a learned ranker's scorer (``ltr.v1``), which reads a stored ranker by name."""
-    return name not in (POSITION, *ENTITY_MODELS) and get_model(name).family == "ltr"
+    return support_model(name) is None and get_model(name).family == "ltr"
 
 
 def model_title(name: str, learned: str | None = None) -> str:
     """A model's display name; a learned ranker's with the stored ranker it reads: "Learned ranker (ltr)"."""
-    if name == POSITION:
-        return "Position (eq. 8)"
-    if name in ENTITY_MODELS:
-        how, score = name.split("-", 1)
-        return f"{'Sum' if how == 'sum' else 'Average'} of {SCORE_NAMES[score]} (eq. 7)"
-    title = get_model(name).display_name
-    return f"{title} ({learned})" if learned and is_learned(name) else title
+    return f"{title(name)} ({learned})" if learned and is_learned(name) else title(name)
 
 
 def model_option(name: str) -> str:
@@ -89,7 +82,7 @@ def model_option(name: str) -> str:
     another widget (Streamlit keeps a multiselect's choice by label)."""
     if is_learned(name):
         return f"{model_title(name)} · {name}"
-    missing = untrained_label(name, str(current_index_path())) if name not in (POSITION, *ENTITY_MODELS) else ""
+    missing = untrained_label(name, str(current_index_path())) if support_model(name) is None else ""
     return model_title(name) + missing
 
 
@@ -129,16 +122,17 @@ def _from_url(index: Index) -> None:
     url = UrlReader()
     labels = sorted(set(index.entity_labels))
     st.session_state["explore_query"] = url.text("q").strip()
-    st.session_state["explore_ranker"] = url.choice("ranker", offered_models(), "bm25f.v1")
-    st.session_state["explore_k"] = url.integer("k", 1, 100_000, EXPLORE_K)
-    st.session_state["explore_score"] = url.choice("score", ENTITY_SCORES, "kld")
-    st.session_state["explore_weighting"] = url.choice("weighting", ENTITY_WEIGHTINGS, EXPLORE_ENTITY_WEIGHTING)
+    st.session_state["explore_ranker"] = url.choice("ranker", offered_models(), defaults.DEFAULT_RANKER)
+    st.session_state["explore_k"] = url.integer("k", 1, defaults.APP_MAX_K, defaults.EXPLORE_K)
+    st.session_state["explore_score"] = url.choice("score", ENTITY_SCORES, defaults.DEFAULT_ENTITY_SCORE)
+    st.session_state["explore_weighting"] = url.choice("weighting", ENTITY_WEIGHTINGS,
+                                                       defaults.EXPLORE_ENTITY_WEIGHTING)  # fmt: skip
     st.session_state["explore_labels"] = url.many(
-        "labels", labels, [lab for lab in labels if lab not in DEFAULT_EXCLUDED_LABELS]
+        "labels", labels, [lab for lab in labels if lab not in defaults.DEFAULT_EXCLUDED_LABELS]
     )
-    st.session_state["explore_models"] = url.many("models", support_models(), list(DEFAULT_SUPPORT_MODELS),
+    st.session_state["explore_models"] = url.many("models", support_models(), list(defaults.DEFAULT_SUPPORT_MODELS),
                                                   MAX_MODELS)  # fmt: skip
-    st.session_state["explore_per_entity"] = url.integer("per", 1, 10, 3)
+    st.session_state["explore_per_entity"] = url.integer("per", 1, 10, defaults.DEFAULT_PER_ENTITY)
     st.session_state["explore_restating"] = url.flag("restating", True)
     st.session_state["explore_graph"] = url.flag("graph", False)
     st.session_state["explore_ltr_model"] = learned_choice(url)
@@ -203,7 +197,7 @@ def _results(index: Index, path: str, query: str, stages: Stages) -> None:
         c1, c2, c3 = st.columns(3)
         ranker = c1.selectbox("Ranker (gives S_q)", sentence_models, key="explore_ranker", persist_state=PERSIST,
                               format_func=model_option)  # fmt: skip
-        k = c2.number_input("k = |S_q|", min_value=1, max_value=100_000, step=50, key="explore_k",
+        k = c2.number_input("k = |S_q|", min_value=1, max_value=defaults.APP_MAX_K, step=50, key="explore_k",
                             persist_state=PERSIST, help=k_help(index.N))  # fmt: skip
         score = c3.radio("Entity score", ENTITY_SCORES, key="explore_score", persist_state=PERSIST,
                          format_func=SCORE_NAMES.get, horizontal=True)  # fmt: skip
@@ -262,7 +256,8 @@ def _results(index: Index, path: str, query: str, stages: Stages) -> None:
     show_html(
         f'<p class="sentret-terms"><small>Query <span title="{html_text(result.query)}">“{short}”</span> · terms '
         f"<b>{html_text(' '.join(result.terms))}</b> · |S_q| = {result.n_top:,} (top {result.k:,} under "
-        f"{html_text(model_title(result.ranker, used))}) · |Ŝ_q| = {result.n_context:,} with ±2 context sentences · "
+        f"{html_text(model_title(result.ranker, used))}) · |Ŝ_q| = {result.n_context:,} with "
+        f"±{defaults.DEFAULT_WINDOW} context sentences · "
         f"{sum(result.timings.values()) * 1000:.1f} ms</small></p>"
     )
     stages.mark("restating")
@@ -386,7 +381,7 @@ def _support_columns(index: Index, result: SupportResult, entity: EntitySupport,
 
 
 def _sentence_card(index: Index, s: SupportSentence, entity: int, agreeing: list[str]) -> str:
-    """One support sentence as HTML, its ±2 context sentences in a closed ``<details>``."""
+    """One support sentence as HTML, its context sentences (±DEFAULT_WINDOW) in a closed ``<details>``."""
     body = support_html(index, s, entity)
     mark = f" · ✅ top sentence of {len(agreeing)} models" if agreeing else ""
     meta = f"#{s.rank} · score {s.score:.3f} · <i>{html_text(s.title)}</i>{mark}"
@@ -394,6 +389,6 @@ def _sentence_card(index: Index, s: SupportSentence, entity: int, agreeing: list
     if s.context:
         before = "".join(f"<p style='opacity:0.7'>{html_text(c.text)}</p>" for c in s.context if c.offset < 0)
         after = "".join(f"<p style='opacity:0.7'>{html_text(c.text)}</p>" for c in s.context if c.offset > 0)
-        context = (f"<details><summary><small>Context (±2 sentences)</small></summary>{before}"
-                   f"<p><b>{html_text(s.text)}</b></p>{after}</details>")  # fmt: skip
+        context = (f"<details><summary><small>Context (±{defaults.DEFAULT_WINDOW} sentences)</small></summary>"
+                   f"{before}<p><b>{html_text(s.text)}</b></p>{after}</details>")  # fmt: skip
     return f'<div class="support"><small>{meta}</small><p>{body}</p>{context}</div>'

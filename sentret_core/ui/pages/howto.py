@@ -3,7 +3,7 @@
 For teaching. Pick a model; its formula, paper and parameter controls (built from the
 registry's declared ranges, steps and descriptions) come up, and the top 10 of the current
 query re-rank as a control moves. Below: each query term's contribution to a chosen sentence's
-score (per field, mixture component or neighbour), seed 002's Fig. 1 sets for a chosen entity
+score (per field, mixture component or neighbour), the sets of Blanco & Zaragoza (SIGIR 2010) Fig. 1 for a chosen entity
 with their growth over k, and a second model's top 10 beside the first's.
 
 This module composes the page; its parts live in :mod:`sentret_core.ui.howto`.
@@ -15,7 +15,7 @@ import time
 
 import streamlit as st
 
-from sentret_core.defaults import EXPLORE_K
+from sentret_core.defaults import DEFAULT_RANKER, EXPLORE_K
 from sentret_core.index import artefacts
 from sentret_core.index.reader import Index
 from sentret_core.models import ModelSpec, get_model
@@ -48,7 +48,8 @@ def _from_url(names: list[str]) -> None:
         st.session_state["howto_query"] = url.text("q")
         st.session_state["howto_from_explore"] = st.session_state.get("explore_query")
     current = st.session_state.get("howto_model")
-    model = url.choice("model", names, current if current in names else "bm25f.v1" if "bm25f.v1" in names else names[0])
+    fallback = DEFAULT_RANKER if DEFAULT_RANKER in names else names[0]
+    model = url.choice("model", names, current if current in names else fallback)
     st.session_state["howto_model"] = model
     values = {}
     specs = {p.name: p for p in get_model(model).param_specs()}
@@ -103,7 +104,8 @@ def render() -> None:
     page_setup(
         "How it works",
         "Pick a model, move its parameters and watch the ranking change; see what each query term adds "
-        "to a sentence's score, the sets of seed 002's Fig. 1, and how two models differ on one query.",
+        "to a sentence's score, the sets of Fig. 1 of Blanco & Zaragoza (SIGIR 2010), and how two models differ "
+        "on one query.",
     )
     index = current_index()
     if index is None:
@@ -117,7 +119,7 @@ def render() -> None:
         query = query_input()
     with top_row[1]:
         if st.session_state.get("howto_model") not in names:
-            st.session_state["howto_model"] = "bm25f.v1" if "bm25f.v1" in names else names[0]
+            st.session_state["howto_model"] = DEFAULT_RANKER if DEFAULT_RANKER in names else names[0]
         model = st.selectbox("Model", names, key="howto_model", persist_state=PERSIST,
                              format_func=lambda n: model_label(n, path))  # fmt: skip
     spec = get_model(model or names[0])
@@ -170,7 +172,7 @@ def _body(index: Index, path: str, query: str, model: str, stages: Stages) -> No
         ranking_table(index, path, query, spec, params, result)
         stages.mark("ranking table")
     _link_sentence_warning([int(s) for s in result.ids])
-    tabs = st.tabs(["Term contributions", "Seed 002 Fig. 1: S_q, Ŝ_q, S_qe, Ŝ_qe", "Compare two models"])
+    tabs = st.tabs(["Term contributions", "Fig. 1 of Blanco & Zaragoza: S_q, Ŝ_q, S_qe, Ŝ_qe", "Compare two models"])
     with tabs[0]:
         contributions(index, path, query, spec, params, result)
         stages.mark("contributions")
