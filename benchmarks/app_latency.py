@@ -75,7 +75,7 @@ new MutationObserver(() => { window.__lastChange = performance.timeOrigin + perf
 def server(app_root: Path, index: Path, log: Path) -> Iterator[str]:
     """The app of ``app_root`` on ``index``, its pages logging each run's stages (ui.state.Stages)."""
     with streamlit_server(index, index.parent, log, timeout=120, extra_env={"SENTRET_STAGE_LOG": "1"},
-                          app_root=app_root) as running:  # fmt: skip
+                          app_root=app_root) as running:
         yield running.url
 
 
@@ -212,7 +212,7 @@ def percentile(values: list[float], p: float) -> float:
 
 def report(times: dict[str, list[float]], first_load: float, label: str) -> list[str]:
     lines = [f"app latency ({label}), ms from the action until the page settles:",
-             f"{'interaction':<18}{'n':>3}{'p50':>8}{'p95':>8}{'max':>8}{'target':>9}  met"]  # fmt: skip
+             f"{'interaction':<18}{'n':>3}{'p50':>8}{'p95':>8}{'max':>8}{'target':>9}  met"]
     for kind, values in times.items():
         target = TARGETS_MS[kind]
         p95 = percentile(values, 95)
@@ -223,7 +223,7 @@ def report(times: dict[str, list[float]], first_load: float, label: str) -> list
     lines.append(f"first page load on a fresh server: {first_load:.0f} ms")
     load = os.getloadavg()
     lines.append(f"machine load average while running: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} "
-                 f"on {os.cpu_count()} cores")  # fmt: skip
+                 f"on {os.cpu_count()} cores")
     return lines
 
 

@@ -92,7 +92,7 @@ def squad(bench: Benchmark, k: int) -> pd.DataFrame:
                     runs[model][topic.id] = {bench.docids[int(s)]: float(v) for s, v in zip(ids, values)}
         rr = np.asarray(reciprocal)
         row = {"k": k, "weighting": weighting, "questions": len(rr), "entity MRR": rr.mean(),
-               "entity P@1": (rr == 1).mean(), "entity hit@5": (rr >= 1 / 5).mean()}  # fmt: skip
+               "entity P@1": (rr == 1).mean(), "entity hit@5": (rr >= 1 / 5).mean()}
         per_topic = {"entity": rr}
         for model in SUPPORT_MODELS:
             frame = evaluator.per_topic(runs[model]).sort_index()
@@ -162,7 +162,7 @@ def demo(index: Index, k: int) -> tuple[pd.DataFrame, dict[str, dict[str, list[s
         for rule, name in enumerate(("strict", "extended")):
             table = np.asarray(hits[rule], dtype=np.float64)
             rows.append({"k": k, "rule": name, "weighting": weighting, "queries": len(queries),
-                         "P@1": table[:, 0].mean(), "P@5": table[:, :5].mean(), "P@10": table.mean()})  # fmt: skip
+                         "P@1": table[:, 0].mean(), "P@5": table[:, :5].mean(), "P@10": table.mean()})
     return pd.DataFrame(rows).sort_values(["rule", "weighting"], kind="stable"), tops
 
 

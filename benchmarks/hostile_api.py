@@ -116,7 +116,7 @@ def api_cases(index: Any, bench: Any) -> list[Case]:
     # explain
     for label, sid in [("N", n), ("N+10", n + 10), ("2**63", 2**63), ("NaN", math.nan), ("None", None),
                        ("-1", -1), ("1.5", 1.5), ("'3'", "3"), ("True", True), ("inf", math.inf),
-                       ("'abc'", "abc"), ("np.float64(2.0)", np.float64(2.0))]:  # fmt: skip
+                       ("'abc'", "abc"), ("np.float64(2.0)", np.float64(2.0))]:
         add("explain", f"sentence_id={label}", lambda sid=sid: explain(index, q, sid, "bm25.v1"), "refuse", "sentence")
     add("explain", "sentence_id=np.int64(3)", lambda: explain(index, q, np.int64(3), "bm25.v1"), "valid")
     add("explain", "sentence_id=np.int32(N-1)", lambda: explain(index, q, np.int32(n - 1), "bm25.v1"), "valid")
@@ -128,22 +128,22 @@ def api_cases(index: Any, bench: Any) -> list[Case]:
 
     # distribution
     for label, sid in [("N", n), ("N+10", n + 10), ("2**63", 2**63), ("NaN", math.nan), ("None", None),
-                       ("-1", -1), ("1.5", 1.5), ("'3'", "3"), ("True", True)]:  # fmt: skip
+                       ("-1", -1), ("1.5", 1.5), ("'3'", "3"), ("True", True)]:
         add("distribution", f"sentence_id={label}", lambda sid=sid: distribution(index, sid, "lm-dir.v1"),
-            "refuse", "sentence")  # fmt: skip
+            "refuse", "sentence")
     add("distribution", "sentence_id=np.int64(0)", lambda: distribution(index, np.int64(0), "lm-dir.v1"), "valid")
     add("distribution", "model: not an LM", lambda: distribution(index, 0, "bm25.v1"), "refuse", "bm25")
     add("distribution", "model: None", lambda: distribution(index, 0, None), "refuse", "model")
     add("distribution", "param: mu=-5", lambda: distribution(index, 0, "lm-dir.v1", mu=-5), "refuse", "mu")
     add("distribution", "lm-2s.v1 mu=2.2e-311", lambda: distribution(index, 0, "lm-2s.v1", mu=2.2e-311), "finite",
-        "mu")  # fmt: skip
+        "mu")
 
     # support
     def sup(**kwargs: Any) -> Any:
         return lambda: support(index, kwargs.pop("query", q), **kwargs)
 
     for name, bad in [("k", [1.5, "10", None, 0, True, MAX_K_PLUS]), ("window", [1.5, -1, None, "2", 11]),
-                      ("per_entity", [1.5, None, 0, "3"]), ("top_entities", [1.5, "5", 0, None])]:  # fmt: skip
+                      ("per_entity", [1.5, None, 0, "3"]), ("top_entities", [1.5, "5", 0, None])]:
         for value in bad:
             add("support", f"{name}={value!r}", sup(**{name: value}), "refuse", name)
     add("support", "window=0 (no context, Blanco & Zaragoza Fig. 2)", sup(window=0), "valid")
@@ -182,7 +182,7 @@ def api_cases(index: Any, bench: Any) -> list[Case]:
             return lambda: evaluate_benchmark(kwargs.pop("bench", bench), **kwargs)
 
         for name, bad in [("k", [1.5, "10", None, 0]), ("window", [1.5, -1, None]), ("folds", [1, 1.5, "2"]),
-                          ("seed", [None, 1.5, -1]), ("max_rounds", [0, None, 1.5])]:  # fmt: skip
+                          ("seed", [None, 1.5, -1]), ("max_rounds", [0, None, 1.5])]:
             for value in bad:
                 add("evaluate_benchmark", f"{name}={value!r}", ev(**{name: value}), "refuse", name)
         add("evaluate_benchmark", "models='tfisf.v1' (a string)", ev(models="tfisf.v1"), "refuse", "models")
@@ -198,7 +198,7 @@ def api_cases(index: Any, bench: Any) -> list[Case]:
         add("evaluate_benchmark", "tune_on='x.tsv'", ev(tune_on="x.tsv"), "refuse", "tune_on")
         add("evaluate_benchmark", "window=0", ev(window=0), "valid")
         add("evaluate_benchmark", "folds=np.int64(2), seed=np.int64(1)",
-            ev(folds=np.int64(2), seed=np.int64(1), models=["bm25.v1"], max_rounds=1), "valid")  # fmt: skip
+            ev(folds=np.int64(2), seed=np.int64(1), models=["bm25.v1"], max_rounds=1), "valid")
     return cases
 
 

@@ -176,7 +176,7 @@ def _delete(path: Path, rng: random.Random) -> None:
 
 NPY = {"flip": _flip, "huge value": _huge, "scramble 64 KiB": _scramble, "header dtype": _header_dtype,
        "header shape": _header_shape, "truncate half": _truncate_half, "truncate to zero": _truncate_zero,
-       "delete": _delete}  # fmt: skip
+       "delete": _delete}
 
 
 def _parquet_huge(path: Path, rng: random.Random) -> None:
@@ -203,7 +203,7 @@ def _parquet_footer_length(path: Path, rng: random.Random) -> None:
 
 PARQUET = {"flip": _flip, "huge value": _parquet_huge, "scramble 64 KiB": _scramble,
            "footer byte": _parquet_footer_byte, "footer length": _parquet_footer_length,
-           "truncate half": _truncate_half, "truncate to zero": _truncate_zero, "delete": _delete}  # fmt: skip
+           "truncate half": _truncate_half, "truncate to zero": _truncate_zero, "delete": _delete}
 
 
 def _manifest_edit(change: Callable[[dict], None]) -> Callable[[Path, random.Random], None]:
@@ -296,7 +296,7 @@ def run_subprocess(path: Path, models: list[str], timeout: float) -> tuple[int, 
     verify = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--verify-one", str(path)],
         capture_output=True, text=True, env=_env(),
-    )  # fmt: skip
+    )
     message = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
     return done.returncode, done.stdout, message, verify.returncode, verify.stdout.strip()
 
@@ -355,7 +355,7 @@ OUTCOMES = ("signal", "wrong", "traceback", "timeout", "IndexFormatError", "othe
 
 
 def run_shard(copy: Path, shard: int, shards: int, models: list[str], seed: int, fork: bool, timeout: float,
-              limit: int, quiet: bool) -> list[dict]:  # fmt: skip
+              limit: int, quiet: bool) -> list[dict]:
     """Cases ``shard``, ``shard + shards``, … on ``copy`` (each restored after), one after the other."""
     run = run_forked if fork else run_subprocess
     if fork:  # everything imported and warmed up once, before the first fork (the intact copy: no state
@@ -378,7 +378,7 @@ def run_shard(copy: Path, shard: int, shards: int, models: list[str], seed: int,
             target.write_bytes(original)
         outcome = classify(code, stdout, reference)
         result = {"case": i, "file": file, "mutation": name, "changed": changed, "outcome": outcome, "exit": code,
-                  "message": message[:300], "verify_caught": vcode != 0, "verify": vtext[:300]}  # fmt: skip
+                  "message": message[:300], "verify_caught": vcode != 0, "verify": vtext[:300]}
         results.append(result)
         if not quiet:
             caught = "caught" if vcode else "MISSED"
@@ -432,7 +432,7 @@ def main() -> int:
     if args.shard:  # one worker: --shard i/n --index COPY; results as JSON on stdout
         shard, shards = map(int, args.shard.split("/"))
         found = run_shard(Path(args.index), shard, shards, models, args.seed, args.fork, args.timeout, args.limit,
-                          args.quiet)  # fmt: skip
+                          args.quiet)
         print(json.dumps(found))
         return 0
 
@@ -449,7 +449,7 @@ def main() -> int:
                 upgrade_manifest(copy)
             command = [sys.executable, str(Path(__file__).resolve()), "--shard", f"{w}/{args.workers}", "--index",
                        str(copy), "--models", args.models, "--seed", str(args.seed), "--timeout", str(args.timeout),
-                       "--limit", str(args.limit)]  # fmt: skip
+                       "--limit", str(args.limit)]
             command += (["--fork"] if args.fork else []) + (["--quiet"] if args.quiet else [])
             env = dict(_env(), SENTRET_RANKERS=str(work / f"w{w}" / "rankers"))
             workers.append(subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env))

@@ -78,7 +78,7 @@ def _store_rankers() -> dict[str, str]:
     scorers = ("bm25.v1",)
     names = feature_names(scorers)
     record = {"learner": "lambdamart", "features": list(names), "first_stage": "bm25.v1", "depth": 50,
-              "scorers": list(scorers)}  # fmt: skip
+              "scorers": list(scorers)}
     text = _lambdamart_text(len(names))
     stored = {}
     for i, (case, edit) in enumerate(RANKER_EDITS.items()):

@@ -200,7 +200,7 @@ def _shard_cases() -> dict[str, Callable[[Path], None]]:
 
     return {"another schema": other_schema, "title holds ints": title_ints, "sentence text holds ints": text_ints,
             "a null sentence text": null_text, "null terms": null_terms, "counts that lie": counts_lie,
-            "no rows": empty_table}  # fmt: skip
+            "no rows": empty_table}
 
 
 def _artefact_cases() -> dict[str, Callable[[Path], None]]:
@@ -303,7 +303,7 @@ GROUPS = ("manifest", "shards", "artefacts", "rankers")
 
 
 def run(index: Path, models: list[str], timeout: float, quiet: bool,
-        groups: tuple[str, ...] = GROUPS) -> list[dict[str, Any]]:  # fmt: skip
+        groups: tuple[str, ...] = GROUPS) -> list[dict[str, Any]]:
     work = Path(tempfile.mkdtemp(prefix="sentret-resealed-"))
     os.environ["SENTRET_RANKERS"] = str(work / "rankers")
     try:
@@ -316,7 +316,7 @@ def run(index: Path, models: list[str], timeout: float, quiet: bool,
         if not reference or built != expected:
             raise SystemExit(f"the intact index fails the workload or its rebuild differs ({message or problem})")
         makers = [("manifest", _manifest_cases, "query"), ("shards", _shard_cases, "build"),
-                  ("artefacts", _artefact_cases, "query")]  # fmt: skip
+                  ("artefacts", _artefact_cases, "query")]
         results = []
         for group, make, kind in makers:
             if group not in groups:
@@ -341,10 +341,10 @@ def run(index: Path, models: list[str], timeout: float, quiet: bool,
 
 
 def _result(group: str, name: str, outcome: str, message: str, vcode: int | None, vtext: str,
-            quiet: bool) -> dict[str, Any]:  # fmt: skip
+            quiet: bool) -> dict[str, Any]:
     verified = "n/a" if vcode is None else {0: "MISSED", 4: "reports"}.get(vcode, "hang" if vcode == 999 else "raw")
     result = {"group": group, "case": name, "outcome": outcome, "message": message[:300], "verify": verified,
-              "verify_text": vtext[:300]}  # fmt: skip
+              "verify_text": vtext[:300]}
     if not quiet:
         print(f"{group:10} {name:40} {outcome:12} verify={verified:8} {message[:100]}", file=sys.stderr, flush=True)
     return result
@@ -360,5 +360,5 @@ def report(results: list[dict[str, Any]]) -> str:
         checked = [r for r in rows if r["verify"] != "n/a"]
         verified = f"{sum(r['verify'] == 'reports' for r in checked)}/{len(checked)}" if checked else "n/a"
         lines.append(f"{group:10} {len(rows):5} " + " ".join(f"{counts.get(o, 0):11}" for o in OUTCOMES)
-                     + f" {verified:>8}")  # fmt: skip
+                     + f" {verified:>8}")
     return "\n".join(lines)

@@ -56,7 +56,7 @@ def singles(test: Benchmark, train: Benchmark | None, position: str) -> dict[str
     report = evaluate_benchmark(test, [*SINGLES, position], tune_on=train, metrics=METRICS)
     tuned = " (tuned)" if train is not None else ""
     return {(m if m == BASELINE else m + tuned if m != position else m): report.results[m].per_topic[METRICS]
-            for m in (*SINGLES, position)}  # fmt: skip
+            for m in (*SINGLES, position)}
 
 
 def ranker_frames(
@@ -65,7 +65,7 @@ def ranker_frames(
     """``ltr.v1`` with each stored ranker of ``names`` (label → ranker) on ``test``."""
     evaluator = Evaluator(test, metrics=METRICS)
     return {label: evaluator.per_topic(evaluator.run("ltr.v1", {"model": ranker, **(params or {})}))[METRICS]
-            for label, ranker in names.items()}  # fmt: skip
+            for label, ranker in names.items()}
 
 
 def held_out(name: str, train_file: Path, test_file: Path, depth: int) -> dict[str, str]:
@@ -77,7 +77,7 @@ def held_out(name: str, train_file: Path, test_file: Path, depth: int) -> dict[s
     for learner in LEARNERS:
         ranker = f"{name}-{learner}"
         result = learn(ranker, Data(train.index, benchmark_topics(train)), folds=5, learner=learner, depth=depth,
-                       choose=True)  # fmt: skip
+                       choose=True)
         stored[f"ltr {learner} (learned on {train_file.name})"] = ranker
         notes.append(grid_note(learner, result))
     frames.update(ranker_frames(test, stored))
@@ -93,7 +93,7 @@ def squad(data: Path, depth: int, distractors: str | None) -> Benchmark:
     notes = []
     for learner in LEARNERS:
         result = learn(f"squad-{learner}", Data(bench.index, benchmark_topics(bench)), folds=2, learner=learner,
-                       depth=depth)  # fmt: skip
+                       depth=depth)
         frames[f"ltr {learner} (2-fold CV)"] = result.per_topic.loc[frames[BASELINE].index]
         notes.append(grid_note(learner, result))
     where = "demo distractors" if distractors else "no distractors"
@@ -126,7 +126,7 @@ def grid_note(learner: str, result: LearnResult) -> str:
         setting = ", ".join(f"{k}={v}" for k, v in (t["setting"] or {}).items()) or "default"
         feature, share = t["top_share"]
         parts.append(f"[{setting}] CV MAP {t['map']:.4f} ± {t['se']:.4f}, top feature {feature} {share:.0%}, "
-                     f"all position features {t['position_share']:.0%}")  # fmt: skip
+                     f"all position features {t['position_share']:.0%}")
     chosen = result.learned.meta["settings"]
     cv = result.metrics.get("cv", {})
     head = f"{learner}: honest CV MAP on the training topics {cv.get('map', float('nan')):.4f}"
@@ -181,7 +181,7 @@ def main() -> None:
     wikiqa: dict[str, str] = {}
     if "wikiqa" in chosen or "transfer" in chosen:
         wikiqa = held_out("wikiqa", args.data / "wikiqa" / "WikiQA-train.tsv", args.data / "wikiqa" / "WikiQA-dev.tsv",
-                          args.depth)  # fmt: skip
+                          args.depth)
     if "trecqa" in chosen:
         held_out("trecqa", args.data / "trecqa" / "TRAIN.xml", args.data / "trecqa" / "DEV.xml", args.depth)
     squad_bench = None

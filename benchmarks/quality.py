@@ -75,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         path = args.data_root / relative
         clock = time.perf_counter()
         bench = load_benchmark(name, path, distractors=args.distractors if name == "squad-support" else None,
-                               cache=args.cache, n_process=args.n_process, log=_log)  # fmt: skip
+                               cache=args.cache, n_process=args.n_process, log=_log)
         _log(f"{name}: {len(bench.topics)} topics; evaluating defaults")
         chosen = models or default_models(bench.kind)
         default = evaluate_benchmark(bench, chosen)
@@ -83,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.no_tuning:
             _log(f"{name}: tuning by {args.folds}-fold cross-validation (at most {args.max_rounds} rounds)")
             tuned = evaluate_benchmark(bench, chosen, folds=args.folds, seed=args.seed,
-                                       max_rounds=args.max_rounds, progress=_log)  # fmt: skip
+                                       max_rounds=args.max_rounds, progress=_log)
         seconds = time.perf_counter() - clock
         reports[name] = {"default": default.to_dict(), "tuned": _compact(tuned.to_dict()) if tuned else None}
         png = args.out / f"quality-{name}.png"
@@ -173,7 +173,7 @@ def main_table(reports: dict[str, Any]) -> str:
 def section(bench: Benchmark, default: Report, tuned: Report | None, seconds: float, png: str) -> str:
     info = bench.describe()
     facts = ", ".join(f"{k} {v:,}" if isinstance(v, int) else f"{k} {v}" for k, v in info.items()
-                      if k not in ("benchmark", "data", "index", "options"))  # fmt: skip
+                      if k not in ("benchmark", "data", "index", "options"))
     lines = [
         f"## {bench.name}",
         "",
@@ -199,7 +199,7 @@ def section(bench: Benchmark, default: Report, tuned: Report | None, seconds: fl
             for fold in result.folds:
                 params = ", ".join(f"{k}={v}" for k, v in fold["params"].items())
                 lines.append(f"- {name} fold {fold['fold']}: {params} (train MAP {fold['train_score']:.4f}, "
-                             f"{fold['evaluations']} evaluations)")  # fmt: skip
+                             f"{fold['evaluations']} evaluations)")
         lines.append("")
     lines += [f"![MAP per model]({png})", ""]
     return "\n".join(lines)

@@ -281,7 +281,7 @@ def main() -> int:
         print("  reused the index already there (--reuse): no build timing")
     else:
         print(f"  shards generated            {built['generate_s']:9.1f} s  ({built['documents']:,} documents; "
-              f"numpy/pyarrow straight into shards, no spaCy)")  # fmt: skip
+              f"numpy/pyarrow straight into shards, no spaCy)")
         print(f"  build time (from shards)    {built['build_s']:9.1f} s")
         print(f"  build peak memory           {built['peak_rss_mb']:9,.0f} MB (ru_maxrss of the child)")
     print(f"  shards on disk              {disk_size(shards_of(out)) / 1e6:9,.1f} MB")
@@ -296,7 +296,7 @@ def main() -> int:
         Index.load(out)
         loads.append(time.perf_counter() - start)
     print(f"  Index.load                  {first_load * 1000:9.1f} ms first, {statistics.median(loads) * 1000:.1f} ms "
-          f"median of 5 (page cache warm from the build)")  # fmt: skip
+          f"median of 5 (page cache warm from the build)")
     nnz = int(np.asarray(index.seq_indptr)[-1])
     print(f"  {index.N:,} sentences, {len(index.vocab):,} terms, {nnz:,} term occurrences, {index.E:,} entities")
 
@@ -376,7 +376,7 @@ def main() -> int:
         mark("peers")
     print("\nphase wall times: " + ", ".join(f"{phase} {t:.0f} s" for phase, t in phases))
     print(f"RSS now {current_rss_mb():,.0f} MB, peak RSS of this process {rss_mb():,.0f} MB; "
-          f"whole run {time.perf_counter() - wall:.0f} s")  # fmt: skip
+          f"whole run {time.perf_counter() - wall:.0f} s")
     return 0
 
 

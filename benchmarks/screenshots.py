@@ -51,7 +51,7 @@ def main() -> int:
                             context.close()
                         print(f"{page:13} {scheme:5} {width:5} px · sidebar folded {seen['sidebarCollapsed']!s:5} · "
                               f"page {seen['pageScrollWidth']} px wide · main {seen['mainHeight']} px tall · "
-                              f"key columns end at {keys} · {path}")  # fmt: skip
+                              f"key columns end at {keys} · {path}")
     return 0
 
 

@@ -145,7 +145,7 @@ def coverage(bench: Benchmark, name: str) -> dict[str, float]:
     return {"query_terms": terms, "with_qa_row": known_qa / max(terms, 1), "with_ne_row": known_ne / max(terms, 1),
             "relevant": relevant, "relevant_without_query_term": gap,
             "pairs": {k: int(m.nnz) for k, m in tables.tables.items()},
-            "questions_asking": dict(zip(ANSWER_TYPES, tables.asked.astype(int).tolist()))}  # fmt: skip
+            "questions_asking": dict(zip(ANSWER_TYPES, tables.asked.astype(int).tolist()))}
 
 
 def groups(bench: Benchmark, train_path: Path) -> dict[str, list[str]]:
@@ -162,7 +162,7 @@ def groups(bench: Benchmark, train_path: Path) -> dict[str, list[str]]:
     out["gap (no correct sentence shares a term)"] = [
         t.id for t in bench.topics
         if not any(set(prepare(index, t.query).ids.tolist()) & set(index.sequence(s).tolist()) for s in t.relevant)
-    ]  # fmt: skip
+    ]
     return out
 
 
@@ -176,7 +176,7 @@ def by_group(found: dict[str, list[str]], frames: dict[str, pd.DataFrame], base:
             row[name] = float(frame.loc[ids, "map"].mean())
         sub = compare({n: f.loc[ids] for n, f in frames.items()}, base)
         row["p"] = {n: float(sub[(sub["model"] == n) & (sub["metric"] == "map")].iloc[0]["p_wilcoxon"])
-                    for n in frames if n != base}  # fmt: skip
+                    for n in frames if n != base}
         out.append(row)
     return out
 

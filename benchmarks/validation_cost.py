@@ -94,7 +94,7 @@ def main() -> int:
         ("first bm25f query, every file it reads hashed on first read",
          statistics.median(first_query(path, True) for _ in range(3))),
         ("first bm25f query, hashes skipped", statistics.median(first_query(path, False) for _ in range(3))),
-    ]  # fmt: skip
+    ]
     for label, seconds in rows:
         print(f"  {label:62} {seconds * 1000:10.1f} ms")
     return 0

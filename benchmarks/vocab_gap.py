@@ -91,7 +91,7 @@ def _variants() -> list[Variant]:
         Variant("class+word (big)", "lm-class.v1", {"classes": CLASSES["big"]},
                 {"lam": LAMS, "mu": [50.0, 250.0, 1000.0], "mu_word": [25.0, 100.0, 500.0]}, None,
                 "class LM (big) interpolated with the word DIR model"),
-    ]  # fmt: skip
+    ]
     singles = [
         ("self+DIR", "lam_self", "big", "self triggering (= the ML sentence model)"),
         ("inside+DIR", "lam_inside", "big", "inside-sentence triggering, dev + train + demo sentences"),
@@ -120,7 +120,7 @@ def _variants() -> list[Variant]:
         lam_ne=[0.0, 0.1, 0.3, 0.5],
     )
     out.append(Variant("best combination+DIR", "lm-trigger.v1", {**fixed, "tables": TABLES["big"]}, space, "big",
-                       "weights of inside, across, QA, NE chosen jointly per fold (nested: any subset)"))  # fmt: skip
+                       "weights of inside, across, QA, NE chosen jointly per fold (nested: any subset)"))
     return out
 
 
@@ -167,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     facts["classes_dev"] = {"train_seconds": round(time.perf_counter() - clock, 2), **own.stats}
     clock = time.perf_counter()
     big = train_classes(dev.index, name=CLASSES["big"], sources=[train.index, demo], classes=100, min_count=3,
-                        iterations=20, seed=0)  # fmt: skip
+                        iterations=20, seed=0)
     facts["classes_big"] = {"train_seconds": round(time.perf_counter() - clock, 2), **big.stats}
     facts["class_examples"] = class_examples(dev.index, big)
 
@@ -204,11 +204,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         for seed in range(args.seed, args.seed + args.repeats):
             if v.space is None:
                 report = evaluate_benchmark(dev, [v.model], params={v.model: v.fixed}, folds=args.folds,
-                                            seed=seed, max_rounds=args.max_rounds, tune_metric="map")  # fmt: skip
+                                            seed=seed, max_rounds=args.max_rounds, tune_metric="map")
                 result = report.results[v.model]
                 frame = result.per_topic
                 chosen_folds = [{"fold": f["fold"], "params": f["params"], "train_map": f["train_score"]}
-                                for f in result.folds]  # fmt: skip
+                                for f in result.folds]
                 for name in ("doc-order", "random"):
                     baselines.setdefault(name, report.results[name].per_topic)
             else:
@@ -219,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         per_topic[v.label] = sum(repeats[1:], repeats[0]) / len(repeats)
         how = "coordinate ascent" if v.space is None else "full grid"
         _log(f"{v.label}: MAP {per_topic[v.label]['map'].mean():.4f} "
-             f"({how}, {args.repeats}× {args.folds}-fold CV, {time.perf_counter() - clock:.0f} s)")  # fmt: skip
+             f"({how}, {args.repeats}× {args.folds}-fold CV, {time.perf_counter() - clock:.0f} s)")
     frames = {**baselines, **per_topic}
     comparison = compare(frames, "DIR")
     gap_topics = facts["gap"]["gap_topics"]
@@ -261,7 +261,7 @@ def grid_cv(evaluator: Evaluator, v: Variant, k: int, seed: int) -> tuple[pd.Dat
     result = cross_validate([t.id for t in evaluator.bench.topics], k, seed, tune, test)
     frame = result.per_topic.loc[[t.id for t in evaluator.bench.topics]]
     records = [{"fold": f.index, "params": dict(f.params), "train_map": best.score}
-               for f, best in zip(result.folds, found)]  # fmt: skip
+               for f, best in zip(result.folds, found)]
     return frame, records
 
 

@@ -84,10 +84,10 @@ def streamlit_server(
         sys.executable, "-m", "streamlit", "run", str(app_root / "app.py"),
         "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-    ]  # fmt: skip
+    ]
     with log.open("wb") as out:
         process = subprocess.Popen(command, cwd=app_root, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                   start_new_session=True)  # fmt: skip
+                                   start_new_session=True)
     server = Server(f"http://127.0.0.1:{port}", process, log)
     try:
         deadline = time.monotonic() + timeout

@@ -69,7 +69,7 @@ def test_disagreements_are_listed_exactly(graded: tuple[JudgmentStore, list[Item
                      (("ann", 3), ("bob", 1), ("carl", 3)), None),
         Disagreement(three.item_id, three.position, three.query, three.entity, three.sentence_id, three.title,
                      three.text, (("ann", 2), ("bob", 3)), None),
-    ]  # fmt: skip
+    ]
 
 
 def test_an_adjudicated_grade_wins_in_qrels_and_leaves_the_annotators_grades(
@@ -154,7 +154,7 @@ def test_the_admin_page_shows_disagreements_and_adjudicates(graded: tuple[Judgme
     # items 2 and 4 of the session (positions 1 and 3), each annotator's grade side by side
     assert table[["item", "ann", "bob", "carl", "adjudicated"]].values.tolist() == [
         [str(items[1].position + 1), "3", "1", "3", "—"], [str(items[3].position + 1), "2", "3", "—", "—"]
-    ]  # fmt: skip
+    ]
     assert table["sentence"].tolist()[0] == items[1].text[:120] or table["sentence"].tolist()[0].endswith("…")
     picker = app.selectbox(key="admin_adjudicate_item")
     assert picker.options[1] == f"#{items[3].position + 1} · {items[3].entity} · ann 2, bob 3"
@@ -173,6 +173,6 @@ def test_the_admin_page_shows_disagreements_and_adjudicates(graded: tuple[Judgme
     assert adjudicated_grades(admin, "s") == {key: 4}
     assert qrels_of(admin)[key] == 4  # what the export on the same page now writes
     assert {(j.annotator, j.grade) for j in admin.all_judgments("s") if j.sentence_id == items[3].sentence_id
-            and j.topic_id == key[0]} == {("ann", 2), ("bob", 3)}  # fmt: skip
+            and j.topic_id == key[0]} == {("ann", 2), ("bob", 3)}
     app.button(key="admin_adjudicate_clear").click().run()
     assert adjudicated_grades(admin, "s") == {}

@@ -347,7 +347,7 @@ def test_the_sums_give_the_point_estimates_of_the_published_examples() -> None:
     fleiss = boot.fleiss_statistic(14)(boot.fleiss_features(table).sum(axis=0)[None, :])[0]
     assert round(float(fleiss), 3) == 0.210
     per_unit = np.array([[sum(v == c for v in unit if v is not None) for c in range(1, 6)]
-                         for unit in KRIPPENDORFF_UNITS])  # fmt: skip
+                         for unit in KRIPPENDORFF_UNITS])
     per_unit = per_unit[per_unit.sum(axis=1) >= 2]
     alpha = boot.alpha_ordinal_statistic(5)(boot.alpha_features(per_unit).sum(axis=0)[None, :])[0]
     assert round(float(alpha), 3) == 0.815
@@ -366,7 +366,7 @@ def test_monte_carlo_bootstrap_agrees_with_scipy() -> None:
     reference = bootstrap(
         (a, b), lambda x, y: _kappa_by_hand(list(zip(x.tolist(), y.tolist()))), paired=True, vectorized=False,
         n_resamples=20_000, method="percentile", random_state=np.random.default_rng(1),
-    ).confidence_interval  # fmt: skip
+    ).confidence_interval
     assert ours is not None
     assert ours[0] == pytest.approx(reference.low, abs=0.02) and ours[1] == pytest.approx(reference.high, abs=0.02)
     again = boot.interval(boot.cohen_features(codes, 4), boot.cohen_statistic(4, 1.0 - np.eye(4)), resamples=20_000)
@@ -397,7 +397,7 @@ def test_no_variance_in_the_grades_gives_reasons_not_nan() -> None:
     judgments = [
         Judgment("s", "q:e", "q", "e", item, item, "", "", who, "person", 3, None, "", "")
         for who in ("A", "B") for item in range(12)
-    ]  # fmt: skip
+    ]
     judgments.append(Judgment("s", "q:e", "q", "e", 0, 0, "", "", "C", "person", 3, None, "", ""))
     summary = agreement_summary(judgments, resamples=50)
     undefined = Coefficient(None, 12, note=NO_VARIATION)
@@ -424,11 +424,11 @@ def test_raw_percent_agreement_with_n_below_the_kappa_threshold() -> None:
     judgments = [
         Judgment("s", "q:e", "q", "e", item, item, "", "", who, "person", g, None, "", "")
         for who, given_grades in grades.items() for item, g in enumerate(given_grades)
-    ]  # fmt: skip
+    ]
     summary = agreement_summary(judgments, resamples=20)
     assert summary.percent == (
         ("A", "B", PercentAgreement(3, 4)), ("A", "C", PercentAgreement(1, 2)), ("B", "C", PercentAgreement(1, 2))
-    )  # fmt: skip
+    )
     assert summary.percent_of("B", "A").text() == "75.0% (3 of 4 shared items)"
     assert summary.percent_of("A", "C").value == 0.5
     assert all(k.value is None for _, _, k in summary.pairs)  # κ withheld, the percent still given
@@ -436,7 +436,7 @@ def test_raw_percent_agreement_with_n_below_the_kappa_threshold() -> None:
     assert PercentAgreement(0, 0).text() == "— (no shared items)"  # a pair that shares nothing
     # beside a κ that is undefined (no variation): 12 items all graded 3 by both → 100%, κ None
     same = [Judgment("s", "q:e", "q", "e", i, i, "", "", who, "person", 3, None, "", "")
-            for who in ("A", "B") for i in range(12)]  # fmt: skip
+            for who in ("A", "B") for i in range(12)]
     flat = agreement_summary(same, resamples=20)
     assert flat.pairs[0][2].value is None and flat.percent_of("A", "B") == PercentAgreement(12, 12)
     assert flat.percent_of("A", "B").text() == "100.0% (12 of 12 shared items)"

@@ -60,7 +60,7 @@ def test_the_explanation_names_the_closest_word_and_sums_to_the_score(tiny: Inde
     rows = {row["term"]: row for row in explained.rows}
     assert rows["alder"]["closest sentence word"] == "alder" and rows["alder"]["cos(v_t, v_w)"] == pytest.approx(1.0)
     assert sum(row["contribution"] for row in explained.rows) == pytest.approx(
-        float(found.scores[list(found.ids).index(settled)]), abs=1e-6)  # fmt: skip
+        float(found.scores[list(found.ids).index(settled)]), abs=1e-6)
 
 
 def test_blocks_give_the_same_scores_as_one_pass(tiny: Index, monkeypatch: pytest.MonkeyPatch) -> None:

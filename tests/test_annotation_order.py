@@ -108,7 +108,7 @@ def test_bad_orders_are_refused() -> None:
 
 def items(n_topics: int = 4, per_topic: int = 5) -> list[PoolItem]:
     return [PoolItem(f"q{t}", f"e{t}", 100 * t + i, f"sentence {t}.{i}", "doc") for t in range(n_topics)
-            for i in range(per_topic)]  # fmt: skip
+            for i in range(per_topic)]
 
 
 def test_the_queues_in_the_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -146,7 +146,7 @@ def test_a_session_without_an_order_keeps_one_shared_order(tmp_path: Path, monke
         ann = store.sign_in("s", "ann", "ann-passphrase-1")
         assert store.session("s").item_order is None
         assert [(ann.item_at(i).query, ann.item_at(i).sentence_id) for i in range(6)] == [
-            ("q0", 0), ("q0", 1), ("q0", 2), ("q1", 100), ("q1", 101), ("q1", 102)]  # fmt: skip
+            ("q0", 0), ("q0", 1), ("q0", 2), ("q1", 100), ("q1", 101), ("q1", 102)]
 
 
 def test_an_old_database_migrates_and_loses_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -107,7 +107,7 @@ def test_check_query_takes_text_or_a_list_of_terms() -> None:
 def test_params_must_be_a_mapping_of_mappings() -> None:
     assert check_params(None) == {} and check_params({"bm25.v1": {"k1": 1}}) == {"bm25.v1": {"k1": 1}}
     for bad, named in [([1], "params must"), ({"bm25.v1": None}, "params['bm25.v1']"),
-                       ({5: {}}, "params keys"), ({"bm25.v1": {3: 1}}, "params['bm25.v1'] keys")]:  # fmt: skip
+                       ({5: {}}, "params keys"), ({"bm25.v1": {3: 1}}, "params['bm25.v1'] keys")]:
         with pytest.raises(ArgumentTypeError) as info:
             check_params(bad)
         assert str(info.value).startswith(named)
@@ -147,7 +147,7 @@ def test_score_refuses_bad_index_query_and_model(small_index: Index) -> None:
 
 @pytest.mark.parametrize(("k", "error"), [(1.5, ArgumentTypeError), ("10", ArgumentTypeError),
                                           (None, ArgumentTypeError), (True, ArgumentTypeError),
-                                          (math.nan, ArgumentTypeError), (-1, ArgumentValueError)])  # fmt: skip
+                                          (math.nan, ArgumentTypeError), (-1, ArgumentValueError)])
 def test_top_k_refuses_a_k_that_is_not_a_count(small_index: Index, k: Any, error: type[Exception]) -> None:
     with pytest.raises(error, match=r"^k must be an integer ≥ 0 \(got "):
         top_k(score(small_index, Q, "bm25.v1"), k)
@@ -175,7 +175,7 @@ def test_explain_and_distribution_refuse_a_sentence_id_out_of_range(small_index:
     for sentence in (n, n + 10, 2**63, -1):
         expected = f"sentence_id {sentence:,} is out of range: it must be an integer with 0 ≤ sentence_id < {n}"
         for call in (lambda s=sentence: explain(small_index, Q, s, "bm25.v1"),
-                     lambda s=sentence: distribution(small_index, s, "lm-dir.v1")):  # fmt: skip
+                     lambda s=sentence: distribution(small_index, s, "lm-dir.v1")):
             with pytest.raises(ArgumentValueError) as info:
                 call()
             assert str(info.value).startswith(expected)
@@ -240,7 +240,7 @@ def test_support_window_zero_is_no_context(small_index: Index) -> None:
 def test_support_takes_numpy_integers(small_index: Index) -> None:
     plain = support(small_index, Q, k=5, top_entities=2, per_entity=1, models=("tfisf.v1",))
     numpy = support(small_index, Q, k=np.int64(5), top_entities=np.int32(2), per_entity=np.int8(1),
-                    window=np.int64(2), models=("tfisf.v1",))  # fmt: skip
+                    window=np.int64(2), models=("tfisf.v1",))
     assert plain.to_json() != "" and [e.entity.entity for e in plain.entities] == [
         e.entity.entity for e in numpy.entities
     ]
@@ -285,7 +285,7 @@ def test_evaluate_benchmark_refuses_a_bench_that_is_not_one(tmp_path: Path) -> N
 
 def test_evaluate_benchmark_takes_numpy_integers(wikiqa: Benchmark) -> None:
     report = evaluate_benchmark(wikiqa, ["bm25.v1"], metrics=["map"], folds=np.int64(2), seed=np.int64(1),
-                                max_rounds=np.int64(1))  # fmt: skip
+                                max_rounds=np.int64(1))
     assert report.tuning is not None and report.tuning["folds"] == 2
 
 

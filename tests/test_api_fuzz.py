@@ -40,7 +40,7 @@ ANY_CHAR = st.characters(exclude_categories=())
 SPECIAL = st.sampled_from(
     ["\ud800", "\udfff", "\udcff", "\ud83d\ude00", "\x00", "\x1b", "\x7f", "\x85", "\u202e", "\u200f",
      "\u0301", "\u0308", "\ufeff", "\uffff", "\U0010ffff", " ", "\n", "Picasso", "peace", "?when"]
-)  # fmt: skip
+)
 SHORT_TEXT = st.lists(st.one_of(ANY_CHAR, SPECIAL), max_size=30).map("".join)
 LONG_TEXT = st.builds(lambda piece, n: (piece * n)[:100_000], SHORT_TEXT.filter(bool), st.integers(1, 100_000))
 ANY_TEXT = st.one_of(SHORT_TEXT, SHORT_TEXT, LONG_TEXT)
@@ -311,13 +311,13 @@ def test_cli_search_and_support_any_query(index_path: str, text: str, command: s
 
 SEARCH_OPTIONS = ["--k", "--model", "--param"]
 SUPPORT_OPTIONS = ["--k", "--ranker", "--entity-score", "--labels", "--models", "--top-entities", "--per-entity",
-                   "--param"]  # fmt: skip
+                   "--param"]
 OPTION_VALUES = st.one_of(
     SHORT_TEXT,
     st.integers(-5, 2_000_000).map(str),
     st.sampled_from(["1.5", "nan", "inf", "-0", "1e9", "", ",", "k1=nan", "bm25f.v1.k1=-1", "PERSON,PLANET",
                      "tfisf.v1,position", "bm25.v1", "nosuch.v1", "k1", "=", "bm25f.v1.k1=0.5"]),
-)  # fmt: skip
+)
 
 
 @settings(FAST, max_examples=60)
@@ -334,7 +334,7 @@ def test_cli_search_and_support_any_option_value(index_path: str, data: st.DataO
 
 
 EVAL_OPTIONS = ["--k", "--window", "--folds", "--seed", "--max-rounds", "--metrics", "--models", "--param",
-                "--baseline", "--tune-metric", "--ranker", "--min-candidates", "--n-process"]  # fmt: skip
+                "--baseline", "--tune-metric", "--ranker", "--min-candidates", "--n-process"]
 
 
 @pytest.fixture(scope="module")

@@ -59,7 +59,7 @@ def test_refuses_without_the_token(store: JudgmentStore, small_index: Index) -> 
 
 
 def test_the_generated_token_is_printed_once(monkeypatch: pytest.MonkeyPatch,
-                                             capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+                                             capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.delenv(ADMIN_TOKEN_ENV, raising=False)
     admin_page.announce_admin_token.cache_clear()
     assert admin_page.announce_admin_token() is True

@@ -108,7 +108,7 @@ def test_a_bad_index_name_never_reaches_the_file_system(small_index: Index, monk
     assert not [p for p in asked if "x" * 120 in p]  # refused by its name alone
     assert [state.is_index_name(n) for n in ("demo", "my-index_2.v1", "a" * 100, "a" * 101, ".x", "a/b", "ä", "")] == [
         True, True, True, False, False, False, False, False,
-    ]  # fmt: skip
+    ]
 
 
 def test_any_error_reading_a_manifest_is_not_a_traceback(

@@ -185,10 +185,10 @@ def test_an_uploads_scale_is_sniffed_said_and_changeable(store: JudgmentStore, s
     app.run()
     assert app.radio(key=SCALE_KEY).value == "trec"
     assert any("values 1, 3 found: read as trec scale, relevant ≥ 2 (they also fit the 1-4 scale" in c.value
-               for c in app.caption)  # fmt: skip
+               for c in app.caption)
     app.radio(key=SCALE_KEY).set_value("1-4").run()
     assert any(c.value.startswith("values 1, 3 found: read as the chosen 1-4 scale, relevant ≥ 3")
-               for c in app.caption)  # fmt: skip
+               for c in app.caption)
     app.button(key="evaluate_run").click().run()
     table = app.dataframe[0].value
     assert str(table.loc[BM25F, "map"]).rstrip("*") == f"{session.loc['bm25f.v1', 'map']:.4f}"  # 3 = relevant
@@ -213,7 +213,7 @@ def test_the_chosen_learned_ranker_is_scored_and_named(store: JudgmentStore, sma
     qrels = session_qrels(store.admin(TOKEN), "s")
     expected = {name: evaluate_judgments(small_index, qrels, models=["bm25f.v1", "ltr.v1"],
                                          params={"ltr.v1": {"model": name}})
-                for name in ("ltr", "team-linear")}  # fmt: skip
+                for name in ("ltr", "team-linear")}
     shown = [str(table.loc["Learned ranker (team-linear)", m]).rstrip("*") for m in ("map", "mrr", "ndcg")]
     assert shown == [f"{expected['team-linear'].means().loc['ltr.v1', m]:.4f}" for m in ("map", "mrr", "ndcg")]
     # the page scored team-linear (its sentence scores), not ltr

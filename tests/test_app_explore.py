@@ -91,7 +91,7 @@ def test_hostile_corpus_text_is_inert(tmp_path: Path, monkeypatch: pytest.Monkey
     docs = [
         {"id": "x", "title": "<b>Bold</b> title", "text": "Paris is <script>alert(1)</script> lovely. "
          'Paris has an <img src=x onerror="alert(2)"> image.'},
-    ]  # fmt: skip
+    ]
     index = build_from_texts(tmp_path, docs)
     app = explore(index, monkeypatch, {"q": "Paris", "labels": "GPE"})
     html = "\n".join(m.value for m in app.markdown)
@@ -170,12 +170,12 @@ def test_every_widget_round_trips_through_the_url(small_index: Index, monkeypatc
 def test_bad_url_values_are_named_in_warnings(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
     url = {"q": "peace", "ranker": "nope.v9", "k": "lots", "score": "loudness", "labels": "PERSON,ALIEN",
            "models": "tfisf.v1,bogus", "per": "99", "restating": "maybe", "index": "../etc",
-           "entity": "Nobody|PERSON"}  # fmt: skip
+           "entity": "Nobody|PERSON"}
     app = explore(small_index, monkeypatch, url)
     assert not app.exception
     shown = "\n".join(w.value for w in app.warning)
     for fragment in ("ranker='nope.v9'", "k='lots'", "score='loudness'", "'ALIEN'", "'bogus'", "per='99'",
-                     "restating='maybe'", "index='../etc'", "entity='Nobody"):  # fmt: skip
+                     "restating='maybe'", "index='../etc'", "entity='Nobody"):
         assert fragment in shown, fragment
     assert "using 'bm25f.v1' instead" in shown and "using 100 instead" in shown and "using 'PERSON' instead" in shown
     # what was used instead is what the page shows, and the URL now says so
@@ -242,7 +242,7 @@ def store_ranker(name: str, sign: float) -> None:
 
     names = feature_names(("bm25.v1",))
     arrays = {"mean": np.zeros(len(names)), "scale": np.ones(len(names)),
-              "coef": sign * np.linspace(1.0, 2.0, len(names)), "intercept": np.zeros(1)}  # fmt: skip
+              "coef": sign * np.linspace(1.0, 2.0, len(names)), "intercept": np.zeros(1)}
     save(name, Ranker("linear", names, arrays), first_stage="bm25.v1", depth=100, scorers=("bm25.v1",), meta={})
 
 
@@ -277,7 +277,7 @@ def test_the_chosen_learned_ranker_is_named_shown_and_linked(
     orwell = small_index.entity_index[("George Orwell", "PERSON")]
     found = {name: support(small_index, "Spanish Civil War", models=("ltr.v1",), entities=[orwell],
                            params={"ltr.v1": {"model": name}}).entities[0].sentences["ltr.v1"]
-             for name in ("ltr", "team-linear")}  # fmt: skip
+             for name in ("ltr", "team-linear")}
     assert [s.score for s in found["ltr"]] != [s.score for s in found["team-linear"]]
     assert re.findall(r"score (-?[0-9.]+)", column) == [f"{s.score:.3f}" for s in found["team-linear"]]
 
@@ -304,7 +304,7 @@ def main_table(app: AppTest) -> str:
 def test_the_table_headers_are_distinct_and_explained(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
     app = explore(small_index, monkeypatch, {"q": "Spanish Civil War"})
     heads = [(html.unescape(title), html.unescape(name))
-             for title, name in re.findall(r'<th title="([^"]*)">([^<]*)</th>', main_table(app))]  # fmt: skip
+             for title, name in re.findall(r'<th title="([^"]*)">([^<]*)</th>', main_table(app))]
     names = [name for _, name in heads]
     # rank, entity and the chosen score first (they stay in view on a narrow window); no two called "KLD"
     assert names == ["rank", "entity", "KLD ↓", "label", "|S_qe|", "|Ŝ_qe|", "rarity", "combination"]
@@ -377,4 +377,4 @@ def test_k_is_suggested_from_the_corpus_size(small_index: Index, monkeypatch: py
     assert [suggested_k(n) for n in (0, 500, 5_000, 36_307, 10**7)] == [10, 10, 50, 100, 100]  # 1%, in [10, 100]
     app = explore(small_index, monkeypatch, {"q": "peace"})
     assert f"This corpus has {small_index.N:,} sentences: k ≈ 10 keeps S_q near the query" in \
-        app.number_input(key="explore_k").help  # fmt: skip
+        app.number_input(key="explore_k").help

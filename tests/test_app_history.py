@@ -47,12 +47,12 @@ def test_a_first_run_writes_the_url_without_telling_the_browser_and_later_runs_t
     assert not app.exception
     # the page sees the URL it wrote (a link copied now names the view) ...
     assert app.query_params == {"index": "demo", "q": "peace war", "k": "100", "labels": "PERSON,GPE",
-                                "restating": "1"}  # fmt: skip
+                                "restating": "1"}
     # ... but the browser is not told on a first run: it would be a history entry (the shim is not there yet)
     assert app.session_state["sent"] == []
 
     app.session_state["values"] = {"q": "Picasso", "k": 50, "labels": [], "restating": False,
-                                   "entity": "Guernica|PERSON"}  # fmt: skip
+                                   "entity": "Guernica|PERSON"}
     app.run()
     # four keys changed and one went: one message, so one history update
     assert app.session_state["sent"] == ["index=demo&q=Picasso&k=50&restating=0&entity=Guernica%7CPERSON"]

@@ -207,7 +207,7 @@ def test_the_explanation_total_equals_the_score_for_every_model(
     from sentret_core.models.ltr.store import save
 
     save("ltr", one_feature_ranker("bm25.v1:score"), first_stage="bm25.v1", depth=100, scorers=("bm25.v1",),
-         meta={})  # a stored ranker, so that the page offers ltr.v1 too  # fmt: skip
+         meta={})  # a stored ranker, so that the page offers ltr.v1 too
     app = howto(small_index, monkeypatch, howto_query="peace war")
     for spec in list_models():
         app.selectbox(key="howto_model").set_value(spec.name).run()
@@ -280,7 +280,7 @@ def test_hostile_corpus_text_is_inert(tmp_path: Path, monkeypatch: pytest.Monkey
     docs = [
         {"id": "x", "title": "<b>Bold</b> title", "text": "Paris is <script>alert(1)</script> lovely. "
          'Paris has an <img src=x onerror="alert(2)"> image.'},
-    ]  # fmt: skip
+    ]
     index = build_from_texts(tmp_path, docs)
     app = howto(index, monkeypatch, howto_query="Paris lovely image")
     assert not app.exception and not app.error
@@ -302,7 +302,7 @@ def test_an_untrained_model_says_so_and_the_page_trains_a_named_artefact(
     index = build_from_texts(tmp_path, SMALL_DOCS)
     judgments_env(monkeypatch, tmp_path, index, "howto-admin-token")  # training is for the admin
     app = howto(index, monkeypatch, howto_query="peace war", howto_model="lm-class.v1",
-                admin_verified_token="howto-admin-token")  # fmt: skip
+                admin_verified_token="howto-admin-token")
     assert not app.exception
     assert any("no trained classes yet" in w.value for w in app.warning)
     assert any("sentret train classes" in e.value for e in app.error)  # the ranking cannot be computed
@@ -438,7 +438,7 @@ def test_learned_ranker_features_are_named_in_words(small_index: Index, monkeypa
     from sentret_core.models.ltr.store import save
 
     save("ltr", one_feature_ranker("inv_position"), first_stage="bm25.v1", depth=100, scorers=("bm25.v1",),
-         meta={})  # fmt: skip
+         meta={})
     app = howto(small_index, monkeypatch, howto_query="peace war")
     app.selectbox(key="howto_model").set_value("ltr.v1").run()
     frame = table_with(app, "meaning")

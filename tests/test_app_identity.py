@@ -37,7 +37,7 @@ SCRIPT = "from sentret_core.ui.pages import annotate\nannotate.render()\n"
 @pytest.fixture
 def people(small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     tuple[JudgmentStore, dict[str, AnnotatorSecret]]
-]:  # fmt: skip
+]:
     db = judgments_env(monkeypatch, tmp_path, small_index, TOKEN)
     with JudgmentStore(db) as store:
         create_session(store, "s", small_index, "picasso peace", top_entities=5, depth=2)

@@ -22,7 +22,7 @@ from sentret_core.models import score
 from sentret_core.ui.offered import offered_models
 
 NAMES = ["Alice Moreau", "Bruno Keller", "Carla Diaz", "Daniel Novak", "Elena Rossi", "Felix Wagner",
-         "Greta Olsen", "Hugo Lambert", "Irene Costa", "Jonas Berg"]  # fmt: skip
+         "Greta Olsen", "Hugo Lambert", "Irene Costa", "Jonas Berg"]
 CITIES = ["Lyon", "Zurich", "Seville", "Prague", "Turin", "Munich", "Oslo", "Nantes", "Porto", "Bergen"]
 
 
@@ -31,7 +31,7 @@ def bakers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Ju
     """Ten topics "when did X found a bakery" × X, each with its founding sentence graded 4 and X's two
     other sentences graded 1: ten topics that teach (a relevant and a non-relevant judged sentence)."""
     docs = [{"id": f"p{i}", "title": name, "text": f"{name} was born in {CITIES[i]}. {name} founded a bakery in "
-             f"{1950 + i}. {name} later moved to Paris."} for i, name in enumerate(NAMES)]  # fmt: skip
+             f"{1950 + i}. {name} later moved to Paris."} for i, name in enumerate(NAMES)]
     index = build_from_texts(tmp_path, docs, "bakers")
     db = judgments_env(monkeypatch, tmp_path, index, TOKEN)
     with JudgmentStore(db) as opened:

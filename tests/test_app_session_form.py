@@ -27,7 +27,7 @@ from sentret_core.ui.text import md
 SCRIPT = "from sentret_core.ui.pages import admin as admin_page\nadmin_page.render()\n"
 TOKEN = "session-form-test-token"
 FORM_KEYS = {"admin_new_name", TABLE, FILE, "admin_from_explore", "admin_depth", "admin_top_entities",
-             "admin_seed", "admin_models", "admin_preview"}  # fmt: skip
+             "admin_seed", "admin_models", "admin_preview"}
 
 
 @pytest.fixture
@@ -103,9 +103,9 @@ def test_the_form_keeps_its_input_and_creates(store: JudgmentStore) -> None:
     # restates the query, so it is left out (as on Explore) and the fourth, George Harrison, pooled
     assert preview["pair"].tolist() == ["picasso peace · Picasso (PERSON)", "lennon religion · John Lennon (PERSON)",
                                         "lennon religion · English (NORP)",
-                                        "lennon religion · George Harrison (PERSON)"]  # fmt: skip
+                                        "lennon religion · George Harrison (PERSON)"]
     assert any("only restate the query" in c.value and "lennon religion · Lennon" in c.value
-               for c in app.caption)  # fmt: skip
+               for c in app.caption)
     app.button(key="admin_create").click().run()
     assert not app.exception and not app.error, [e.value for e in app.error]
     assert any("Created session 'first'" in s.value for s in app.success)
@@ -137,7 +137,7 @@ def test_topics_from_a_tsv_upload(store: JudgmentStore) -> None:
     assert not app.exception and not app.error, [e.value for e in app.error]
     info = store.session("from-file")
     assert sorted(set(info.entities)) == [("picasso peace", "Picasso|PERSON"),
-                                          ("spanish civil war", "Francisco Franco|PERSON")]  # fmt: skip
+                                          ("spanish civil war", "Francisco Franco|PERSON")]
 
 
 def test_table_and_file_together_and_bad_files(store: JudgmentStore) -> None:
@@ -154,7 +154,7 @@ def test_table_and_file_together_and_bad_files(store: JudgmentStore) -> None:
     assert store.sessions() == []
     app.session_state[TABLE] = rows(("picasso peace", "Picasso|PERSON"))
     app.file_uploader(key=FILE).set_value(("t.tsv", b"picasso peace\tPicasso|PERSON\nlennon religion\tJohn Lennon\n",
-                                           "text/plain"))  # fmt: skip
+                                           "text/plain"))
     app = create(app)
     assert not app.error, [e.value for e in app.error]
     # the pair in both is pooled once
@@ -185,10 +185,10 @@ def test_no_topics_and_the_explore_query(store: JudgmentStore) -> None:
 
 def test_table_topics_and_file_topics() -> None:
     table = pd.DataFrame({"query": ["  picasso   peace ", None, "", "picasso peace", "lennon"],
-                          "entity": ["Picasso|PERSON", None, "  ", "Picasso|PERSON", pd.NA]})  # fmt: skip
+                          "entity": ["Picasso|PERSON", None, "  ", "Picasso|PERSON", pd.NA]})
     found = table_topics(table)
     assert [(t.query, t.entity, t.line) for t in found] == [("picasso peace", "Picasso|PERSON", 1),
-                                                           ("lennon", None, 5)]  # fmt: skip
+                                                           ("lennon", None, 5)]
     with pytest.raises(SentretError, match="row 2: the query is empty"):
         table_topics(pd.DataFrame({"query": ["a", None], "entity": [None, "x"]}))
     assert [(t.query, t.entity, t.line) for t in file_topics("Query\tEntity\nq\te\n")] == [("q", "e", 2)]
@@ -207,7 +207,7 @@ def test_the_admin_chooses_who_grades_what(store: JudgmentStore) -> None:
     app.button(key="admin_preview").click().run()
     assert not app.exception and not app.error, [e.value for e in app.error]
     assert any("40% of the items graded by 2 annotators, the rest by one annotator each" in m.value
-               for m in app.markdown)  # fmt: skip
+               for m in app.markdown)
     app.button(key="admin_create").click().run()
     assert not app.exception and not app.error, [e.value for e in app.error]
     assert store.session("split").item_order == ItemOrder(overlap=40, graders=2, shuffle=True, seed=5)

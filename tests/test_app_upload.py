@@ -73,7 +73,7 @@ def test_names_are_checked(tmp_path: Path) -> None:
     (tmp_path / "taken").mkdir()
     for bad, reason in [("", "name"), ("a/b", "path separator"), ("..", "path separator"),
                         ("..\\x", "path separator"), (".hidden", "not allowed"), ("a b", "not allowed"),
-                        ("taken", "already exists")]:  # fmt: skip
+                        ("taken", "already exists")]:
         with pytest.raises(SentretError, match=reason):
             check_name(bad, tmp_path)
     assert check_name("taken", tmp_path, overwrite=True) == tmp_path / "taken"
@@ -90,7 +90,7 @@ def test_mixed_files_build_one_index_with_progress(tmp_path: Path, store: Judgme
     ]
     seen: list[float] = []
     summary = build_uploaded(files, "mine", tmp_path, store=store, token=TOKEN,
-                             progress=lambda f, _m: seen.append(f))  # fmt: skip
+                             progress=lambda f, _m: seen.append(f))
     assert summary.documents == 4 and summary.path == tmp_path / "mine"
     index = Index.load(summary.path)
     assert sorted(index.titles) == ["Ada Lovelace", "Lise Meitner", "Marie Curie", "Niels Bohr"]
@@ -137,7 +137,7 @@ def test_latin1_builds_when_the_encoding_is_chosen(tmp_path: Path, store: Judgme
     with pytest.raises(CorpusError, match="choose the file's encoding"):
         build([Upload("latin.txt", data)], "lat", tmp_path, store)
     assert build_uploaded([Upload("latin.txt", data)], "lat", tmp_path, store=store, token=TOKEN,
-                          encoding="latin-1").documents == 1  # fmt: skip
+                          encoding="latin-1").documents == 1
 
 
 def test_the_size_limit_is_total(tmp_path: Path, store: JudgmentStore, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -280,7 +280,7 @@ def test_an_oversize_upload_is_refused_before_building(
 ) -> None:
     monkeypatch.setattr(upload, "MAX_TOTAL_BYTES", 100)
     page.file_uploader(key="upload_files").set_value([("a.txt", b"x" * 60, "text/plain"),
-                                                       ("b.txt", b"y" * 60, "text/plain")])  # fmt: skip
+                                                       ("b.txt", b"y" * 60, "text/plain")])
     page.text_input(key="upload_name").input("big").run()
     assert not page.exception
     assert any("limit is 50 MB in total" in e.value for e in page.error)  # before Build is pressed
@@ -294,7 +294,7 @@ def test_a_bad_upload_is_an_error_and_the_index_stays(
     assert not page.exception and documents(page) == "3"
     broken = b'{"id": 1, "text": "ok"}\n{oops\n'
     for name, data, reason in [("picture.txt", PNG, "looks like a binary file"),
-                               ("broken.jsonl", broken, "line 2: not valid JSON")]:  # fmt: skip
+                               ("broken.jsonl", broken, "line 2: not valid JSON")]:
         page.file_uploader(key="upload_files").set_value((name, data, "text/plain"))
         page.text_input(key="upload_name").input("attempt").run()  # the button waits for files
         page.button(key="upload_build").click().run()

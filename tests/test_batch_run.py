@@ -32,7 +32,7 @@ def test_topics_files_in_both_forms(tmp_path: Path) -> None:
     trec = tmp_path / "topics.301-302"
     trec.write_text(TREC_TOPICS, "utf-8")
     assert [(t.id, t.query, t.entity) for t in read_topics(trec)] == [
-        ("301", "Picasso peace", None), ("302", "Spanish Civil War", None)]  # fmt: skip
+        ("301", "Picasso peace", None), ("302", "Spanish Civil War", None)]
     tsv = tmp_path / "topics.tsv"
     tsv.write_text("# qid, query, entity\nq1\tpicasso peace\tPicasso|PERSON\nq2\tlennon religion\n", "utf-8")
     assert [(t.id, t.entity) for t in read_topics(tsv)] == [("q1", "Picasso|PERSON"), ("q2", None)]
@@ -51,7 +51,7 @@ def test_a_run_holds_the_models_top_k_and_reads_back(
     topics.write_text(TREC_TOPICS, "utf-8")
     out = tmp_path / "run.trec"
     code = cli.main(["run", str(small_index.path), "--topics", str(topics), "--model", "bm25.v1", "--k", "3",
-                     "--out", str(out), "--json"])  # fmt: skip
+                     "--out", str(out), "--json"])
     assert code == 0, capsys.readouterr().err
     summary = json.loads(capsys.readouterr().out)
     assert summary["tag"] == "sentret.bm25.v1.ties-docorder" and summary["topics"] == 2
@@ -60,7 +60,7 @@ def test_a_run_holds_the_models_top_k_and_reads_back(
     for qid, query in (("301", "Picasso peace"), ("302", "Spanish Civil War")):
         best = search(small_index, query, "bm25.v1", 3)
         expected = {docno(documents[int(small_index.sent_doc[s])], int(small_index.sent_pos[s])): float(v)
-                    for s, v in zip(best.ids, best.scores)}  # fmt: skip
+                    for s, v in zip(best.ids, best.scores)}
         assert run[qid] == expected
     assert all(" " not in line.split()[2] for line in out.read_text().splitlines())
 
@@ -77,14 +77,14 @@ def test_an_entity_column_ranks_only_that_entitys_sentences(
 
 
 def test_the_run_never_overwrites_its_inputs(small_index: Index, tmp_path: Path,
-                                             capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+                                             capsys: pytest.CaptureFixture[str]) -> None:
     topics = tmp_path / "topics.tsv"
     topics.write_text("q1\tpeace\n", "utf-8")
     before = topics.read_bytes()
     assert cli.main(["run", str(small_index.path), "--topics", str(topics), "--out", str(topics)]) == 2
     assert topics.read_bytes() == before and "which this command reads" in capsys.readouterr().err
     assert cli.main(["run", str(small_index.path), "--topics", str(topics), "--out",
-                     str(small_index.path / "run.trec")]) == 2  # fmt: skip
+                     str(small_index.path / "run.trec")]) == 2
 
 
 def test_docno_percent_encodes_whitespace_and_percent() -> None:

@@ -37,9 +37,9 @@ from sentret_core.support.context import QueryContext
 WIKIQA_HEADER = "QuestionID\tQuestion\tDocumentID\tDocumentTitle\tSentenceID\tSentence\tLabel\n"
 Row = tuple[str, str, str, str, str, str, int]
 GUERNICA = ("D1", "Guernica (painting)", ["Guernica is a large oil painting.",
-            "Pablo Picasso painted it in 1937.", "It hangs in the Reina Sofia museum."])  # fmt: skip
+            "Pablo Picasso painted it in 1937.", "It hangs in the Reina Sofia museum."])
 WAR = ("D2", "Spanish Civil War", ["The Spanish Civil War ended in April 1939.",
-       "Francisco Franco led the Nationalists.", "The war was over by the spring of 1939."])  # fmt: skip
+       "Francisco Franco led the Nationalists.", "The war was over by the spring of 1939."])
 
 
 def wikiqa_rows(qid: str, question: str, doc: tuple[str, str, list[str]], labels: list[int]) -> list[Row]:
@@ -109,7 +109,7 @@ SQUAD = {
             ],
         },
     ],
-}  # fmt: skip
+}
 
 
 def write_squad(path: Path) -> Path:
@@ -120,7 +120,7 @@ def write_squad(path: Path) -> Path:
 def _block(tag: str, tokens: list[str], answer: bool = False) -> str:
     n = len(tokens)
     lines = ["\t".join(tokens), "\t".join(["NN"] * n), "\t".join(["NMOD"] * n), "\t".join(["0"] * n),
-             "\t".join(["-"] * n)]  # fmt: skip
+             "\t".join(["-"] * n)]
     if answer:
         lines += [tokens[0], "0"]
     return f"<{tag}>\n" + "\n".join(lines) + f"\n</{tag}>\n"
@@ -460,7 +460,7 @@ def test_squad_min_candidates_and_distractors(
 def test_squad_candidates_follow_the_support_engine(squad: Benchmark) -> None:
     ev = Evaluator(squad, ranker="bm25.v1", k=1000)
     runs = dict(zip(["bm25f.v1", "sum-kld", "position"], ev.runs(
-        [("bm25f.v1", None), ("sum-kld", None), ("position", None)])))  # fmt: skip
+        [("bm25f.v1", None), ("sum-kld", None), ("position", None)])))
     for topic in squad.topics:
         assert topic.entity is not None
         ctx = QueryContext(squad.index, ev.terms(topic), ranker="bm25.v1", k=1000)
@@ -529,7 +529,7 @@ def test_squad_real_file(tmp_path: Path, cache: Path) -> None:
 def test_an_evaluation_trains_missing_default_artefacts_explicitly_and_records_them(wikiqa: Benchmark) -> None:
     notes: list[str] = []
     report = evaluate_benchmark(wikiqa, ["lm-class.v1", "lm-trigger.v1", "tfisf.v1"], metrics=["map"],
-                                progress=notes.append)  # fmt: skip
+                                progress=notes.append)
     recorded = report.to_dict()["settings"]["artefacts"]
     assert set(recorded) == {"lm-class.v1", "lm-trigger.v1"}
     assert recorded["lm-class.v1"]["classes"].startswith("classes@")
@@ -551,7 +551,7 @@ def test_a_learned_ranker_is_given_each_topics_entity(squad: Benchmark) -> None:
 
     # a ranker that reads only an entity feature: without the topic's entity every score would be 0
     save("by-other-top", one_feature_ranker("e:other_top"), first_stage="bm25.v1", depth=100,
-         scorers=("bm25.v1",), meta={})  # fmt: skip
+         scorers=("bm25.v1",), meta={})
     ev = Evaluator(squad)
     run = ev.run("ltr.v1", {"model": "by-other-top"})
     for topic in squad.topics:

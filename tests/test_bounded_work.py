@@ -118,7 +118,7 @@ def test_500_queries_of_unseen_words_leave_the_vocabulary_and_caches_bounded(sma
 
     unseen(0, 50)  # warm: allocator pools and the term cache's first entries
     strings, pipeline_strings, lexemes, before = len(tokenizer.vocab.strings), len(nlp.vocab.strings), \
-        len(nlp.vocab), rss_mb()  # fmt: skip
+        len(nlp.vocab), rss_mb()
     unseen(1)
     assert len(tokenizer.vocab.strings) == strings  # each query's strings are forgotten at its end
     assert (len(nlp.vocab.strings), len(nlp.vocab)) == (pipeline_strings, lexemes)  # the pipeline is untouched

@@ -200,7 +200,7 @@ def test_corpus_browses_uploads_and_switches(server: Server, tab: Page, browser:
         assert other.locator("p.sentret-terms").inner_text().split(" · ")[:3] == original.split(" · ")[:3]
         assert other.get_by_label("Query", exact=True).input_value() == "Otto Hahn Berlin"
         assert other.locator("table.sentret-entities tr[data-entity]").count() == page.locator(
-            "table.sentret-entities tr[data-entity]").count()  # fmt: skip
+            "table.sentret-entities tr[data-entity]").count()
         assert "index=uploaded" in other.url
     finally:
         shared.context.close()
@@ -233,7 +233,7 @@ def test_demo_screenshots_and_rerank_latency(browser: Any, tmp_path: Path) -> No
                     move_slider(page, "k_1", key, lambda b=before: metric(page, "Score in the ranking") != b)
                 )
             print(f"\nre-rank after a slider move (browser, demo index): {[round(x) for x in latencies]} ms; "
-                  f"{timing(page)}")  # fmt: skip
+                  f"{timing(page)}")
             assert sorted(latencies)[len(latencies) // 2] < 1000  # generous: a loaded CI machine
             before = metric(page, "Score in the ranking")
             move_slider(page, "k_1", "PageUp", lambda: metric(page, "Score in the ranking") != before)

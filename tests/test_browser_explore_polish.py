@@ -87,7 +87,7 @@ def test_the_results_download_as_csv_and_json(server: Server, tab: Any) -> None:
     open_explore(tab, server)
     tables = tab.locator("table.sentret-entities")  # the main table, then the restating group's (collapsed)
     keys, restating = (tables.nth(i).locator("tr[data-entity]").evaluate_all("(r) => r.map((e) => e.dataset.entity)")
-                       for i in (0, 1))  # fmt: skip
+                       for i in (0, 1))
     assert "Spanish Civil War|EVENT" in restating
     with tab.expect_download() as csv_download:
         tab.get_by_role("button", name="Download CSV").click()

@@ -46,13 +46,13 @@ def synthetic_docs(n_docs: int = 300, seed: int = 0) -> list[dict[str, str]]:
         {"id": f"d{d}", "title": f"Doc {d}",
          "text": " ".join(" ".join(rng.choice(words) for _ in range(10)).capitalize() + "." for _ in range(6))}
         for d in range(n_docs)
-    ]  # fmt: skip
+    ]
 
 
 def paused_training(index: Path) -> subprocess.Popen[bytes]:
     """``sentret train classes INDEX`` in the background, paused once it holds the index's marker."""
     process = subprocess.Popen([sys.executable, "-m", "sentret_core", "train", "classes", str(index)], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)  # fmt: skip
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 120
     while running(index) is None:
         if process.poll() is not None:
@@ -84,7 +84,7 @@ def test_the_first_visit_answers_and_says_training_runs(tmp_path: Path) -> None:
             clock = time.monotonic()
             page.goto(f"{server.url}/?models=lm-class.v1,bm25f.v1", wait_until="domcontentloaded")
             notice = page.get_by_text(re.compile(r"word classes of this index are training in the background, "
-                                                 r"(about \d+ s left|finishing)"))  # fmt: skip
+                                                 r"(about \d+ s left|finishing)"))
             expect(notice).to_be_visible(timeout=TIMEOUT)
             print(f"first page with the notice in {time.monotonic() - clock:.1f} s")  # a number, not a budget
             waiting = page.get_by_text("lm-class.v1, lm-class.v2 are enabled when it finishes")

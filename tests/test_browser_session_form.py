@@ -33,7 +33,7 @@ def app(small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         create_session(store, "old", small_index, "lennon religion", top_entities=1, depth=1)
     env = {"SENTRET_JUDGMENTS_DB": str(db), ADMIN_TOKEN_ENV: TOKEN}
     with streamlit_server(small_index.path, small_index.path.parent, tmp_path / "streamlit.log",
-                          extra_env=env) as server:  # fmt: skip
+                          extra_env=env) as server:
         yield server.url, db
 
 
@@ -85,7 +85,7 @@ def test_tab_and_enter_keep_the_form_open_and_filled(app: tuple[str, Path], page
     page.mouse.click(box["x"] + 0.3 * box["width"], row)
     page.wait_for_function("(h) => document.querySelector('.st-key-admin_topics_table "
                            "[data-testid=stDataFrameResizable]').getBoundingClientRect().height > h",
-                           arg=box["height"])  # fmt: skip
+                           arg=box["height"])
     editor = page.locator("textarea.gdg-input")  # the grid's cell editor
     for x, text in ((0.3, "picasso peace"), (0.85, "Picasso|PERSON")):
         page.mouse.dblclick(box["x"] + x * box["width"], row)

@@ -45,7 +45,7 @@ def test_a_server_restart_keeps_the_annotator_signed_in(
         page = context.new_page()
         page.set_default_timeout(STEP_TIMEOUT_MS)
         with streamlit_server(small_index.path, small_index.path.parent, tmp_path / "first.log",
-                              extra_env=env) as server:  # fmt: skip
+                              extra_env=env) as server:
             page.goto(f"{server.url}/annotate?session=s&token={secret.token}", wait_until="domcontentloaded")
             expect(page.get_by_text("Signed in as alice")).to_be_visible()
             page.wait_for_function("() => typeof window.__sentretAnnotateKeys === 'function'")
@@ -57,7 +57,7 @@ def test_a_server_restart_keeps_the_annotator_signed_in(
             assert ANNOTATOR_COOKIE in cookies and cookies[ANNOTATOR_COOKIE]["sameSite"] == "Strict"
             assert secret.token.split(".")[1] not in cookies[ANNOTATOR_COOKIE]["value"]  # an id, not the secret
         with streamlit_server(small_index.path, small_index.path.parent, tmp_path / "second.log",
-                              extra_env=env) as server:  # fmt: skip
+                              extra_env=env) as server:
             page.goto(f"{server.url}/annotate?session=s", wait_until="domcontentloaded")
             expect(page.get_by_text("Signed in as alice")).to_be_visible()
             expect(page.get_by_text("1 of 5 graded")).to_be_visible()

@@ -39,7 +39,7 @@ from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
 TOKEN = "team-loop-token"
 STEP_TIMEOUT_MS = 30_000
 NAMES = ["Alice Moreau", "Bruno Keller", "Carla Diaz", "Daniel Novak", "Elena Rossi", "Felix Wagner",
-         "Greta Olsen", "Hugo Lambert", "Irene Costa", "Jonas Berg"]  # fmt: skip
+         "Greta Olsen", "Hugo Lambert", "Irene Costa", "Jonas Berg"]
 CITIES = ["Lyon", "Zurich", "Seville", "Prague", "Turin", "Munich", "Oslo", "Nantes", "Porto", "Bergen"]
 TOPICS = "".join(f"when did {name} found a bakery\t{name}|PERSON\n" for name in NAMES)
 GUIDELINES = "Grade 4 when the sentence says when the bakery was founded; 1 when it does not."
@@ -53,7 +53,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), rea
 def bakers(tmp_path: Path) -> Index:
     """Ten bakers, three sentences each: ten (query, entity) topics of three items."""
     docs = [{"id": f"p{i}", "title": name, "text": f"{name} was born in {CITIES[i]}. {name} founded a bakery in "
-             f"{1950 + i}. {name} later moved to Paris."} for i, name in enumerate(NAMES)]  # fmt: skip
+             f"{1950 + i}. {name} later moved to Paris."} for i, name in enumerate(NAMES)]
     return build_from_texts(tmp_path, docs, "bakers")
 
 
@@ -92,7 +92,7 @@ def grades_in(db: Path, name: str) -> dict[int, tuple[int, str | None, bool]]:
     with sqlite3.connect(db) as conn:
         rows = conn.execute(
             "SELECT j.item_id, j.grade, j.note, j.flagged FROM judgments j JOIN annotators a ON a.id = j.annotator_id"
-            " WHERE a.name = ?", (name,)).fetchall()  # fmt: skip
+            " WHERE a.name = ?", (name,)).fetchall()
     conn.close()
     return {int(r[0]): (int(r[1]), r[2], bool(r[3])) for r in rows}
 
@@ -109,7 +109,7 @@ def focus(page: Any) -> None:
 
 
 def grade_by_keys(page: Any, queue: list[tuple[int, str]], start: int, count: int, total: int,
-                  keys: dict[int, str] | None = None) -> None:  # fmt: skip
+                  keys: dict[int, str] | None = None) -> None:
     """Grade items ``start``..``start+count-1`` of the queue with the keyboard, each checked on the page first."""
     from playwright.sync_api import expect
 
@@ -248,7 +248,7 @@ def test_the_whole_team_loop(bakers: Index, env: dict[str, str], tmp_path: Path)
             learn(admin)
             expect(admin.get_by_text(re.compile(
                 r"too little to learn from: learning needs at least 10 training topics.*there are 3\. "
-                r"Judge 7 more such topics"))).to_be_visible()  # fmt: skip
+                r"Judge 7 more such topics"))).to_be_visible()
 
             # ---- the rest of the team grades every topic (through the library: the keys are shown above)
             with JudgmentStore(db) as store:
@@ -259,13 +259,13 @@ def test_the_whole_team_loop(bakers: Index, env: dict[str, str], tmp_path: Path)
             admin.reload(wait_until="domcontentloaded")
             learn(admin)
             expect(admin.get_by_text(re.compile(r"^Learned team-linear@.*cross-validated MAP .* over 10 topics"))
-                   ).to_be_visible(timeout=180_000)  # fmt: skip
+                   ).to_be_visible(timeout=180_000)
             expect(admin.get_by_text(re.compile("^Verdict: "))).to_be_visible()
 
             # ---- the ranker by its name: a column of Explore, a row of Evaluate
             query = "when did Alice Moreau found a bakery"
             admin.goto(f"{server.url}/explore?q={query.replace(' ', '+')}&entity=Alice+Moreau%7CPERSON"
-                       "&models=ltr.v1,bm25f.v1&p.ltr.model=team-linear", wait_until="domcontentloaded")  # fmt: skip
+                       "&models=ltr.v1,bm25f.v1&p.ltr.model=team-linear", wait_until="domcontentloaded")
             expect(admin.get_by_text("Learned ranker (team-linear)").first).to_be_visible(timeout=60_000)
             admin.goto(f"{server.url}/evaluate", wait_until="domcontentloaded")
             admin.locator('[data-testid="stButtonGroup"]').get_by_text("Learned ranker").click()

@@ -81,7 +81,7 @@ def building(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], set[int]
     pipe = tmp_path / "docs.jsonl"
     os.mkfifo(pipe)
     command = [sys.executable, "-m", "sentret_core", "index", str(pipe), "--out", str(tmp_path / "idx"),
-               "--n-process", "2", "--batch-size", "1"]  # fmt: skip
+               "--n-process", "2", "--batch-size", "1"]
     with (tmp_path / "stderr.txt").open("wb") as err:
         proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err, preexec_fn=_default_signals)
     fd, workers = -1, set()
@@ -110,7 +110,7 @@ def building(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], set[int]
 
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, -signal.SIGTERM), (signal.SIGHUP, -signal.SIGHUP),
-                                               (signal.SIGINT, 130)], ids=["SIGTERM", "SIGHUP", "SIGINT"])  # fmt: skip
+                                               (signal.SIGINT, 130)], ids=["SIGTERM", "SIGHUP", "SIGINT"])
 def test_a_signal_mid_build_removes_the_staging_folder_and_reaps_the_workers(
     building: tuple[subprocess.Popen[bytes], set[int]], tmp_path: Path, signum: int, code: int
 ) -> None:
@@ -155,7 +155,7 @@ def _owner(name: str, **changes: object) -> dict[str, object]:
 def test_a_recycled_pid_or_another_host_is_judged_by_its_owner_record(tmp_path: Path) -> None:
     for name, owner in [("recycled", _owner("recycled", started=-1)),
                         ("elsewhere", _owner("elsewhere", pid=1 << 22, host="other")),
-                        ("gone", _owner("gone", pid=1 << 22))]:  # fmt: skip
+                        ("gone", _owner("gone", pid=1 << 22))]:
         folder = tmp_path / f".idx.building-{name}"
         folder.mkdir()
         (folder / staging.OWNER).write_text(json.dumps(owner))
@@ -220,7 +220,7 @@ def test_what_the_reader_skipped_is_reported_by_the_build_and_the_cli(tmp_path: 
     assert summary.notes == (f"{table}: skipped 1 record without text (line 3)",)
     assert Index.load(tmp_path / "idx").D == 1
     run = subprocess.run([sys.executable, "-m", "sentret_core", "index", str(table), "--out", str(tmp_path / "cli")],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120)  # fmt: skip
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert f"sentret: note: {table}: skipped 1 record without text (line 3)" in run.stderr
 

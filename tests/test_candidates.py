@@ -35,7 +35,7 @@ QUESTIONS = [
         candidate("d1", 2, "It shows the bombing of a Basque town.", 0)]},
     {"id": "q3", "question": "Unlabelled: nothing to evaluate here", "candidates": [
         candidate("d3", 1, "It ended in April 1939 with a Nationalist victory.")]},
-]  # fmt: skip
+]
 
 
 def write(path: Path, lines: list[object]) -> Path:
@@ -59,7 +59,7 @@ def test_a_hand_written_file_becomes_documents_topics_and_qrels(tmp_path: Path) 
 def test_sentret_eval_candidates_on_a_hand_written_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = write(tmp_path / "my.jsonl", QUESTIONS)
     code = cli.main(["eval", "candidates", "--data", str(data), "--models", "bm25f.v1,tfisf.v1",
-                     "--cache", str(tmp_path / "cache"), "--json"])  # fmt: skip
+                     "--cache", str(tmp_path / "cache"), "--json"])
     out = capsys.readouterr()
     assert code == 0, out.err
     report = json.loads(out.out)
@@ -86,7 +86,7 @@ def test_sentret_eval_candidates_on_a_hand_written_file(tmp_path: Path, capsys: 
      ({"id": "q 9", "question": "x", "candidates": [candidate("d9", 0, "a")]}, "without whitespace"),
      ({"question": "x", "candidates": [candidate("d9", 0, "a")]}, 'bad.jsonl:2: "id" must be a non-empty string')],
     ids=["json", "list", "empty", "dup-id", "position", "label", "text", "twice", "space", "no-id"],
-)  # fmt: skip
+)
 def test_a_malformed_line_is_refused_with_its_number(tmp_path: Path, line: object, message: str) -> None:
     path = write(tmp_path / "bad.jsonl", [QUESTIONS[0], line])
     with pytest.raises(SentretError, match=message.replace("(", r"\(").replace("[", r"\[")):
@@ -104,13 +104,13 @@ def test_wikiqa_through_the_candidates_format_gives_todays_numbers_for_every_mod
               "tfisf-length.v1": 0.662741, "tfisf-con-length.v1": 0.659404, "bm25.v1": 0.562344,
               "bm25f.v1": 0.605377, "lm-jm.v1": 0.575099, "lm-dir.v1": 0.59569, "lm-3mm.v1": 0.561667,
               "lm-2s.v1": 0.575572, "lm-2si.v1": 0.647403, "lm-3mmpds.v1": 0.600505, "lm-class.v1": 0.5631,
-              "lm-class.v2": 0.602096, "lm-trigger.v1": 0.600848, "lm-trigger.v2": 0.595738}  # fmt: skip
+              "lm-class.v2": 0.602096, "lm-trigger.v1": 0.600848, "lm-trigger.v2": 0.595738}
     # Now a language model scores every candidate with its smoothed likelihood, where commit eebde01 left
     # the candidates it did not reach at -inf (tied at the bottom). JM, 3MM and 2S rank as before: the weight
     # of their collection model (λ, 1-λ-γ, λ) is the same for every sentence, so the unreached candidates still
     # tie below the reached ones; Dirichlet-smoothed models (|s|-dependent) and p(d|s) now order them.
     before |= {"lm-dir.v1": 0.596461, "lm-2si.v1": 0.648612, "lm-3mmpds.v1": 0.585168, "lm-class.v1": 0.562763,
-               "lm-class.v2": 0.601712, "lm-trigger.v1": 0.600403, "lm-trigger.v2": 0.595507}  # fmt: skip
+               "lm-class.v2": 0.601712, "lm-trigger.v1": 0.600403, "lm-trigger.v2": 0.595507}
     dev = SHARED_DATA / "wikiqa" / "WikiQA-dev.tsv"
     converted = tmp_path / "wikiqa-dev.jsonl"
     write_candidates(wikiqa_candidates(read_wikiqa(dev)), converted)
@@ -134,7 +134,7 @@ def town_questions() -> list[dict[str, object]]:
             candidate(other.lower(), 0, f"{other} is a small town with a harbour.", 0),
             candidate(town.lower(), 0, f"{town} is a small town with a harbour.", 0),
             candidate(town.lower(), 1, f"{town} was settled by farmers in {1700 + 7 * i}.", 1),
-            candidate(town.lower(), 2, f"The church of {town} has a tall spire.", 0)]})  # fmt: skip
+            candidate(town.lower(), 2, f"The church of {town} has a tall spire.", 0)]})
     return questions
 
 
@@ -146,11 +146,11 @@ def test_learn_then_eval_a_ranker_on_a_hand_written_file(
     data = str(write(tmp_path / "towns.jsonl", town_questions()))
     cache = str(tmp_path / "cache")
     assert cli.main(["learn", "candidates", "--data", data, "--folds", "3", "--choose", "--learner", "linear",
-                     "--out", "towns", "--cache", cache, "--json"]) == 0  # fmt: skip
+                     "--out", "towns", "--cache", cache, "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
     assert record["train"]["topics"] == 12 and len(record["grid"]) >= 2  # --choose tried the linear grid
     code = cli.main(["eval", "candidates", "--data", data, "--models", "embed.v1,bm25f.v1,ltr.v1",
-                     "--param", "ltr.v1.model=towns", "--metrics", "map,mrr", "--cache", cache, "--json"])  # fmt: skip
+                     "--param", "ltr.v1.model=towns", "--metrics", "map,mrr", "--cache", cache, "--json"])
     out = capsys.readouterr()
     assert code == 0, out.err
     report = json.loads(out.out)

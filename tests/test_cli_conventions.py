@@ -37,7 +37,7 @@ WITHOUT_JSON = {"app", "completion", "judgments export"}
 
 def test_every_command_that_reports_has_json() -> None:
     lacking = {name for name, command in leaves(build_parser())
-               if "--json" not in {o for a in command._actions for o in a.option_strings}}  # fmt: skip
+               if "--json" not in {o for a in command._actions for o in a.option_strings}}
     assert lacking == WITHOUT_JSON
 
 
@@ -65,7 +65,7 @@ def test_the_log_level_of_a_run(small_index: Index, tmp_path: Path, capsys: pyte
 
 
 def test_json_of_search_models_and_run(small_index: Index, tmp_path: Path,
-                                       capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+                                       capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["models", "--json"]) == 0
     assert "bm25f.v1" in {row["name"] for row in json.loads(capsys.readouterr().out)}
     assert main(["search", str(small_index.path), "Picasso", "--k", "2", "--json"]) == 0
@@ -73,7 +73,7 @@ def test_json_of_search_models_and_run(small_index: Index, tmp_path: Path,
     topics = tmp_path / "topics.tsv"
     topics.write_text("t1\tPicasso\n", encoding="utf-8")
     assert main(["run", str(small_index.path), "--topics", str(topics), "--k", "3",
-                 "--out", str(tmp_path / "r.trec"), "--json"]) == 0  # fmt: skip
+                 "--out", str(tmp_path / "r.trec"), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["lines"] == 3 and summary["topics_without_results"] == []
 

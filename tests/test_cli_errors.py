@@ -67,7 +67,7 @@ def test_debug_lets_a_bug_through(
         (KeyboardInterrupt(), 130, "sentret: interrupted"),
         (MemoryError(), 1, "sentret: error: out of memory"),
     ],
-)  # fmt: skip
+)
 def test_user_and_environment_errors(
     small_index: Index,
     monkeypatch: pytest.MonkeyPatch,
@@ -156,5 +156,5 @@ def test_real_process_user_error_and_bug(small_index: Index, tmp_path: Path) -> 
     assert bug.returncode == 1
     assert _one_line(bug.stderr.decode()).startswith("sentret: internal error: IndexError: list index out of range")
     debug = subprocess.run([sys.executable, "-c", script, "--debug", *argv], capture_output=True, timeout=120,
-                           check=False)  # fmt: skip
+                           check=False)
     assert debug.returncode == 1 and b"Traceback" in debug.stderr and b"IndexError" in debug.stderr

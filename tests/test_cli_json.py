@@ -32,11 +32,11 @@ def test_build_commands_and_verify_print_json(tmp_path: Path, capsys: pytest.Cap
     added = run_json(["add", str(tmp_path / "idx"), str(more), "--n-process", "1", "--json"], capsys)
     assert added["documents"] == 3
     assert run_json(["verify", str(tmp_path / "idx"), "--json"], capsys) == {
-        "index": str(tmp_path / "idx"), "ok": True, "problems": [], "notes": []}  # fmt: skip
+        "index": str(tmp_path / "idx"), "ok": True, "problems": [], "notes": []}
 
 
 def test_verify_json_reports_problems_with_exit_1(small_index: Index, tmp_path: Path,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
     copy = tmp_path / "idx"
     shutil.copytree(small_index.path, copy)
     with (copy / "X.data.npy").open("r+b") as handle:
@@ -48,7 +48,7 @@ def test_verify_json_reports_problems_with_exit_1(small_index: Index, tmp_path: 
 
 
 def test_train_prints_the_artefacts_record(small_index: Index, tmp_path: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+                                           capsys: pytest.CaptureFixture[str]) -> None:
     copy = tmp_path / "idx"
     shutil.copytree(small_index.path, copy)
     record = run_json(["train", "triggers", str(copy), "--name", "t2", "--json"], capsys)

@@ -43,11 +43,11 @@ def setup(small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 def test_create_import_export_agreement(
     setup: tuple[Path, Path], small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     db, topics = setup
     create = ["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path),
               "--topics", str(topics), "--pool-depth", "3", "--top-entities", "2", "--seed", "5",
-              "--annotators", "ann,bea"]  # fmt: skip
+              "--annotators", "ann,bea"]
     code = run(create, monkeypatch)
     out = capsys.readouterr()
     assert code == 0, out.err
@@ -75,16 +75,16 @@ def test_create_import_export_agreement(
     qrels_file = tmp_path / "gold.qrels"
     qrels_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
     code = run(["judgments", "import", str(db), "--session", "s", "--format", "qrels", str(qrels_file),
-                "--annotator", "gold"], monkeypatch)  # fmt: skip
+                "--annotator", "gold"], monkeypatch)
     assert code == 0 and f"{len(lines)} judgment(s)" in capsys.readouterr().out
 
     # export: qrels by each rule, CSV and JSONL
     assert run(["judgments", "export", str(db), "--session", "s", "--format", "qrels",
-                "--adjudicate", "gold"], monkeypatch) == 0  # fmt: skip
+                "--adjudicate", "gold"], monkeypatch) == 0
     assert capsys.readouterr().out.splitlines() == lines
     out_file = tmp_path / "out.csv"
     assert run(["judgments", "export", str(db), "--session", "s", "--format", "csv", "--out", str(out_file)],
-               monkeypatch) == 0  # fmt: skip
+               monkeypatch) == 0
     rows = list(csv.DictReader(io.StringIO(out_file.read_text(encoding="utf-8"))))
     assert len(rows) == 2 * len(lines) and {r["annotator"] for r in rows} == {"ann", "gold"}
     capsys.readouterr()
@@ -103,15 +103,15 @@ def test_create_import_export_agreement(
     # raw agreement still given: every item but the first has the same grade
     (percent,) = summary["percent_agreement"]
     assert percent == {"a": "ann", "b": "gold", "value": (len(lines) - 1) / len(lines), "agreed": len(lines) - 1,
-                       "n": len(lines)}  # fmt: skip
+                       "n": len(lines)}
     assert run(["judgments", "agreement", str(db), "--session", "s"], monkeypatch) == 0
     same = f"{100 * (len(lines) - 1) / len(lines):.1f}% ({len(lines) - 1} of {len(lines)} shared items)"
     assert (f"Cohen's κ  ann × gold: — (too few shared items (n = {len(lines)} < 10)); same grade on {same}"
-            in capsys.readouterr().out)  # fmt: skip
+            in capsys.readouterr().out)
 
     # the 1-4 scale on request: every grade one more than on the default trec scale
     assert run(["judgments", "export", str(db), "--session", "s", "--format", "qrels", "--adjudicate", "gold",
-                "--scale", "1-4"], monkeypatch) == 0  # fmt: skip
+                "--scale", "1-4"], monkeypatch) == 0
     shifted = [line.rsplit(" ", 1) for line in capsys.readouterr().out.splitlines()]
     assert [f"{head} {int(grade) - 1}" for head, grade in shifted] == lines
 
@@ -125,16 +125,16 @@ def _one_error(code: int, capsys: pytest.CaptureFixture[str]) -> str:
 def test_bad_input_exits_2_with_one_message(
     setup: tuple[Path, Path], small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     db, topics = setup
     base = ["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path)]
     assert "cannot read the topics file" in _one_error(
-        run([*base, "--topics", str(tmp_path / "missing.tsv")], monkeypatch), capsys)  # fmt: skip
+        run([*base, "--topics", str(tmp_path / "missing.tsv")], monkeypatch), capsys)
     bad = tmp_path / "bad.tsv"
     bad.write_text("a\tb\tc\n", encoding="utf-8")
     assert "topics line 1" in _one_error(run([*base, "--topics", str(bad)], monkeypatch), capsys)
     assert "unknown model" in _one_error(
-        run([*base, "--topics", str(topics), "--models", "nope"], monkeypatch), capsys)  # fmt: skip
+        run([*base, "--topics", str(topics), "--models", "nope"], monkeypatch), capsys)
     assert not db.exists() or JudgmentStore(db).sessions() == []
     assert run([*base, "--topics", str(topics)], monkeypatch) == 0
     capsys.readouterr()
@@ -144,14 +144,14 @@ def test_bad_input_exits_2_with_one_message(
     export = ["judgments", "export", str(db), "--session", "s", "--format", "qrels"]
     csv_export = ["judgments", "export", str(db), "--session", "s", "--format", "csv"]
     assert "--adjudicate and --scale apply to --format qrels only" in _one_error(
-        run([*csv_export, "--adjudicate", "mean"], monkeypatch), capsys)  # fmt: skip
+        run([*csv_export, "--adjudicate", "mean"], monkeypatch), capsys)
     assert "no judgments database" in _one_error(
         run(["judgments", "export", str(tmp_path / "none.sqlite"), "--session", "s", "--format", "csv"],
-            monkeypatch), capsys)  # fmt: skip
+            monkeypatch), capsys)
     unknown = ["judgments", "export", str(db), "--session", "x", "--format", "csv"]
     assert "no session named 'x'" in _one_error(run(unknown, monkeypatch), capsys)
     assert "no annotator named 'zed'" in _one_error(run([*export, "--adjudicate", "zed"], monkeypatch),
-                                                    capsys)  # fmt: skip
+                                                    capsys)
     assert "wrong admin token" in _one_error(run([*export, "--token", "nope"], monkeypatch), capsys)
     monkeypatch.delenv(ADMIN_TOKEN_ENV)
     assert "needs the admin token" in _one_error(run(export, monkeypatch), capsys)
@@ -170,7 +170,7 @@ def test_bad_input_exits_2_with_one_message(
 
 def test_annotators_command_adds_renames_disables_and_removes(
     setup: tuple[Path, Path], small_index: Index, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     db, topics = setup
     base = ["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path), "--topics", str(topics)]
     assert run(base, monkeypatch) == 0
@@ -181,7 +181,7 @@ def test_annotators_command_adds_renames_disables_and_removes(
     assert "annotator 'Alice': link https://team.example/app/annotate?session=s&token=" in out
     assert "  Alice  active  0 graded" in out and "  bob  active  0 graded" in out
     assert "already has an annotator named 'ALICE'" in _one_error(run([*people, "--add", " ALICE "], monkeypatch),
-                                                                  capsys)  # fmt: skip
+                                                                  capsys)
     assert run([*people, "--rename", "bob", "Bob B", "--disable", "alice"], monkeypatch) == 0
     out = capsys.readouterr().out
     assert "  Alice  disabled  0 graded" in out and "  Bob B  active  0 graded" in out
@@ -193,13 +193,13 @@ def test_annotators_command_adds_renames_disables_and_removes(
 def test_import_sniffs_the_scale_and_says_what_it_chose(
     setup: tuple[Path, Path], small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     """The CLI names the scale of every export and import; ``--scale auto`` (the default) sniffs."""
     from sentret_core.evaluation.trec_io import topic_id
 
     db, topics = setup
     create = ["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path),
-              "--topics", str(topics), "--pool-depth", "3", "--top-entities", "5"]  # fmt: skip
+              "--topics", str(topics), "--pool-depth", "3", "--top-entities", "5"]
     assert run(create, monkeypatch) == 0
     with sqlite3.connect(db) as conn:
         items = conn.execute("SELECT query, entity, sentence_id FROM pool_items ORDER BY position").fetchall()
@@ -227,7 +227,7 @@ def test_import_sniffs_the_scale_and_says_what_it_chose(
     with JudgmentStore(db) as store:
         judged = store.admin(TOKEN).all_judgments("s")
     stored = {who: [next(j.grade for j in judged if j.annotator == who and (j.query, j.entity, j.sentence_id) == it)
-                    for it in items[:n]] for who, n in (("t", 4), ("f", 4), ("a", 3), ("b", 3))}  # fmt: skip
+                    for it in items[:n]] for who, n in (("t", 4), ("f", 4), ("a", 3), ("b", 3))}
     assert stored == {"t": [1, 2, 3, 4], "f": [1, 2, 3, 4], "a": [2, 3, 4], "b": [1, 2, 3]}
     # an export names its scale and threshold on standard error
     export = ["judgments", "export", str(db), "--session", "s", "--format", "qrels"]
@@ -237,17 +237,17 @@ def test_import_sniffs_the_scale_and_says_what_it_chose(
     assert "sentret: qrels on the 1-4 scale, relevant ≥ 3 (trec_eval -l 3)" in capsys.readouterr().err
     # values on no scale (0 is not 1-4, 4 is not trec): read as trec, the line off it named, nothing written
     assert "qrels line 2: grade 4 is not on the trec scale" in _one_error(
-        run([*imp, write("x.qrels", [0, 4]), "--annotator", "x"], monkeypatch), capsys)  # fmt: skip
+        run([*imp, write("x.qrels", [0, 4]), "--annotator", "x"], monkeypatch), capsys)
 
 
 def test_create_preview_prints_the_pairs_and_stores_nothing(
     setup: tuple[Path, Path], small_index: Index, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     """The pooled pairs are seen before creating; "Lennon" restates "lennon religion" and
     is left out (as on Explore), while the named "Picasso" is pooled although it restates "picasso peace"."""
     db, topics = setup
     create = ["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path),
-              "--topics", str(topics), "--pool-depth", "1", "--top-entities", "3"]  # fmt: skip
+              "--topics", str(topics), "--pool-depth", "1", "--top-entities", "3"]
     assert run([*create, "--preview"], monkeypatch) == 0
     out = capsys.readouterr()
     assert out.out.splitlines()[:4] == [
@@ -273,13 +273,13 @@ def test_create_with_an_overlap(
 
     db, topics = setup
     create = ["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path),
-              "--topics", str(topics), "--seed", "3", "--graders", "2", "--overlap", "25"]  # fmt: skip
+              "--topics", str(topics), "--seed", "3", "--graders", "2", "--overlap", "25"]
     assert run(create, monkeypatch) == 0
     assert "25% of the items graded by 2 annotators, the rest by one annotator each" in capsys.readouterr().out
     with JudgmentStore(db) as store:
         assert store.session("s").item_order == ItemOrder(overlap=25, graders=2, shuffle=True, seed=3)
     bad = ["judgments", "create", str(db), "--session", "t", "--index", str(small_index.path),
-           "--topics", str(topics), "--overlap", "120"]  # fmt: skip
+           "--topics", str(topics), "--overlap", "120"]
     assert run(bad, monkeypatch) == 2
     assert "overlap must be an integer from 0 to 100 (got 120)" in capsys.readouterr().err
 
@@ -287,12 +287,12 @@ def test_create_with_an_overlap(
 def test_create_annotators_and_import_print_json(
     setup: tuple[Path, Path], small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     import json
 
     db, topics = setup
     base = ["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path), "--topics",
-            str(topics), "--pool-depth", "3", "--seed", "5"]  # fmt: skip
+            str(topics), "--pool-depth", "3", "--seed", "5"]
     assert run([*base, "--preview", "--json"], monkeypatch) == 0
     preview = json.loads(capsys.readouterr().out)
     assert preview["stored"] is False and sum(p["items"] for p in preview["pairs"]) == preview["items"] > 0
@@ -313,4 +313,4 @@ def test_create_annotators_and_import_print_json(
     argv = ["judgments", "import", str(db), "--session", "s", "--format", "qrels", str(qrels), "--annotator", "gold"]
     assert run([*argv, "--scale", "1-4", "--json"], monkeypatch) == 0
     assert json.loads(capsys.readouterr().out) == {"file": str(qrels), "session": "s", "changed": len(lines),
-                                                   "scale": "1-4"}  # fmt: skip
+                                                   "scale": "1-4"}

@@ -21,7 +21,7 @@ ask() {{ COMP_WORDS=("$@"); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); _sentret; e
 def answers(shell_lines: list[list[str]], script: Path) -> list[str]:
     calls = "\n".join("ask " + " ".join(f"'{w}'" for w in words) for words in shell_lines)
     done = subprocess.run(["bash", "--norc", "-c", BASH_CALL.format(script=script) + calls],
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+                          capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return done.stdout.splitlines()
 
@@ -44,10 +44,10 @@ def test_bash_completes_commands_options_and_choices(bash_script: Path) -> None:
         ["sentret", "completion", ""],                       # a positional's choices
         ["sentret", "index", "--out", ""],                   # a value to type: nothing, so the shell lists files
         ["sentret", "-"],                                    # the top level's options
-    ], bash_script)  # fmt: skip
+    ], bash_script)
     assert lines[0] == "complete -o default -F _sentret sentret"
     assert lines[1:8] == ["search", "--json", "kld frequency rarity combination", "wikiqa", "--learner", "bash zsh",
-                          ""]  # fmt: skip
+                          ""]
     assert set(lines[8].split()) == {"-h", "--help", "--version", "--debug", "-v", "--verbose", "-q", "--quiet"}
 
 

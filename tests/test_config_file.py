@@ -27,7 +27,7 @@ def hits(argv: list[str], capsys: pytest.CaptureFixture[str]) -> list[int]:
 
 def test_the_file_gives_index_and_k_and_flags_win(small_index: Index, tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
     full = hits(["search", str(small_index.path), "Picasso war", "--json"], capsys)  # no file: k = 10
     assert len(full) > 2
@@ -41,7 +41,7 @@ def test_the_file_gives_index_and_k_and_flags_win(small_index: Index, tmp_path: 
 
 def test_pyproject_tool_table_and_support_models_as_a_list(small_index: Index, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "mine"\n\n[tool.sentret]\n'
@@ -65,10 +65,10 @@ def test_pyproject_tool_table_and_support_models_as_a_list(small_index: Index, t
     ("[search]\njson = 1\n", "sentret.toml: [search] json: expected true or false, got 1"),
     ("[serch]\nk = 2\n", "sentret.toml: serch: not a setting: the top level takes 'index' and a table per command"),
     ("index = 3\n", "sentret.toml: index: expected the path of an index folder as text, got 3"),
-])  # fmt: skip
+])
 def test_a_malformed_file_is_one_message_naming_file_and_key(text: str, message: str, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sentret.toml").write_text(text)
     code, out, err = run(["models"], capsys)

@@ -19,7 +19,7 @@ from sentret_core.ingest.corpus import Skipped, read_corpus
      ({"docno": "d1", "contents": "Picasso painted Guernica."}, {"id": "docno", "text": "contents"}),
      ({"_id": "d1", "title": "Guernica", "body": "Picasso painted Guernica."}, {"id": "_id", "text": "body"})],
     ids=["sentret", "ir_datasets", "pyserini", "beir"],
-)  # fmt: skip
+)
 def test_ids_and_texts_are_read_from_the_fields_each_dialect_uses(
     tmp_path: Path, record: dict[str, str], fields: dict[str, str]
 ) -> None:

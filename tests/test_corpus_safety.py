@@ -14,7 +14,7 @@ from sentret_core.ingest.corpus import Document, read_corpus
 
 TEXTS = {"a.txt": "# Café\n\nPicasso painted Guernica.\n", "b.txt": "Franco ruled Spain.\n"}
 DOCS = [Document("a.txt", "Café", "Picasso painted Guernica."), Document("b.txt", "Franco ruled Spain.",
-        "Franco ruled Spain.")]  # fmt: skip
+        "Franco ruled Spain.")]
 JSONL = '{"id": "x", "title": "Ünïcode", "text": "Lennon sang about peace."}\n'
 CSV = 'id,title,text\n1,Ünïcode,"Lennon sang about peace, and religion."\n'
 
@@ -31,7 +31,7 @@ UTF16 = [
 
 
 @pytest.mark.parametrize(("encoding", "bom", "codec"), UTF16,
-                         ids=[f"{e}-{'bom' if b else 'no-bom'}-{c[-2:]}" for e, b, c in UTF16])  # fmt: skip
+                         ids=[f"{e}-{'bom' if b else 'no-bom'}-{c[-2:]}" for e, b, c in UTF16])
 def test_utf16_is_read_in_every_format_when_asked_for(tmp_path: Path, encoding: str, bom: bytes, codec: str) -> None:
     folder = tmp_path / "docs"
     folder.mkdir()
@@ -81,7 +81,7 @@ def test_a_utf8_bom_does_not_hide_the_csv_header(tmp_path: Path) -> None:
         ('id,title,text\n1,One,First.\n\n3,Three,Third.,extra\n', r"line 4: 4 fields where the header has 3"),
     ],
     ids=["quote-open-to-the-end", "quote-closed-later", "extra-field"],
-)  # fmt: skip
+)
 def test_broken_csv_quoting_is_an_error_naming_the_line(tmp_path: Path, content: str, message: str) -> None:
     path = tmp_path / "broken.csv"
     path.write_text(content, encoding="utf-8")

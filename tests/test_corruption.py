@@ -39,7 +39,7 @@ def test_the_corruption_matrix(small_index: Index, tmp_path: Path) -> None:
         [sys.executable, str(HOSTILE), "--index", str(copy), "--fork", "--workers", "2", "--quiet",
          "--timeout", "60", "--json", str(out)],
         capture_output=True, text=True, timeout=240,
-    )  # fmt: skip
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     cases = json.loads(out.read_text())
     files = sorted(p.name for p in copy.iterdir() if p.suffix in (".npy", ".parquet"))
@@ -116,7 +116,7 @@ def test_an_older_index_loads_with_a_note_its_counts_are_still_checked_and_fix_u
     assert verify(index.path) == []
     # without a checksum the manifest's counts are checked against the arrays
     for key, value in (("term_occurrences", 0), ("sentences", manifest["counts"]["sentences"] + 1),
-                       ("mentions", 0), ("entities", 1)):  # fmt: skip
+                       ("mentions", 0), ("entities", 1)):
         edited = json.loads(json.dumps(manifest))
         edited["counts"][key] = value
         (index.path / "manifest.json").write_text(json.dumps(edited))

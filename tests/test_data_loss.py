@@ -33,7 +33,7 @@ def run(argv: Sequence[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
 def fingerprint(folder: Path) -> dict[str, str]:
     """sha256 of every file below ``folder``, by relative path: equal before and after means untouched."""
     return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}  # fmt: skip
+            for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture
@@ -52,7 +52,7 @@ def test_an_export_never_overwrites_the_judgments_database(
     topics = tmp_path / "topics.tsv"
     topics.write_text("picasso peace\tPicasso|PERSON\n", "utf-8")
     code, err = run(["judgments", "create", db, "--session", "s", "--index", small_index.path, "--topics", topics,
-                     "--pool-depth", "2", "--top-entities", "1", "--annotators", "ann"], capsys)  # fmt: skip
+                     "--pool-depth", "2", "--top-entities", "1", "--annotators", "ann"], capsys)
     assert code == 0, err
     before = db.read_bytes()
     link = tmp_path / "link.csv"
@@ -78,7 +78,7 @@ def test_documents_inside_the_index_being_replaced_are_refused(
                  ["index", inside_file, "--out", index_copy, "--force"],  # a source file inside --out
                  ["add", index_copy, inside_file],  # add replaces the index it reads documents from
                  ["parse", docs, "--out", index_copy, "--force"],
-                 ["build", index_copy / "shards", "--out", index_copy, "--force"]):  # fmt: skip
+                 ["build", index_copy / "shards", "--out", index_copy, "--force"]):
         code, err = run([*argv, "--n-process", "1"] if argv[0] in ("index", "add", "parse") else argv, capsys)
         assert code == 2, (argv, err)
         assert "Traceback" not in err and ("inside" in err or "not part of it" in err), err
@@ -122,7 +122,7 @@ def test_a_file_put_in_the_index_during_a_build_stops_the_swap(index_copy: Path,
 
 
 def test_force_replaces_a_pure_index_as_before(index_copy: Path, small_corpus: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+                                               capsys: pytest.CaptureFixture[str]) -> None:
     code, err = run(["index", small_corpus, "--out", index_copy, "--force", "--n-process", "1"], capsys)
     assert code == 0, err
     assert Index.load(index_copy).N > 0

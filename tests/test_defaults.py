@@ -25,7 +25,7 @@ SAME_BY_COINCIDENCE: dict[str, tuple[set[str], str]] = {
                  "an index's manifest and a shards folder's (a format of its own) happen to share a file name"),
     "MEMO_SIZE": ({"sentret_core.ui.state", "sentret_core.ui.offered", "sentret_core.ui.index_check"},
                   "the bound of each of the app's memos, chosen for that memo"),
-}  # fmt: skip
+}
 
 
 def modules(package: Path) -> Iterator[tuple[str, Path]]:
@@ -57,7 +57,7 @@ def literal(value: ast.expr | None) -> tuple[str, str] | None:
     if value is None:
         return None
     if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("frozenset", "tuple")
-            and len(value.args) == 1 and not value.keywords):  # fmt: skip
+            and len(value.args) == 1 and not value.keywords):
         inner = literal(value.args[0])
         return None if inner is None else (value.func.id, repr(sorted(ast.literal_eval(value.args[0]), key=repr)))
     try:
@@ -71,7 +71,7 @@ def redefinitions(package: Path) -> list[str]:
     """Module-level assignments, outside defaults.py, of a name defaults.py defines."""
     names = {name for name, _, _ in assignments(package / "defaults.py")}
     return [f"{module}:{line} {name}" for module, path in modules(package) if path != package / "defaults.py"
-            for name, _, line in assignments(path) if name in names]  # fmt: skip
+            for name, _, line in assignments(path) if name in names]
 
 
 def written_twice(package: Path) -> list[str]:
@@ -83,7 +83,7 @@ def written_twice(package: Path) -> list[str]:
             if key is not None and CONSTANT.fullmatch(name):
                 where.setdefault((name, key), set()).add(module)
     return sorted(f"{name} = {key[1]} in {', '.join(sorted(found))}" for (name, key), found in where.items()
-                  if len(found) > 1 and not found <= SAME_BY_COINCIDENCE.get(name, (set(), ""))[0])  # fmt: skip
+                  if len(found) > 1 and not found <= SAME_BY_COINCIDENCE.get(name, (set(), ""))[0])
 
 
 def test_no_module_redefines_a_default() -> None:
@@ -145,7 +145,7 @@ def test_the_python_api_starts_from_the_defaults() -> None:
         "top_entities": defaults.DEFAULT_SUPPORT_ENTITIES, "models": defaults.DEFAULT_SUPPORT_MODELS,
         "per_entity": defaults.DEFAULT_PER_ENTITY, "window": defaults.DEFAULT_WINDOW,
         "entity_weighting": defaults.DEFAULT_ENTITY_WEIGHTING,
-    }  # fmt: skip
+    }
     assert default(score, "model") == default(search, "model") == defaults.DEFAULT_RANKER
     assert default(search, "k") == defaults.DEFAULT_K
     assert default(evaluate, "metrics") == defaults.DEFAULT_METRICS
@@ -165,7 +165,7 @@ def test_the_cli_starts_from_the_defaults() -> None:
             support.models.split(","), support.entity_weighting) == (
         defaults.DEFAULT_RANKER, defaults.DEFAULT_K, defaults.DEFAULT_ENTITY_SCORE, defaults.DEFAULT_SUPPORT_ENTITIES,
         defaults.DEFAULT_PER_ENTITY, list(defaults.DEFAULT_SUPPORT_MODELS), defaults.DEFAULT_ENTITY_WEIGHTING,
-    )  # fmt: skip
+    )
     assert sub.choices["search"].parse_args(["INDEX", "QUERY"]).model == defaults.DEFAULT_RANKER
     (labels,) = [action for action in sub.choices["support"]._actions if action.dest == "labels"]
     assert "all but CARDINAL and ORDINAL" in (labels.help or "")  # sorted(DEFAULT_EXCLUDED_LABELS), in words

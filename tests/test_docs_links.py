@@ -60,7 +60,7 @@ def missing_paths(text: str, files: list[str]) -> list[str]:
     return sorted(
         token for token in quoted - EXAMPLES
         if not any(f == token or f.endswith("/" + token) for f in files)
-    )  # fmt: skip
+    )
 
 
 def missing_tests(text: str, tests: str) -> list[str]:
@@ -73,7 +73,7 @@ def test_the_checks_find_what_is_broken(tmp_path: Path) -> None:
     doc = tmp_path / "a.md"
     (tmp_path / "b.md").write_text("# Notation F_q(s)\n", encoding="utf-8")
     doc.write_text("[ok](b.md) [ok](b.md#notation-f_qs) [no](c.md) [no](b.md#other) [web](https://x.org)\n",
-                   encoding="utf-8")  # fmt: skip
+                   encoding="utf-8")
     assert broken_links(doc) == ["c.md", "b.md#other"]
     doc.write_text("[no](c.md#notation)\n", encoding="utf-8")
     assert broken_links(doc) == ["c.md#notation"]

@@ -69,7 +69,7 @@ def test_a_sentence_that_shares_no_word_with_the_query_is_reached(tiny: Index) -
     found = top_k(score(tiny, "doctor", "embed.v1"), tiny.N)
     texts = [tiny.texts[int(s)] for s in found.ids]
     physician, market = texts.index("The physician treated the patients."), texts.index(
-        "The stock market fell sharply on Monday.")  # fmt: skip
+        "The stock market fell sharply on Monday.")
     assert physician < market  # "physician" shares no word with "doctor", yet ranks above the market
 
 

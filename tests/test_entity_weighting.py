@@ -44,7 +44,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Index:
     assert list(zip(built.entities.text, built.entities.sf)) == [
         ("Franco", 2), ("Spain", 2), ("1975", 1), ("Lincoln", 3), ("Kentucky", 1), ("Illinois", 1),
         ("Paris", 1), ("Berlin", 1),
-    ]  # fmt: skip
+    ]
     assert [built.G[s].indices.tolist() for s in TOP] == [[FRANCO, SPAIN], [LINCOLN], [BERLIN]]
     return built
 
@@ -96,10 +96,10 @@ def test_score_weighting_by_hand(index: Index) -> None:
     assert [(e.entity.text, e.entity.score) for e in result.entities] == [
         ("Franco", pytest.approx(math.log(7 / 2))), ("Spain", pytest.approx(math.log(7 / 2))),
         ("Lincoln", 0.0), ("Berlin", 0.0),
-    ]  # fmt: skip
+    ]
     assert [e.entity.frequency for e in result.entities] == [1, 1, 1, 1]
     frequency = support(index, Q, ranker="tfisf.v1", k=3, models=("tfisf.v1",), entity_score="frequency",
-                        entity_weighting="score")  # fmt: skip
+                        entity_weighting="score")
     assert [e.entity.score for e in frequency.entities] == [1.0, 1.0, 0.0, 0.0]
 
 

@@ -23,7 +23,7 @@ from sentret_core.evaluation.trec_io import read_qrels, read_run
 Main = Callable[[Sequence[str]], int]
 
 PICASSO = ("D3", "Pablo Picasso", ["Pablo Picasso was born in Malaga.", "He moved to Paris in 1904.",
-           "Picasso died in France in 1973."])  # fmt: skip
+           "Picasso died in France in 1973."])
 # Three more questions on a third document, so cross-validation has topics to split.
 EXTRA_ROWS = [
     *wikiqa_rows("Q4", "Where was Picasso born?", PICASSO, [1, 0, 0]),
@@ -71,7 +71,7 @@ def test_eval_wikiqa_json_runs_and_qrels(
 ) -> None:
     argv = ["eval", "wikiqa", "--data", str(files["wikiqa"]), "--models", "tfisf.v1,bm25.v1",
             "--param", "bm25.v1.k1=0.9", "--cache", str(files["cache"]), "--json",
-            "--run-out", str(tmp_path / "runs.trec"), "--qrels-out", str(tmp_path / "qrels.txt")]  # fmt: skip
+            "--run-out", str(tmp_path / "runs.trec"), "--qrels-out", str(tmp_path / "qrels.txt")]
     result = _json(sentret, capsys, argv)
     assert result["benchmark"] == "wikiqa" and result["data"] == str(files["wikiqa"])
     assert result["topics"] == 2 and result["baseline"] == "doc-order"
@@ -95,7 +95,7 @@ def test_eval_wikiqa_json_runs_and_qrels(
 
 def test_eval_text_table(sentret: Main, files: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["eval", "wikiqa", "--data", str(files["wikiqa6"]), "--models", "bm25f.v1",
-            "--metrics", "mrr,ndcg,map,p@1", "--cache", str(files["cache"])]  # fmt: skip
+            "--metrics", "mrr,ndcg,map,p@1", "--cache", str(files["cache"])]
     assert sentret(argv) == 0
     out = capsys.readouterr().out
     assert "5 topics" in out and "* = Wilcoxon signed-rank p < 0.05 against doc-order" in out
@@ -112,12 +112,12 @@ def test_eval_squad_and_trecqa(
     cache = str(files["cache"])
     squad = _json(sentret, capsys, ["eval", "squad-support", "--data", str(files["squad"]), "--models",
                                     "bm25.v1,sum-kld,position", "--cache", cache, "--json",
-                                    "--min-candidates", "1", "--ranker", "bm25.v1"])  # fmt: skip
+                                    "--min-candidates", "1", "--ranker", "bm25.v1"])
     assert squad["topics"] == 6 and squad["questions"] == 7
     assert list(squad["models"]) == ["doc-order", "random", "bm25.v1", "sum-kld", "position"]
     assert squad["settings"]["ranker"] == "bm25.v1" and squad["settings"]["k"] == 1000
     trec = _json(sentret, capsys, ["eval", "trecqa", "--data", str(files["trecqa"]), "--models", "tfisf.v1",
-                                   "--cache", cache, "--json"])  # fmt: skip
+                                   "--cache", cache, "--json"])
     assert trec["topics"] == 2 and trec["baseline"] == "random"
     assert trec["models"]["doc-order"]["mean"] == trec["models"]["random"]["mean"]
 
@@ -136,14 +136,14 @@ def test_eval_bad_input_exits_2_with_one_message(
 ) -> None:
     cache = tmp_path / "cache"
     missing = _error(sentret, capsys, ["eval", "wikiqa", "--data", str(tmp_path / "nope.tsv"),
-                                       "--cache", str(cache)])  # fmt: skip
+                                       "--cache", str(cache)])
     assert "nope.tsv: no such file" in missing
     bad = tmp_path / "bad.tsv"
     bad.write_text(files["wikiqa"].read_text() + "Q9\tWhy?\tD9\tT\tD9-0\tonly six fields\n")
     message = _error(sentret, capsys, ["eval", "wikiqa", "--data", str(bad), "--cache", str(cache)])
     assert f"{bad}:11: expected 7 tab-separated fields" in message
     unknown = _error(sentret, capsys, ["eval", "wikiqa", "--data", str(files["wikiqa"]), "--models",
-                                       "bm25.v1,nosuch.v1", "--cache", str(cache)])  # fmt: skip
+                                       "bm25.v1,nosuch.v1", "--cache", str(cache)])
     assert "unknown model 'nosuch.v1'" in unknown
     assert not cache.exists()  # names are checked before any index is built
     argv = [
@@ -174,7 +174,7 @@ def test_eval_folds_tune_on_training_topics_only(
 ) -> None:
     argv = ["eval", "wikiqa", "--data", str(files["wikiqa6"]), "--models", "bm25.v1,tfisf.v1",
             "--folds", "2", "--seed", "1", "--tune-metric", "mrr", "--max-rounds", "2",
-            "--cache", str(files["cache"]), "--json"]  # fmt: skip
+            "--cache", str(files["cache"]), "--json"]
     result = _json(sentret, capsys, argv)
     assert result["tuning"] == {"method": "cross-validation", "folds": 2, "seed": 1, "metric": "mrr"}
     bm25 = result["models"]["bm25.v1"]
@@ -199,7 +199,7 @@ def test_eval_tune_on_another_file(
 ) -> None:
     argv = ["eval", "wikiqa", "--data", str(files["wikiqa"]), "--tune-on", str(files["wikiqa6"]),
             "--models", "lm-dir.v1", "--max-rounds", "1", "--cache", str(files["cache"]),
-            "--json"]  # fmt: skip
+            "--json"]
     result = _json(sentret, capsys, argv)
     assert result["tuning"]["method"] == "train-test" and result["tuning"]["train_topics"] == 5
     (fold,) = result["models"]["lm-dir.v1"]["folds"]
@@ -228,7 +228,7 @@ def test_as_exported_is_what_ir_measures_gives_on_the_written_runs(
     measures = {"map": AP, "mrr": RR, "p@1": P @ 1, "p@10": P @ 10, "r-prec": Rprec, "ndcg@10": nDCG @ 10}
     argv = ["eval", "wikiqa", "--data", str(files["wikiqa6"]), "--models", "tfisf.v1,lm-dir.v1,bm25.v1",
             "--cache", str(files["cache"]), "--json", "--run-out", str(tmp_path / "runs.trec"),
-            "--qrels-out", str(tmp_path / "qrels.txt")]  # fmt: skip
+            "--qrels-out", str(tmp_path / "qrels.txt")]
     result = _json(sentret, capsys, argv)
     assert result["as_exported"].startswith("as exported: what trec_eval -l 1")
     qrels = read_qrels(tmp_path / "qrels.txt")

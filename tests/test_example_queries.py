@@ -59,7 +59,7 @@ def demo_part(tmp_path_factory: pytest.TempPathFactory, demo_articles: dict[str,
     chosen = [
         title for title, (name, text) in demo_articles.items()
         if content_words(name) & every or any(len(content_words(text) & w) >= 2 for w in words)
-    ]  # fmt: skip
+    ]
     chosen += [p.lower() for topic in TOPICS.values() for p in topic["pages"] if p.lower() not in chosen]
     others = sorted(set(demo_articles) - set(chosen))
     chosen += random.Random(0).sample(others, RANDOM_DOCUMENTS)
@@ -101,7 +101,7 @@ def test_each_example_gives_a_good_result_at_the_defaults(
     together = [s for s in set().union(*postings) if sum(s in p for p in postings) >= min(2, len(postings))]
     assert len(together) >= 2, "the corpus barely speaks of the query: fewer than 2 sentences hold 2 of its terms"
     result = support(index, query, k=EXPLORE_K, top_entities=ENTITIES, per_entity=1,
-                     entity_weighting=EXPLORE_ENTITY_WEIGHTING)  # the app's first screen; fmt: skip
+                     entity_weighting=EXPLORE_ENTITY_WEIGHTING)  # the app's first screen
     assert result.reason is None
     kept, _ = split_restating(index, result.terms, result.entities)
     assert len(kept) >= 5

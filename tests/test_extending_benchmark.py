@@ -50,7 +50,7 @@ QA = [
 TOWNS = ("Arden", "Brisk", "Corran", "Dunmore", "Elling", "Farrow", "Glenby", "Hallow")
 TOWN_QA = [row for i, town in enumerate(TOWNS) for row in (
     (f"t{i}", f"When was {town} founded?", f"{town} is a small town with a harbour.", "0"),
-    (f"t{i}", f"When was {town} founded?", f"{town} was settled by farmers in {1700 + 7 * i}.", "1"))]  # fmt: skip
+    (f"t{i}", f"When was {town} founded?", f"{town} was settled by farmers in {1700 + 7 * i}.", "1"))]
 
 
 def recipe_code() -> str:
@@ -105,7 +105,7 @@ def test_the_recipe_benchmark_is_evaluated_by_sentret_eval(
     assert benchmark_names() == (*BUILT_IN, "qa-tsv")  # after the built-in ones, in registration order
     assert kind_of("qa-tsv") == "sentences" and plan("qa-tsv").baseline == "doc-order"
     code, out, err = run(["eval", "qa-tsv", "--data", str(data), "--models", "tfisf.v1", "--metrics", "mrr",
-                          "--cache", str(tmp_path / "cache"), "--json"], capsys)  # fmt: skip
+                          "--cache", str(tmp_path / "cache"), "--json"], capsys)
     assert code == 0, err
     report = json.loads(out)
     assert report["benchmark"] == "qa-tsv" and report["topics"] == 2  # q3 has no correct sentence
@@ -133,7 +133,7 @@ def test_the_recipe_benchmark_is_a_source_of_sentret_learn(
     code, _, err = run(["learn"], capsys)
     assert code == 2 and "(or squad-support, trecqa, candidates, qa-tsv, judgments)" in err
     code, out, err = run(["learn", "qa-tsv", "--data", str(data), "--dev", str(data), "--learner", "linear",
-                          "--out", "toyqa", "--cache", str(tmp_path / "cache"), "--json"], capsys)  # fmt: skip
+                          "--out", "toyqa", "--cache", str(tmp_path / "cache"), "--json"], capsys)
     assert code == 0, err
     record = json.loads(out)
     assert record["name"] == "toyqa" and record["train"]["benchmark"] == "qa-tsv" and record["train"]["topics"] == 8

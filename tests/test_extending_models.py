@@ -122,7 +122,7 @@ def explain_sum(index: Index, q: Any, sentence: int, p: NoParams) -> Explained:
     counts = sentence_counts(index, sentence, q.ids)
     rows = [{"term": term, "c(t,q)": float(qf), "c(t,s)": float(c), "held": float(qf + c) if c > 0 else 0.0,
              "contribution": float(qf + c) if c > 0 else 0.0}
-            for term, qf, c in zip(q.unique, q.qtf, counts)]  # fmt: skip
+            for term, qf, c in zip(q.unique, q.qtf, counts)]
     return Explained(("term", "c(t,q)", "c(t,s)", "held", "contribution"), rows, {}, {})
 
 
@@ -173,5 +173,5 @@ def test_how_it_works_stacks_the_declared_parts(index: Index, counted: list[int]
     # each part's share of "held" times the contribution: bridge 2/3·3 = 2 and 1/3·3 = 1; river 1/2·2 = 1 twice
     got = {(row.term, row.part): row.value for row in parts.frame.itertuples()}
     assert got == pytest.approx({("bridge", "query"): 2.0, ("bridge", "sentence"): 1.0,
-                                 ("river", "query"): 1.0, ("river", "sentence"): 1.0})  # fmt: skip
+                                 ("river", "query"): 1.0, ("river", "sentence"): 1.0})
     assert float(parts.frame["value"].sum()) == pytest.approx(explained.total) and explained.total == 5.0

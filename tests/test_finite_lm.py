@@ -22,7 +22,7 @@ DOCS = [
     {"id": "d1", "title": "Rivers",
      "text": "The river flows to the sea. And so it was. Salmon swim up the river. Otters sleep."},
     {"id": "d2", "title": "Hills", "text": "Sheep graze on green hills. The hills are steep and green."},
-]  # fmt: skip
+]
 QUERY = "river river salmon"  # c(river, q) = 2, c(salmon, q) = 1
 LENGTHS = [3, 0, 3, 2, 4, 3]
 P_RIVER, P_SALMON = 2 / 15, 1 / 15
@@ -168,7 +168,7 @@ def test_trained_lms_closed_set_scores_of_candidates_are_scores_bit_for_bit(
 
 
 @pytest.mark.parametrize(("model", "lam", "mu", "mu_word"), [("lm-class.v1", 0.0, 100.0, 100.0),
-                                                               ("lm-class.v2", 0.4, 50.0, 100.0)])  # fmt: skip
+                                                               ("lm-class.v2", 0.4, 50.0, 100.0)])
 def test_class_lm_no_match_by_hand(trained: Index, model: str, lam: float, mu: float, mu_word: float) -> None:
     # p(t|θ_s) = λ·(c(t,s) + μ_w·p(t))/(|s| + μ_w) + (1−λ)·p(t|C_t)·(c(C_t,s) + μ·p(C_t))/(|s| + μ), and
     # p(t|C)·p(C) = cf(t)/cf(C) · cf(C)/|C| = p(t): without t's class in s,

@@ -37,7 +37,7 @@ def test_compare_adjusts_per_metric_over_the_models_but_not_the_baseline() -> No
 def test_sentret_eval_names_the_correction(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = write(tmp_path / "my.jsonl", QUESTIONS)
     argv = ["eval", "candidates", "--data", str(data), "--models", "bm25f.v1,tfisf.v1,lm-dir.v1",
-            "--cache", str(tmp_path / "cache"), "--correction", "holm"]  # fmt: skip
+            "--cache", str(tmp_path / "cache"), "--correction", "holm"]
     assert cli.main([*argv, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["correction"] == "holm"

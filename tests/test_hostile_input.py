@@ -81,7 +81,7 @@ def test_a_device_is_not_a_corpus(tmp_path: Path) -> None:
      ('{"id": ' + "9" * 5000 + ', "text": "x"}', "number too long"),
      ('{"id": {"a": 1}, "text": "x"}', '"id" must be a string or a number')],
     ids=["deep", "5000-digit-id", "object-id"],
-)  # fmt: skip
+)
 def test_hostile_jsonl_lines_are_refused_with_their_line_number(tmp_path: Path, line: str, message: str) -> None:
     path = tmp_path / "docs.jsonl"
     path.write_text('{"id": "ok", "text": "fine"}\n' + line + "\n", "utf-8")

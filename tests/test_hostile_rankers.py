@@ -137,7 +137,7 @@ CRAFTED: dict[str, tuple[Callable[[str], str], str]] = {
 def _store_arrays(name: str, learner: str, arrays: dict[str, np.ndarray]) -> None:
     """Write a ranker's files as someone else's sentret would (``save`` itself refuses bad ones)."""
     record = {"learner": learner, "features": list(NAMES), "first_stage": "bm25.v1", "depth": 50,
-              "scorers": list(SCORERS)}  # fmt: skip
+              "scorers": list(SCORERS)}
     artefacts.write(None, "ranker", name, arrays, record)
 
 
@@ -226,7 +226,7 @@ def test_numpy_scores_equal_lightgbm_on_trained_rankers() -> None:
 # --- Hypothesis: any change to a number or an index is refused, or harmless -------------------------------
 
 MUTABLE = ("num_leaves", "split_feature", "threshold", "decision_type", "left_child", "right_child", "leaf_value",
-           "split_gain", "internal_count", "leaf_count", "max_feature_idx", "tree_sizes")  # fmt: skip
+           "split_gain", "internal_count", "leaf_count", "max_feature_idx", "tree_sizes")
 VALUES = st.one_of(
     st.integers(-(2**33), 2**33).map(str),
     st.integers(-20, 40).map(str),
@@ -248,7 +248,7 @@ def lightgbm_scores(text: str) -> np.ndarray:
     """LightGBM's scores of 16 fixed rows under model ``text`` (the hostile text itself), in a child process."""
     try:
         done = subprocess.run([sys.executable, "-c", LIGHTGBM_SIDE, str(F)], input=text, capture_output=True,
-                              text=True, timeout=TIMEOUT)  # fmt: skip
+                              text=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
         pytest.fail(f"LightGBM hung on a text the validator accepted (over {TIMEOUT:.0f} s)")
     assert done.returncode == 0, f"LightGBM died on a text the validator accepted ({done.returncode}): {done.stderr}"
@@ -281,7 +281,7 @@ def test_a_mutated_model_text_is_refused_or_safe(model_text: str, data: st.DataO
 def test_a_ranker_record_with_an_impossible_depth_is_refused(depth: float) -> None:
     arrays = {"mean": np.zeros(F), "scale": np.ones(F), "coef": np.ones(F), "intercept": np.zeros(1)}
     record = {"learner": "linear", "features": list(NAMES), "first_stage": "bm25.v1", "depth": depth,
-              "scorers": list(SCORERS)}  # fmt: skip
+              "scorers": list(SCORERS)}
     artefacts.write(None, "ranker", "deep", arrays, record)
     kind, message = forked(_load_and_use, "deep")
     assert kind == "SentretError" and "ranker 'deep'" in message, (kind, message)
@@ -302,9 +302,9 @@ def test_a_ranker_record_that_reads_a_ranker_or_nothing_is_refused(
     # a ranker whose first stage is ltr.v1 would score itself forever (RecursionError) on today's code
     names = feature_names(scorers)
     arrays = {"mean": np.zeros(len(names)), "scale": np.ones(len(names)), "coef": np.ones(len(names)),
-              "intercept": np.zeros(1)}  # fmt: skip
+              "intercept": np.zeros(1)}
     record = {"learner": "linear", "features": list(names), "first_stage": first_stage, "depth": 10,
-              "scorers": list(scorers)}  # fmt: skip
+              "scorers": list(scorers)}
     artefacts.write(None, "ranker", "ltr", arrays, record)  # under ltr.v1's default name
     kind, message = forked(_load_and_use, "ltr")
     assert kind == "SentretError" and "ranker 'ltr'" in message and says in message, (kind, message)

@@ -36,7 +36,7 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[JudgmentS
     monkeypatch.setenv(ADMIN_TOKEN_ENV, TOKEN)
     with JudgmentStore(tmp_path / "imports.db") as opened:
         opened.create_session("s", "/idx", [PoolItem("q", "e", sid, f"s{sid}") for sid in range(6)],
-                              PoolSettings())  # fmt: skip
+                              PoolSettings())
         yield opened
 
 
@@ -182,13 +182,13 @@ def test_the_admin_page_shows_a_bad_import_as_one_message(
 
 
 def test_cli_import_of_an_overflowing_id_exits_2(store: JudgmentStore, tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
     from sentret_core.cli import main as cli
 
     qrels = tmp_path / "big.qrels"
     qrels.write_text(f"{TOPIC} 0 99999999999999999999 1\n")
     code = cli.main(["judgments", "import", str(store.path), "--session", "s", "--format", "qrels", str(qrels),
-                     "--annotator", "gold"])  # fmt: skip
+                     "--annotator", "gold"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and err == [
         "sentret: error: qrels line 1: sentence id has 20 digits; it must lie in [0, 2**63 − 1]"
@@ -251,7 +251,7 @@ FIELDS = st.fixed_dictionaries(
     {}, optional={"query": JSON | st.just("q"), "entity": JSON | st.just("e"), "sentence_id": JSON | st.integers(0, 8),
                   "annotator": JSON | st.just("x"), "grade": JSON | st.integers(0, 5), "note": JSON,
                   "annotator_kind": JSON | st.sampled_from(["person", "import"]), "created_at": JSON},
-)  # fmt: skip
+)
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -269,7 +269,7 @@ def test_any_jsonl_is_imported_or_refused_with_one_message(store: JudgmentStore,
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(st.text(max_size=40) | st.tuples(st.sampled_from([TOPIC, "a:b", "x"]), st.text(max_size=3),
                                                         st.integers() | st.text(max_size=25), st.integers(-2, 6))
-                      .map(lambda t: " ".join(map(str, t))), max_size=4))  # fmt: skip
+                      .map(lambda t: " ".join(map(str, t))), max_size=4))
 def test_any_qrels_are_imported_or_refused_with_one_message(store: JudgmentStore, lines: list[str]) -> None:
     before = snapshot(store)
     try:

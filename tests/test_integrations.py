@@ -67,7 +67,7 @@ def test_a_pipeline_with_a_cutoff_and_an_experiment(small_index: Index) -> None:
     # q1's relevant sentences: first's rank 0 and rank 2 → AP = (1/1 + 2/3) / 2 = 5/6, P@2 = 1/2
     qrels = pd.DataFrame({"qid": ["q1", "q1"], "docno": [ranked.docno[0], ranked.docno[2]], "label": [1, 1]})
     measured = ir_measures.calc_aggregate([AP, P @ 2], qrels.rename(columns={"qid": "query_id", "docno": "doc_id",
-                                          "label": "relevance"}), to_ir_measures(ranked))  # fmt: skip
+                                          "label": "relevance"}), to_ir_measures(ranked))
     assert measured[AP] == pytest.approx(5 / 6) and measured[P @ 2] == pytest.approx(1 / 2)
     table = pt.Experiment([first], TOPICS[:1], qrels, eval_metrics=[AP, P @ 2], names=["bm25f"])
     assert table["AP"][0] == pytest.approx(5 / 6) and table["P@2"][0] == pytest.approx(1 / 2)
@@ -93,6 +93,6 @@ def test_bad_frames_and_docnos_are_one_clear_message(small_index: Index) -> None
 def test_without_pyterrier_the_import_names_the_extra() -> None:
     code = ("import sys; sys.modules['pyterrier'] = None\n"
             "try:\n    import sentret_core.integrations.pyterrier\n"
-            "except ImportError as err:\n    print(err)\n")  # fmt: skip
+            "except ImportError as err:\n    print(err)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert "pip install 'sentret[pyterrier]'" in done.stdout, done.stderr

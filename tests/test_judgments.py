@@ -492,7 +492,7 @@ def test_jsonl_round_trip_keeps_notes_and_flags(store: JudgmentStore, token: str
     exported = store.admin(token).export_jsonl("s")
     lines = [json.loads(line) for line in exported.splitlines()]
     assert [(j["grade"], j["note"], j["flagged"]) for j in lines] == [
-        (4, "a long sentence, but it says why", True), (1, None, False), (2, "unsure", True)]  # fmt: skip
+        (4, "a long sentence, but it says why", True), (1, None, False), (2, "unsure", True)]
     with JudgmentStore(tmp_path / "copy.db") as copy:
         copy.create_session("s", "/indexes/demo", make_items(), SETTINGS)
         admin = copy.admin(token)

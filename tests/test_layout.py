@@ -75,7 +75,7 @@ def imports(name: str, path: Path, known: set[str]) -> Imports:
                 parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*parts, base] if base else parts)
             targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else _resolve(base, known)
-                       for alias in node.names]  # fmt: skip
+                       for alias in node.names]
         else:
             continue
         edges = found.typing if id(node) in typing_only else found.runtime
@@ -207,7 +207,7 @@ def test_no_import_cycle() -> None:
 
 def test_no_import_cycle_through_type_checking_imports() -> None:
     typing = {name: {target for target in found.typing if (name, target) not in TYPING_EDGES_ALLOWED}
-              for name, found in import_edges().items()}  # fmt: skip
+              for name, found in import_edges().items()}
     graph = {name: targets | typing[name] for name, targets in import_graph().items()}
     assert [describe(graph, c, typing) for c in cycles(graph)] == []
 
@@ -216,7 +216,7 @@ def test_every_allowed_type_checking_edge_still_closes_a_cycle() -> None:
     """An allowed edge that is gone, or closes no cycle any more, comes off the list."""
     edges, components = import_edges(), [set(c) for c in cycles(import_graph(typing=True))]
     stale = [edge for edge in TYPING_EDGES_ALLOWED if edge[0] not in edges or edge[1] not in edges[edge[0]].typing
-             or not any(set(edge) <= component for component in components)]  # fmt: skip
+             or not any(set(edge) <= component for component in components)]
     assert stale == [], f"take these off TYPING_EDGES_ALLOWED: {stale}"
 
 
@@ -249,7 +249,7 @@ def test_a_submodule_taking_a_name_from_its_own_package_init_is_a_cycle(tmp_path
         "pkg/__init__.py": "VERSION = '1'\nfrom pkg.sub.build import build\n",
         "pkg/sub/__init__.py": "",
         "pkg/sub/build.py": "from pkg import VERSION\nfrom pkg import sub\ndef build(): ...\n",
-    })  # fmt: skip
+    })
     assert graph["pkg.sub.build"] == {"pkg", "pkg.sub"}  # `from pkg import sub` is the submodule, not pkg's names
     assert [describe(graph, c, typing) for c in cycles(graph)] == ["pkg -> pkg.sub.build -> pkg"]
 
@@ -261,7 +261,7 @@ def test_a_cycle_through_a_type_checking_import_is_seen_and_marked(tmp_path: Pat
         "pkg/b.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.a import A\nelse:\n"
                     "    import pkg.c\nclass B: ...\n",
         "pkg/c.py": "",
-    })  # fmt: skip
+    })
     assert typing["pkg.b"] == {"pkg.a"} and "pkg.c" in graph["pkg.b"]  # the else: branch runs
     assert [describe(graph, c, typing) for c in cycles(graph)] == ["pkg.a -> pkg.b -(typing)-> pkg.a"]
 
@@ -286,7 +286,7 @@ def test_no_module_imports_a_layer_above_its_own() -> None:
     # a package's __init__ gathers its own modules (sentret_core/__init__ is the public API): not upward
     upward = [f"{name} -> {target}" for name, targets in import_graph().items() if name not in ENTRY_POINTS
               for target in sorted(targets)
-              if layer(target) > layer(name) and not target.startswith(f"{name}.")]  # fmt: skip
+              if layer(target) > layer(name) and not target.startswith(f"{name}.")]
     assert upward == []
 
 

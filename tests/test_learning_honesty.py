@@ -26,7 +26,7 @@ TOWNS = 12
 def towns(tmp_path_factory: pytest.TempPathFactory) -> Index:
     docs = [{"id": f"d{i}", "title": f"Town {i}",
              "text": f"Town {i} lies on the river. Town {i} was founded in {1800 + i}. It has a market."}
-            for i in range(TOWNS)]  # fmt: skip
+            for i in range(TOWNS)]
     return build_from_texts(tmp_path_factory.mktemp("honest"), docs, "towns")
 
 
@@ -75,10 +75,10 @@ def test_a_sessions_unjudged_sentences_do_not_teach(towns: Index) -> None:
 def test_a_ranker_that_scores_everything_alike_is_refused() -> None:
     names = feature_names(("bm25.v1",))
     zero = {"mean": np.zeros(len(names)), "scale": np.ones(len(names)), "coef": np.zeros(len(names)),
-            "intercept": np.ones(1)}  # fmt: skip
+            "intercept": np.ones(1)}
     X = np.random.default_rng(0).random((6, len(names)))
     examples = Examples(names, X, np.array([1, 0, 0, 1, 0, 0]), np.array([3, 3]), ("a", "b"), np.array([1, 1]),
-                        np.zeros(2, int), np.zeros(2, int))  # fmt: skip
+                        np.zeros(2, int), np.zeros(2, int))
     with pytest.raises(SentretError, match="scores all 6 training sentences alike"):
         _check_not_constant(Ranker("linear", names, zero), examples)
 
@@ -90,7 +90,7 @@ def test_the_comparison_ranks_the_same_candidates_with_each_single_model() -> No
     doc-order puts it first: AP 1. MAP: bm25.v1 (1 + 1/3)/2 = 2/3, doc-order (1/2 + 1)/2 = 3/4."""
     X = np.array([[0.2, 0], [0.9, 1], [0.5, 2], [0.1, 0], [0.3, 1], [0.2, 2]], dtype=float)
     examples = Examples(("bm25.v1:score", "position"), X, np.array([0, 1, 0, 1, 0, 0]), np.array([3, 3]),
-                        ("a", "b"), np.array([1, 1]), np.zeros(2, int), np.zeros(2, int))  # fmt: skip
+                        ("a", "b"), np.array([1, 1]), np.zeros(2, int), np.zeros(2, int))
     ranker = pd.DataFrame({"map": [1.0, 1.0], "mrr": [1.0, 1.0]}, index=pd.Index(["a", "b"], name="topic"))
     found = compare_with_baselines(ranker, examples, topic_values)
     assert found.baselines["bm25.v1"]["map"] == pytest.approx(2 / 3)

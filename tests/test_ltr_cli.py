@@ -21,7 +21,7 @@ pytestmark = [
 
 def sentret(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "sentret_core", *args], capture_output=True, text=True, env=env,
-                          timeout=900, check=False)  # fmt: skip
+                          timeout=900, check=False)
 
 
 def test_learn_on_train_then_evaluate_on_dev(tmp_path: Path) -> None:
@@ -32,7 +32,7 @@ def test_learn_on_train_then_evaluate_on_dev(tmp_path: Path) -> None:
     record = json.loads(learned.stdout)
     assert record["learner"] == "lambdamart" and record["train"]["topics"] == 873 and record["dev"]["topics"] == 126
     evaluated = sentret("eval", "wikiqa", "--data", dev, "--models", "ltr.v1", "--param", "ltr.v1.model=wikiqa-ltr",
-                        "--metrics", "map,mrr", "--json", env=env)  # fmt: skip
+                        "--metrics", "map,mrr", "--json", env=env)
     assert evaluated.returncode == 0, evaluated.stderr
     report = json.loads(evaluated.stdout)
     ltr, position = (report["models"][m]["mean"]["map"] for m in ("ltr.v1", "doc-order"))

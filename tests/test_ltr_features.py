@@ -19,7 +19,7 @@ DOCS = [
      "text": "Paris is the capital of France. The city was founded in 1889. Paris has many museums."},
     {"id": "berlin", "title": "Berlin",
      "text": "Berlin is the capital of Germany. Trains run from Berlin to Paris every day."},
-]  # fmt: skip
+]
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ DOCS = [
      "text": "The physician treated the patients. A doctor wrote a letter. The doctor parked the car."},
     {"id": "market", "title": "Market",
      "text": "The stock market fell sharply on Monday. The doctor bought shares."},
-]  # fmt: skip
+]
 PHYSICIAN = 0  # "The physician treated the patients.": shares no word with the query "doctor"
 SCORERS = ("bm25.v1", "embed.v1")
 
@@ -36,7 +36,7 @@ def by_feature(feature: str, scorers: tuple[str, ...] = SCORERS, version: int = 
     names = feature_names(scorers, version)
     coef = np.array([1.0 if n == feature else 0.0 for n in names])
     return Ranker("linear", names, {"mean": np.zeros(len(names)), "scale": np.ones(len(names)), "coef": coef,
-                                    "intercept": np.zeros(1)})  # fmt: skip
+                                    "intercept": np.zeros(1)})
 
 
 def test_a_sentence_sharing_no_word_is_reached_only_through_the_semantic_stage(tiny: Index) -> None:
@@ -47,7 +47,7 @@ def test_a_sentence_sharing_no_word_is_reached_only_through_the_semantic_stage(t
     before = score(tiny, "doctor", "ltr.v1", model="lexical-only")
     assert sorted(before.ids.tolist()) == sorted(lexical.ids.tolist())  # C = the lexical stage's: 1, 2, 4
     save("with-embed", by_feature("embed.v1:score"), first_stage="bm25.v1", depth=100, scorers=SCORERS, meta={},
-         semantic_stage="embed.v1")  # fmt: skip
+         semantic_stage="embed.v1")
     after = score(tiny, "doctor", "ltr.v1", model="with-embed")
     assert sorted(after.ids.tolist()) == list(range(tiny.N))  # C = lexical ∪ semantic: every sentence
     assert load(tiny, "with-embed").semantic_stage == "embed.v1"
@@ -65,7 +65,7 @@ def test_learning_examples_reach_it_too(tiny: Index) -> None:
 def test_a_closed_set_scores_a_candidate_outside_c_over_c_and_it(tiny: Index) -> None:
     # depth 1: C = {bm25's best} ∪ {embed's best}; the closed set is every sentence of the index
     save("narrow", by_feature("embed.v1:rank"), first_stage="bm25.v1", depth=1, scorers=SCORERS, meta={},
-         semantic_stage="embed.v1")  # fmt: skip
+         semantic_stage="embed.v1")
     q = prepare(tiny, "doctor")
     spec = get_model("ltr.v1")
     params = spec.resolve({"model": "narrow"})
@@ -89,7 +89,7 @@ def test_a_ranker_of_the_older_feature_set_still_loads_and_scores(tiny: Index) -
     old = feature_names(("bm25.v1",), 1)
     assert "relative_position" not in old and len(feature_names(("bm25.v1",))) == len(old) + 2
     save("old-set", by_feature("inv_position", ("bm25.v1",), 1), first_stage="bm25.v1", depth=100,
-         scorers=("bm25.v1",), meta={})  # fmt: skip
+         scorers=("bm25.v1",), meta={})
     found = score(tiny, "doctor", "ltr.v1", model="old-set")
     # sentences 1, 2 (positions 1, 2 of the clinic) and 4 (position 1 of the market): 1/(1+position)
     assert dict(zip(found.ids.tolist(), found.scores.tolist())) == pytest.approx({1: 1 / 2, 2: 1 / 3, 4: 1 / 2})
@@ -99,9 +99,9 @@ def test_a_ranker_of_the_older_feature_set_still_loads_and_scores(tiny: Index) -
 def test_a_ranker_of_an_unknown_feature_set_is_refused_with_what_to_do(tiny: Index) -> None:
     names = (*feature_names(("bm25.v1",), 1)[:-1], "gone_feature")
     arrays = {"mean": np.zeros(len(names)), "scale": np.ones(len(names)), "coef": np.ones(len(names)),
-              "intercept": np.zeros(1)}  # fmt: skip
+              "intercept": np.zeros(1)}
     record = {"learner": "linear", "features": list(names), "first_stage": "bm25.v1", "depth": 100,
-              "scorers": ["bm25.v1"]}  # fmt: skip
+              "scorers": ["bm25.v1"]}
     artefacts.write(None, "ranker", "stale", arrays, record)
     with pytest.raises(SentretError, match=r"older feature set.*learn it again"):
         load(tiny, "stale")

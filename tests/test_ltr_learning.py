@@ -74,7 +74,7 @@ def one_feature_ranker(feature: str, scorers: tuple[str, ...] = ("bm25.v1",)) ->
 
 def test_ltr_with_one_selected_feature_ranks_exactly_like_it(tiny: Index) -> None:
     save("by-position", one_feature_ranker("inv_position"), first_stage="bm25.v1", depth=100,
-         scorers=("bm25.v1",), meta={})  # fmt: skip
+         scorers=("bm25.v1",), meta={})
     found = score(tiny, "Paris capital", "ltr.v1", model="by-position")
     first = score(tiny, "Paris capital", "bm25.v1")
     assert found.ids.tolist() == first.ids.tolist()  # depth 100 keeps every match
@@ -129,10 +129,10 @@ def test_examples_of_a_closed_set_rank_every_candidate(tiny: Index) -> None:
 
 def test_topic_values_rank_outside_candidates_tied_last() -> None:
     ranker = Ranker("linear", ("a",), {"mean": np.zeros(1), "scale": np.ones(1), "coef": np.ones(1),
-                                       "intercept": np.zeros(1)})  # fmt: skip
+                                       "intercept": np.zeros(1)})
     # one topic: two rows in C (scores 2 and 1, the second relevant), two candidates outside, one relevant
     ex = Examples(("a",), np.array([[2.0], [1.0]]), np.array([0, 1]), np.array([2]), ("t",), np.array([2]),
-                  np.array([2]), np.array([1]))  # fmt: skip
+                  np.array([2]), np.array([1]))
     frame = topic_values(ranker, ex)
     # ranks: 1 (no), 2 (yes), then {3, 4} tied with one relevant: AP = (1/2 + E[P@rank of the other]) / 2
     tied = 0.5 * (2 / 3) + 0.5 * (2 / 4)
@@ -143,7 +143,7 @@ def test_topic_values_rank_outside_candidates_tied_last() -> None:
 def test_cross_validation_never_tests_on_a_training_topic(tiny: Index, tmp_path: Path) -> None:
     docs = [{"id": f"d{i}", "title": f"Town {i}",
              "text": f"Town {i} lies on the river. Town {i} was founded in {1800 + i}. It has a market."}
-            for i in range(12)]  # fmt: skip
+            for i in range(12)]
     index = build_from_texts(tmp_path, docs, "towns")
     topics = []
     for d in range(12):
@@ -173,9 +173,9 @@ def normalise_terms(index: Index, text: str) -> list[str]:
 
 def test_support_gives_a_learned_ranker_each_entity(tiny: Index) -> None:
     save("by-other-top", one_feature_ranker("e:other_top"), first_stage="bm25.v1", depth=100,
-         scorers=("bm25.v1",), meta={})  # fmt: skip
+         scorers=("bm25.v1",), meta={})
     result = support(tiny, "Paris capital", models=["ltr.v1"], params={"ltr.v1": {"model": "by-other-top"}},
-                     per_entity=5)  # fmt: skip
+                     per_entity=5)
     q = prepare(tiny, "Paris capital")
     C = np.sort(score(tiny, "Paris capital", "bm25.v1").ids)  # depth 100 keeps every match
     column = feature_names(("bm25.v1",)).index("e:other_top")

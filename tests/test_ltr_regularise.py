@@ -19,7 +19,7 @@ from sentret_core.models.query import normalise
 def towns(tmp_path: Path) -> Data:
     docs = [{"id": f"d{i}", "title": f"Town {i}",
              "text": f"Town {i} lies on the river. Town {i} was founded in {1800 + i}. It has a market."}
-            for i in range(12)]  # fmt: skip
+            for i in range(12)]
     index = build_from_texts(tmp_path, docs, "towns")
     topics = []
     for d in range(12):

@@ -85,7 +85,7 @@ QUERY_TERMS = [
     "painting", "guernica", "picasso", "war", "civil", "franco", "nationalists", "republicans",
     "orwell", "catalonia", "artist", "dali", "1937", "thousands", "best", "known", "lived",
     "novelist", "museo", "brigades",
-]  # fmt: skip
+]
 
 
 @pytest.fixture(scope="module")

@@ -33,13 +33,13 @@ INSIDE = {
     ("birds", "need"): 1, ("birds", "trees"): 1, ("need", "birds"): 1, ("trees", "birds"): 1,
     ("need", "trees"): 2, ("trees", "need"): 2,  # s1 and s2
     ("need", "water"): 1, ("water", "need"): 1, ("trees", "water"): 1, ("water", "trees"): 1,
-}  # fmt: skip
+}
 # across: every term of s0 triggers every term of s1 (s1 → s2 crosses a document boundary)
 ACROSS = {
     ("birds", "birds"): 2, ("birds", "need"): 2, ("birds", "trees"): 2,
     ("sing", "birds"): 1, ("sing", "need"): 1, ("sing", "trees"): 1,
     ("fly", "birds"): 1, ("fly", "need"): 1, ("fly", "trees"): 1,
-}  # fmt: skip
+}
 
 
 @pytest.fixture(scope="module")

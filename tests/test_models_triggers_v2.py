@@ -37,7 +37,7 @@ CORPUS = [
      "text": "K2 reaches 8611 metres. K2 is very cold. The high pass is closed in winter."},
     {"id": "prizes", "title": "Prizes",
      "text": "Curie was born in Warsaw. The ceremony took place in 1903. The ceremony was held indoors."},
-]  # fmt: skip
+]
 # every weight named: v1 and v2 differ in their defaults, so a comparison fixes all of them
 ZERO = {"lam_self": 0.0, "lam_inside": 0.0, "lam_across": 0.0, "lam_qa": 0.0, "lam_ne": 0.0, "mu": 100.0}
 
@@ -71,11 +71,11 @@ def test_question_words_are_counted_as_triggers(qa: Index) -> None:
     found = {(ASKS[i], tables.labels[j]): int(v) for i, j, v in zip(ne.row, ne.col, ne.data)}
     # ?when: the DATE "14 March 1879" (3 terms) and the PERSON "Albert Einstein" (2); ?where: 1 each
     assert found == {("?when", "DATE"): 3, ("?when", "PERSON"): 2,
-                     ("?where", "DATE"): 1, ("?where", "GPE"): 1, ("?where", "PERSON"): 1}  # fmt: skip
+                     ("?where", "DATE"): 1, ("?where", "GPE"): 1, ("?where", "PERSON"): 1}
     qa_rows = tables.tables["qa_ask"].tocoo()
     # of the answers' terms only "born" is a term of the index
     assert {(ASKS[i], qa.vocab[j]): int(v) for i, j, v in zip(qa_rows.row, qa_rows.col, qa_rows.data)} == {
-        ("?when", "born"): 1, ("?where", "born"): 1}  # fmt: skip
+        ("?when", "born"): 1, ("?where", "born"): 1}
     # the markers never enter the term tables: they stay as v1 counted them
     assert all(not w.startswith("?") for w in qa.vocab)
     assert tables.tables["ne"].shape == (qa.V, len(tables.labels))
@@ -104,7 +104,7 @@ def test_the_marker_factor_by_hand(qa: Index) -> None:
     assert math.isclose(w2.score_of(date) - w1.score_of(date), math.log(p_where_date), rel_tol=1e-12)  # type: ignore[operator]
     gap = {q: score(qa, q, "lm-trigger.v2", **NE_ONLY) for q in ("When was the ceremony?", "Where was the ceremony?")}
     assert (gap["When was the ceremony?"].score_of(date) - gap["When was the ceremony?"].score_of(indoors)  # type: ignore[operator]
-            > gap["Where was the ceremony?"].score_of(date) - gap["Where was the ceremony?"].score_of(indoors))  # type: ignore[operator]  # fmt: skip
+            > gap["Where was the ceremony?"].score_of(date) - gap["Where was the ceremony?"].score_of(indoors))  # type: ignore[operator]
 
 
 def test_qa_and_ne_question_word_rows_together_by_hand(qa: Index) -> None:
@@ -200,9 +200,9 @@ def test_tables_of_triggers_v1_load_without_question_word_rows(qa: Index, tmp_pa
     q = "When was the ceremony?"
     params = {**NE_ONLY, "tables": "old"}
     assert np.array_equal(score(index, q, "lm-trigger.v2", **params).scores,
-                          score(index, q, "lm-trigger.v1", **params).scores)  # fmt: skip
+                          score(index, q, "lm-trigger.v1", **params).scores)
     assert not np.array_equal(score(index, q, "lm-trigger.v2", **{**NE_ONLY, "tables": "new"}).scores,
-                              score(index, q, "lm-trigger.v1", **{**NE_ONLY, "tables": "new"}).scores)  # fmt: skip
+                              score(index, q, "lm-trigger.v1", **{**NE_ONLY, "tables": "new"}).scores)
 
 
 def test_v2_declares_zero_on_every_weight_grid() -> None:

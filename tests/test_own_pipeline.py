@@ -19,7 +19,7 @@ def test_a_blank_pipeline_with_its_own_sentencizer_indexes(tmp_path: Path) -> No
     assert load_pipeline(str(tmp_path / "mine")).pipe_names == ["sentencizer"]  # not a second one
     source = tmp_path / "docs.jsonl"
     source.write_text(json.dumps({"id": "d1", "title": "Towns", "text": "Alder lies on a river. It has a market."})
-                      + "\n", "utf-8")  # fmt: skip
+                      + "\n", "utf-8")
     build_index(source, tmp_path / "idx", model=str(tmp_path / "mine"), n_process=1)
     index = Index.load(tmp_path / "idx")
     assert list(index.texts) == ["Alder lies on a river.", "It has a market."]

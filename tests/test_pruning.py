@@ -18,7 +18,7 @@ from sentret_core.models import Scores, get_model, prepare, pruning, score, sear
 # a Zipf-ish vocabulary; "river" is in most sentences (sf > N/2: a negative rsj idf)
 WORDS = ["bridge", "city", "market", "harbour", "castle", "garden", "forest", "meadow", "valley", "tower", "village",
          "church", "school", "bakery", "mill", "farm", "orchard", "lake", "island", "mountain", "station", "museum",
-         "library", "theatre"]  # fmt: skip
+         "library", "theatre"]
 
 
 def zipf_docs(seed: int, n_docs: int) -> list[dict[str, str]]:
@@ -49,7 +49,7 @@ def same(got: Scores, want: Scores) -> None:
     assert np.array_equal(got.scores, want.scores), got.scores - want.scores if len(got) == len(want) else None
     assert (got.terms, got.model, got.params, got.reason, got.oov, got.ranked) == (
         want.terms, want.model, want.params, want.reason, want.oov, want.ranked,
-    )  # fmt: skip
+    )
 
 
 PARAMS = st.fixed_dictionaries(

@@ -45,7 +45,7 @@ def test_ray_gives_the_local_engines_shards(parsed: dict[str, Path]) -> None:
     assert manifests[0]["counts"] == manifests[1]["counts"] and manifests[0]["pipeline"] == manifests[1]["pipeline"]
     assert [s["sha256"] for s in manifests[0]["shards"]] == [s["sha256"] for s in manifests[1]["shards"]]
     local, remote = (pa.concat_tables([pq.read_table(parsed[name] / s["file"]) for s in manifest["shards"]])
-                     for name, manifest in zip(("local", "ray"), manifests))  # fmt: skip
+                     for name, manifest in zip(("local", "ray"), manifests))
     assert local.num_rows == len(documents()) and local.equals(remote)
     assert local.column("ordinal").to_pylist() == list(range(len(documents())))
     assert not ray.is_initialized()  # the engine shut down the Ray it started

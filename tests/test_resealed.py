@@ -274,7 +274,7 @@ def test_the_resealed_benchmark_finds_no_signal_hang_traceback_or_wrong(small_in
         [sys.executable, str(HOSTILE), "--resealed", "--index", str(small_index.path), "--quiet",
          "--json", str(out)],
         capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     cases = json.loads(out.read_text())
     assert len(cases) == 13 + 7 + 10 + 15

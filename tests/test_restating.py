@@ -44,7 +44,7 @@ def test_split_keeps_the_order_and_sets_aside_only_the_restating(index: Index) -
     kept, restating = split_restating(index, result.terms, result.entities)
     assert {(e.entity.text, e.entity.label) for e in restating} == {
         ("Spanish Civil War", "EVENT"), ("Spanish", "NORP"), ("Civil War", "EVENT")
-    }  # fmt: skip
+    }
     assert len(kept) + len(restating) == len(result.entities)
     ranks = [e.entity.rank for e in kept]
     assert ranks == sorted(ranks) and ("Francisco Franco", "PERSON") in {(e.entity.text, e.entity.label) for e in kept}

@@ -130,7 +130,7 @@ DOCS = [
         "Picasso painted Guernica in 1937 after the bombing. "
         "The painting toured Europe to raise money for peace. Picasso kept Guernica out of Spain for decades. "
         "Critics called the painting by Picasso a plea for peace.")},
-]  # fmt: skip
+]
 TOPICS = "peace painting\tPicasso|PERSON\npeace painting\tParis|GPE\npeace painting\tGuernica|PERSON\n"
 
 

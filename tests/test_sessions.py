@@ -62,7 +62,7 @@ DOCS = [
         "Artists such as Picasso supported the Republic during the war. "
         "The war ended with a Nationalist victory and no peace for the defeated."
     )},
-]  # fmt: skip
+]
 QUERY = "picasso peace"
 PICASSO = "Picasso|PERSON"
 GUERNICA = "Guernica|PERSON"
@@ -167,7 +167,7 @@ def test_pool_order_depends_only_on_the_seed(index: Index) -> None:
     assert ids != [(i.entity, i.sentence_id) for i in other.items]
     # items are grouped by topic, topics in the order given
     assert [i.entity for i in first.items] == sorted((i.entity for i in first.items), key=[PICASSO,
-                                                     "Guernica|PERSON"].index)  # fmt: skip
+                                                     "Guernica|PERSON"].index)
     assert topic_seed(1, "a") == topic_seed(1, "a") != topic_seed(2, "a")
 
 
@@ -225,7 +225,7 @@ def test_a_topic_without_candidates_is_left_out_with_a_note(index: Index) -> Non
 
 def _judgment(annotator: str, sentence: int, grade: int) -> Judgment:
     return Judgment("s", "q:e", "q", "e", sentence, sentence, "", "", annotator, "person", grade, None,
-                    "", "")  # fmt: skip
+                    "", "")
 
 
 def test_agreement_summary_by_hand() -> None:
@@ -248,7 +248,7 @@ def test_agreement_summary_by_hand() -> None:
     assert summary.alpha.n == 12 and summary.alpha.value is not None and -1 <= summary.alpha.value <= 1
     assert summary.to_dict()["cohen_kappa"][0] == {
         "a": "A", "b": "B", "value": pytest.approx(2 / 3), "n": 12, "ci95": [ab.low, ab.high], "note": None
-    }  # fmt: skip
+    }
     assert agreement_summary([]).notes == ("no judgments yet",)
     lone = agreement_summary([_judgment("A", 0, 3)])
     assert lone.fleiss.value is None and "at least two annotators" in lone.notes[0]

@@ -40,7 +40,7 @@ BEFORE_SHARDS = {
     "seq_indptr.npy": "ea7b1df4b0e32626", "seq_terms.npy": "cf0cc6248e614572", "seq_tokens.npy": "75aea12f0b3ce6b2",
     "terms.parquet": "6fdfb7d9c877d08e", "title.data.npy": "e874673002aa84c5", "title.indices.npy": "5892a411ef120a31",
     "title.indptr.npy": "4abb085a6ead2515",
-}  # fmt: skip
+}
 
 
 def golden_docs() -> list[Document]:
@@ -100,7 +100,7 @@ def test_shards_round_trip(nlp: object, tmp_path: Path) -> None:
     for doc, row in zip(parsed, rows):
         assert (row["id"], row["title"], row["title_terms"], row["n_words"]) == (
             doc.id, doc.title, doc.title_terms, doc.n_words
-        )  # fmt: skip
+        )
         for sent, got in zip(doc.sentences, row["sentences"], strict=True):
             assert got["text"] == sent.text and (got["start"], got["end"]) == (sent.start, sent.end)
             assert got["terms"] == sent.terms and got["term_tokens"] == sent.term_tokens
@@ -118,15 +118,15 @@ def test_parse_then_build_equals_index(golden: Path, tmp_path: Path) -> None:
     build_from_documents(read_corpus(source), whole, source=str(source), n_process=1)
     run = [sys.executable, "-m", "sentret_core"]
     parsed = subprocess.run([*run, "parse", str(source), "--out", str(tmp_path / "shards"), "--n-process", "1"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert parsed.returncode == 0, parsed.stderr
     assert "parsed 60 documents" in parsed.stdout
     built = subprocess.run([*run, "build", str(tmp_path / "shards"), "--out", str(tmp_path / "idx")],
-                           cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert built.returncode == 0, built.stderr
     assert digest(tmp_path / "idx") == digest(whole)
     again = subprocess.run([*run, "parse", str(source), "--out", str(tmp_path / "shards")],
-                           cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert again.returncode == 2 and "a shards folder is already there; pass --force" in again.stderr
 
 
@@ -160,7 +160,7 @@ def test_add_refuses_known_ids_and_keeps_the_index(tmp_path: Path) -> None:
     assert (tmp_path / "idx" / "manifest.json").read_bytes() == manifest and digest(tmp_path / "idx") == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["b.jsonl", "idx"]  # no staging folder left
     command = [sys.executable, "-m", "sentret_core", "add", str(tmp_path / "idx"), str(tmp_path / "b.jsonl")]
-    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert run.returncode == 2 and run.stderr.strip().endswith(
         f"sentret: error: document id {docs[9].id!r} is already in {tmp_path / 'idx'}; nothing was added "
         "(give new documents new ids)"
@@ -237,7 +237,7 @@ def test_documents_without_sentences_are_counted_but_not_indexed(nlp: object, tm
     empty = ParsedDocument("empty", "Nothing here", ["nothing"], [], 4)
     for name, docs in (("with", [*parsed[:3], empty, *parsed[3:]]), ("without", parsed)):
         writer = ShardWriter(tmp_path / f"{name}-shards", {"model": "m", "model_version": "", "pipeline": [],
-                                                             "spacy_version": "", "normalisation": {}})  # fmt: skip
+                                                             "spacy_version": "", "normalisation": {}})
         writer.write(to_table(docs, 0))
         writer.finish([name])
         build_from_shards(tmp_path / f"{name}-shards", tmp_path / name)

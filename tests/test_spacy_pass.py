@@ -37,12 +37,12 @@ def reference(doc, offset: int, rules: TermRules) -> list[ParsedSentence]:  # ty
                 Mention(entity_text(e.text), e.label_, e.start - piece.start, min(e.end, piece.end) - piece.start,
                         e.start_char - base, min(e.end_char, piece.end_char) - base)
                 for e in piece.ents if entity_text(e.text)
-            ]  # fmt: skip
+            ]
             if text:
                 out.append(ParsedSentence(
                     text, offset + base, offset + base + len(text), [str(rules(t.lower_)) for _, t in kept],
                     [i for i, _ in kept], [(t.idx - base, t.idx - base + len(t)) for _, t in kept], mentions,
-                ))  # fmt: skip
+                ))
     return out
 
 

@@ -61,7 +61,7 @@ def sentret(*args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]
     return subprocess.run(
         [sys.executable, "-m", "sentret_core", *args], capture_output=True, text=True, env=env,
         cwd=ROOT, timeout=timeout, preexec_fn=drop,
-    )  # fmt: skip
+    )
 
 
 @contextmanager
@@ -78,7 +78,7 @@ def lock_held(path: Path, *statements: str) -> Iterator[None]:
     holder = subprocess.Popen(
         [sys.executable, "-c", script, str(path), *statements],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
         yield
@@ -131,7 +131,7 @@ def test_a_read_only_copy_exports_and_refuses_writes_with_the_right_message(db: 
     qrels = tmp_path / "more.qrels"
     qrels.write_text(f"{topic_id('q', 'e')} 0 7 1\n")
     imported = sentret("judgments", "import", str(copy), "--session", "s", "--format", "qrels", str(qrels),
-                       "--annotator", "gold")  # fmt: skip
+                       "--annotator", "gold")
     assert imported.returncode == 2 and "Traceback" not in imported.stderr
     assert "the file is read-only" in imported.stderr and "not a judgments database" not in imported.stderr
     assert copy.read_bytes() == db.read_bytes()

@@ -40,7 +40,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Index:
     assert list(zip(built.entities.text, built.entities.label, built.entities.sf)) == [
         ("Paris", "GPE", 4), ("France", "GPE", 1), ("Napoleon", "PERSON", 1),
         ("1804", "DATE", 1), ("Berlin", "GPE", 2), ("Germany", "GPE", 1),
-    ]  # fmt: skip
+    ]
     return built
 
 
@@ -77,7 +77,7 @@ def test_entity_ranking_and_context_frequency(index: Index) -> None:
     assert paris.score == pytest.approx((1 / 3) * math.log(0.5))
     assert result.n_top == 3 and result.n_context == 6
     by_frequency = support(index, "capital museums", ranker="tfisf.v1", models=("tfisf.v1",),
-                           entity_score="rarity")  # fmt: skip
+                           entity_score="rarity")
     assert [e.entity.text for e in by_frequency.entities][-1] == "Paris"  # log(6/4) is the smallest rarity
 
 
@@ -141,7 +141,7 @@ def test_context_never_crosses_documents(index: Index) -> None:
 
 def test_entity_without_candidates_gets_an_empty_list(index: Index) -> None:
     result = support(index, "capital museums", ranker="tfisf.v1", models=("tfisf.v1", "position", "sum-kld"),
-                     entities=[NAPOLEON])  # fmt: skip
+                     entities=[NAPOLEON])
     (napoleon,) = result.entities
     assert napoleon.sentences["tfisf.v1"] == ()  # s3 is not in S_q
     assert napoleon.sentences["position"] == ()

@@ -52,7 +52,7 @@ def test_the_papers_support_models_in_their_order() -> None:
         "position",
         "sum-frequency", "sum-rarity", "sum-combination", "sum-kld",
         "avg-frequency", "avg-rarity", "avg-combination", "avg-kld",
-    )  # fmt: skip
+    )
     assert SUPPORT_MODELS["position"].over == OVER_TOP
     assert {SUPPORT_MODELS[name].over for name in support_model_names()[1:]} == {OVER_CONTEXT}
     assert support_model("bm25f.v1") is None
@@ -83,7 +83,7 @@ def test_a_registered_support_model_is_read_by_the_engine(index: Index, monkeypa
     ids, scores = ctx.candidates(PARIS, "toy-earliest")  # Paris's sentences in Ŝ_q: all four
     assert ids.tolist() == [0, 1, 3, 5] and scores.tolist() == [0.0, -1.0, -3.0, -5.0]
     result = support(index, "capital museums", ranker="tfisf.v1", models=("toy-earliest", "position"),
-                     entities=[PARIS], per_entity=3)  # fmt: skip
+                     entities=[PARIS], per_entity=3)
     (paris,) = result.entities
     assert [s.sentence for s in paris.sentences["toy-earliest"]] == [0, 1, 3]
     assert [s.sentence for s in paris.sentences["position"]] == [0]  # S_qe: s0 is Paris's only sentence in S_q

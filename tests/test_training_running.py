@@ -55,7 +55,7 @@ def test_a_training_in_another_process_is_seen_and_forgotten_when_it_dies(tmp_pa
         [sys.executable, "-c", "import sys, time; from sentret_core.models.training.running import training\n"
          f"with training({str(tmp_path)!r}, ['triggers'], 5.0):\n    print('held', flush=True); time.sleep(60)"],
         stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         now = running(tmp_path)

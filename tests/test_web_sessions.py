@@ -75,7 +75,7 @@ def test_a_change_of_access_ends_the_web_session_at_once(db: Path, change: str) 
         admin = store.admin(TOKEN)
         {"new secret": lambda: admin.new_secret("s", "alice"), "disable": lambda: admin.disable_annotator("s", "alice"),
          "remove": lambda: admin.remove_annotator("s", "alice"),
-         "rename": lambda: admin.rename_annotator("s", "alice", "alicia")}[change]()  # fmt: skip
+         "rename": lambda: admin.rename_annotator("s", "alice", "alicia")}[change]()
         with pytest.raises(SignedOut, match="changed or disabled your access"):
             handle.grade(1, 4)
         with pytest.raises(SignedOut):
@@ -112,7 +112,7 @@ def test_the_admin_web_session_ends_with_its_expiry_or_a_new_token(db: Path) -> 
             store.web_sessions.resume_admin(store, web_id, TOKEN)
         with pytest.raises(SessionEnded, match="has ended"):  # an annotator's id is no admin's
             store.web_sessions.resume_admin(store, store.web_sessions.start_annotator(
-                store, store.sign_in("s", "alice", "alice-passphrase")), TOKEN)  # fmt: skip
+                store, store.sign_in("s", "alice", "alice-passphrase")), TOKEN)
 
 
 def test_a_version_4_database_opens_and_gains_web_sessions(tmp_path: Path) -> None:

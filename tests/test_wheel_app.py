@@ -46,7 +46,7 @@ def test_the_floor_is_the_version_whose_api_the_app_uses() -> None:
 
 def _pip(python: Path, *args: str, timeout: float) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(python), "-m", "pip", "--disable-pip-version-check", *args],
-                          capture_output=True, text=True, timeout=timeout)  # fmt: skip
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def _registry_reachable(scratch: Path) -> bool:
@@ -103,7 +103,7 @@ def test_the_wheel_runs_the_app_with_the_lowest_streamlit(small_index: Index, tm
 
     env = dict(os.environ, SENTRET_INDEX_ROOT=str(tmp_path / "indexes"), PYTHONUNBUFFERED="1",
                SENTRET_JUDGMENTS_DB=str(tmp_path / "judgments.sqlite"), SENTRET_RANKERS=str(tmp_path / "rankers"),
-               SENTRET_INDEX=str(small_index.path))  # fmt: skip
+               SENTRET_INDEX=str(small_index.path))
     env.pop("PYTHONPATH", None)  # nothing of this checkout: only what the wheel installed
     work = tmp_path / "elsewhere"  # no app.py, no .streamlit/ and no data/ here
     work.mkdir()
@@ -113,7 +113,7 @@ def test_the_wheel_runs_the_app_with_the_lowest_streamlit(small_index: Index, tm
     # the example queries and every page, under AppTest inside the virtualenv
     script = f"PAGES = {PAGES!r}\n{APPTEST}"
     shown = subprocess.run([str(python), "-c", script], cwd=work, env=env, capture_output=True, text=True,
-                           timeout=900)  # fmt: skip
+                           timeout=900)
     assert shown.returncode == 0, shown.stderr[-3000:]
     report = json.loads(shown.stdout.strip().splitlines()[-1])
     assert report["streamlit"] == floor and "site-packages" in report["script"]  # the wheel's, not this checkout's
@@ -126,7 +126,7 @@ def test_the_wheel_runs_the_app_with_the_lowest_streamlit(small_index: Index, tm
     command = [str(venv / "bin" / "sentret"), "app", "--index", str(small_index.path), "--port", str(port)]
     with log.open("wb") as out:
         server = subprocess.Popen(command, cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                  start_new_session=True)  # fmt: skip
+                                  start_new_session=True)
     try:
         deadline = time.monotonic() + 180
         while True:

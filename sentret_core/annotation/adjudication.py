@@ -14,7 +14,7 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from sentret_core.annotation.auth import _now
+from sentret_core.annotation.auth import timestamp_now
 from sentret_core.annotation.records import GRADES
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import topic_id
@@ -50,9 +50,9 @@ def has_adjudications(conn: sqlite3.Connection) -> bool:
 def disagreements(admin: Admin, session: str) -> list[Disagreement]:
     """Every item of ``session`` that two or more annotators graded with different grades, in the
     session's order (removed annotators count nowhere), each with its adjudicated grade if any."""
-    store = admin._store
-    with store._read() as conn:
-        session_id = store._session_row(conn, session)[0]
+    store = admin.store
+    with store.db.read() as conn:
+        session_id = store.db.session_row(conn, session)[0]
         rows = conn.execute(
             "SELECT p.id, p.position, p.query, p.entity, p.sentence_id, p.title, p.text, a.name, j.grade"
             " FROM judgments j JOIN pool_items p ON p.id = j.item_id JOIN annotators a ON a.id = j.annotator_id"
@@ -70,7 +70,7 @@ def disagreements(admin: Admin, session: str) -> list[Disagreement]:
         first = graded[0]
         found.append(Disagreement(item_id, int(first[1]), str(first[2]), str(first[3]), int(first[4]),
                                   str(first[5]), str(first[6]), tuple((str(r[7]), int(r[8])) for r in graded),
-                                  adjudicated.get(item_id)))  # fmt: skip
+                                  adjudicated.get(item_id)))
     return found
 
 
@@ -83,9 +83,9 @@ def _adjudicated_by_item(conn: sqlite3.Connection, session_id: int) -> dict[int,
 
 def adjudicated_grades(admin: Admin, session: str) -> dict[tuple[str, int], int]:
     """(topic id, sentence id) → adjudicated grade (1-4) for every adjudicated item of ``session``."""
-    store = admin._store
-    with store._read() as conn:
-        session_id = store._session_row(conn, session)[0]
+    store = admin.store
+    with store.db.read() as conn:
+        session_id = store.db.session_row(conn, session)[0]
         if not has_adjudications(conn):
             return {}
         rows = conn.execute(
@@ -103,9 +103,9 @@ def adjudicate(admin: Admin, session: str, item_id: int, grade: int | None) -> b
         raise SentretError(f"an adjudicated grade is one of {', '.join(map(str, GRADES))}; got {grade!r}")
     if isinstance(item_id, bool) or not isinstance(item_id, int):
         raise SentretError(f"an item id is a whole number; got {item_id!r}")
-    store = admin._store
-    with store._transaction() as conn:
-        session_id = store._session_row(conn, session)[0]
+    store = admin.store
+    with store.db.transaction() as conn:
+        session_id = store.db.session_row(conn, session)[0]
         pooled = conn.execute("SELECT 1 FROM pool_items WHERE session_id = ? AND id = ?", (session_id, item_id))
         if pooled.fetchone() is None:
             raise SentretError(f"item {item_id} is not in the pool of session {session!r}")
@@ -115,7 +115,7 @@ def adjudicate(admin: Admin, session: str, item_id: int, grade: int | None) -> b
         old = None if row is None else int(row[0])
         if old == grade:
             return False
-        stamp = _now()
+        stamp = timestamp_now()
         if grade is None:
             conn.execute("DELETE FROM adjudications WHERE session_id = ? AND item_id = ?", (session_id, item_id))
         elif old is None:

@@ -15,11 +15,11 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from sentret_core.annotation.adjudication import adjudicated_grades
-from sentret_core.annotation.annotator import _progress
+from sentret_core.annotation.annotator import annotator_progress
 from sentret_core.annotation.auth import admin_token, name_key, normalise_name
 from sentret_core.annotation.csv_export import csv_text
 from sentret_core.annotation.identity import AnnotatorAdmin
-from sentret_core.annotation.io import _parse_jsonl, _parse_qrels
+from sentret_core.annotation.io import parse_jsonl_lines, parse_qrels_lines
 from sentret_core.annotation.pooling import adjudicate
 from sentret_core.annotation.records import (
     DEFAULT_SCALE,
@@ -30,11 +30,11 @@ from sentret_core.annotation.records import (
     RULES,
     SCALES,
     HistoryEntry,
+    ImportLine,
     Judgment,
     Progress,
-    _judgment,
-    _judgment_select,
-    _Key,
+    judgment_from_row,
+    judgment_select,
 )
 from sentret_core.annotation.scales import AUTO, qrels_grades, sniff_or_default
 from sentret_core.errors import SentretError
@@ -66,34 +66,34 @@ class Admin(AnnotatorAdmin):
         self._set_open(name, True)
 
     def _set_open(self, name: str, is_open: bool) -> None:
-        with self._store._transaction() as conn:
-            session_id = self._store._session_row(conn, name)[0]
+        with self._store.db.transaction() as conn:
+            session_id = self._store.db.session_row(conn, name)[0]
             conn.execute("UPDATE sessions SET is_open = ? WHERE id = ?", (int(is_open), session_id))
 
     def progress_by_annotator(self, name: str) -> dict[str, Progress]:
-        with self._store._read() as conn:
-            session_id = self._store._session_row(conn, name)[0]
+        with self._store.db.read() as conn:
+            session_id = self._store.db.session_row(conn, name)[0]
             annotators = conn.execute(
                 "SELECT id, name FROM annotators WHERE session_id = ? AND removed_at IS NULL ORDER BY name_key",
                 (session_id,),
             ).fetchall()
-            return {who: _progress(conn, session_id, aid) for aid, who in annotators}
+            return {who: annotator_progress(conn, session_id, aid) for aid, who in annotators}
 
     def all_judgments(self, name: str) -> list[Judgment]:
         """Every annotator's judgments in a session, in the session's order (removed annotators' left out)."""
-        with self._store._read() as conn:
-            session_id = self._store._session_row(conn, name)[0]
+        with self._store.db.read() as conn:
+            session_id = self._store.db.session_row(conn, name)[0]
             rows = conn.execute(
-                f"{_judgment_select(conn)} WHERE j.session_id = ? AND a.removed_at IS NULL"
+                f"{judgment_select(conn)} WHERE j.session_id = ? AND a.removed_at IS NULL"
                 " ORDER BY p.position, a.name_key",
                 (session_id,),
             ).fetchall()
-        return [_judgment(row) for row in rows]
+        return [judgment_from_row(row) for row in rows]
 
     def history(self, name: str) -> list[HistoryEntry]:
         """The session's append-only history, oldest first (removed annotators' grades too)."""
-        with self._store._read() as conn:
-            session_id = self._store._session_row(conn, name)[0]
+        with self._store.db.read() as conn:
+            session_id = self._store.db.session_row(conn, name)[0]
             rows = conn.execute(
                 "SELECT h.id, a.name, p.query, p.entity, p.sentence_id, h.action, h.old_grade,"
                 " h.new_grade, h.old_note, h.new_note, h.undoes, h.at FROM history h"
@@ -178,7 +178,7 @@ class Admin(AnnotatorAdmin):
             if scale not in IMPORT_SCALES:
                 raise SentretError(f"unknown qrels scale {scale!r}; choose one of {tuple(IMPORT_SCALES)}")
             grade_map = IMPORT_SCALES[scale]
-        keys = _parse_qrels(lines, annotator, grade_map, scale)
+        keys = parse_qrels_lines(lines, annotator, grade_map, scale)
         return self._import(name, keys)
 
     def import_jsonl(self, name: str, lines: Iterable[str]) -> int:
@@ -188,18 +188,18 @@ class Admin(AnnotatorAdmin):
         import annotator's to the same name; notes and flags come with them. Timestamps are kept
         for import annotators only.
         """
-        return self._import(name, _parse_jsonl(lines))
+        return self._import(name, parse_jsonl_lines(lines))
 
-    def _import(self, name: str, keys: list[_Key]) -> int:
+    def _import(self, name: str, keys: list[ImportLine]) -> int:
         store = self._store
         changed = 0
-        with store._transaction() as conn:
-            session_id = store._session_row(conn, name)[0]
+        with store.db.transaction() as conn:
+            session_id = store.db.session_row(conn, name)[0]
             for key in keys:
                 item = _find_item(conn, session_id, key, name)
                 who = key.annotator  # always an import annotator's name (see .io)
                 try:
-                    annotator_id, kind = store._annotator(conn, session_id, who, IMPORTED)
+                    annotator_id, kind = store.db.find_or_register_annotator(conn, session_id, who, IMPORTED)
                 except SentretError as exc:
                     raise SentretError(f"line {key.line}: {exc}") from None
                 if kind == PERSON:
@@ -208,8 +208,8 @@ class Admin(AnnotatorAdmin):
                         "grades never overwrite a person's: import them under another name"
                     )
                 judgment = (session_id, item, annotator_id)
-                wrote = store._write_grade(conn, judgment, key.grade, key.note, "import",
-                                           stamps=(key.created_at, key.updated_at))  # fmt: skip
+                wrote = store.db.write_grade(conn, judgment, key.grade, key.note, "import",
+                                           stamps=(key.created_at, key.updated_at))
                 flagged = conn.execute(
                     "UPDATE judgments SET flagged = ? WHERE session_id = ? AND item_id = ? AND annotator_id = ?"
                     " AND flagged IS NOT ?",
@@ -219,7 +219,7 @@ class Admin(AnnotatorAdmin):
         return changed
 
 
-def _find_item(conn: sqlite3.Connection, session_id: int, key: _Key, session: str) -> int:
+def _find_item(conn: sqlite3.Connection, session_id: int, key: ImportLine, session: str) -> int:
     row = conn.execute(
         "SELECT id FROM pool_items WHERE session_id = ? AND query = ? AND entity = ?"
         " AND sentence_id = ?",

@@ -84,7 +84,7 @@ def _matrix(data: Ratings) -> pd.DataFrame:
     return frame.pivot(index="item", columns="annotator", values="grade")
 
 
-def _codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def category_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The sorted distinct values and each value's index among them."""
     try:
         categories, codes = np.unique(values, return_inverse=True)
@@ -109,7 +109,7 @@ def cohen_kappa(data: Ratings, a: Hashable, b: Hashable, *, weights: Weights = N
     both = matrix[[a, b]].dropna()
     if both.empty:
         raise SentretError(f"annotators {a!r} and {b!r} have no graded item in common")
-    categories, codes = _codes(both.to_numpy())
+    categories, codes = category_codes(both.to_numpy())
     k = len(categories)
     observed = np.zeros((k, k))
     np.add.at(observed, (codes[:, 0], codes[:, 1]), 1.0)
@@ -164,7 +164,7 @@ def fleiss_kappa(data: Ratings) -> float:
     complete = matrix.dropna()
     if complete.empty:
         raise SentretError(f"no item was graded by all {matrix.shape[1]} annotators")
-    categories, codes = _codes(complete.to_numpy())
+    categories, codes = category_codes(complete.to_numpy())
     counts = np.stack([(codes == c).sum(axis=1) for c in range(len(categories))], axis=1)
     return fleiss_kappa_counts(counts)
 
@@ -203,7 +203,7 @@ def krippendorff_alpha(data: Ratings, level: Level = "ordinal") -> float:
     pairable = present.sum(axis=1) >= 2
     if not pairable.any():
         raise SentretError("Krippendorff's alpha needs an item graded by at least two annotators")
-    categories, codes = _codes(values[pairable][present[pairable]])
+    categories, codes = category_codes(values[pairable][present[pairable]])
     units = np.repeat(np.arange(int(pairable.sum())), present[pairable].sum(axis=1))
     per_unit = np.zeros((int(pairable.sum()), len(categories)))
     np.add.at(per_unit, (units, codes), 1.0)

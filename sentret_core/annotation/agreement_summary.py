@@ -104,7 +104,7 @@ class AgreementSummary:
         }
 
 
-def _finite(value: float) -> float | None:
+def finite_or_none(value: float) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
@@ -136,7 +136,7 @@ def agreement_summary(judgments: Iterable[Judgment], *, resamples: int | None = 
     ≥ 2 grades), with their item counts and bootstrap intervals (``resamples``, default 2000)."""
     from sentret_core.annotation import agreement_bootstrap as boot
     from sentret_core.annotation.agreement import (
-        _codes,
+        category_codes,
         cohen_kappa,
         fleiss_kappa,
         krippendorff_alpha,
@@ -154,7 +154,7 @@ def agreement_summary(judgments: Iterable[Judgment], *, resamples: int | None = 
     shared, complete = int((counts >= 2).sum()), int((counts == len(names)).sum())
     if len(names) < 2:
         return AgreementSummary(names, len(matrix), 0, complete, pd.DataFrame(), (), none, none,
-                                ("agreement needs at least two annotators",))  # fmt: skip
+                                ("agreement needs at least two annotators",))
     pairs, percent = [], []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
@@ -164,14 +164,14 @@ def agreement_summary(judgments: Iterable[Judgment], *, resamples: int | None = 
             if n < MIN_SHARED:
                 pairs.append((a, b, Coefficient(None, n, note=too_few(n))))
                 continue
-            categories, codes = _codes(both.to_numpy())
+            categories, codes = category_codes(both.to_numpy())
             k = len(categories)
             stat = boot.cohen_statistic(k, 1.0 - np.eye(k))
             ci = boot.interval(boot.cohen_features(codes, k), stat, resamples=draws)
             pairs.append((a, b, _coefficient(cohen_kappa(ratings, a, b), n, ci)))
     cohen = _pair_matrix(names, pairs)
     if complete >= MIN_SHARED:
-        categories, codes = _codes(matrix.dropna().to_numpy())
+        categories, codes = category_codes(matrix.dropna().to_numpy())
         table = np.stack([(codes == c).sum(axis=1) for c in range(len(categories))], axis=1)
         ci = boot.interval(boot.fleiss_features(table), boot.fleiss_statistic(len(names)), resamples=draws)
         fleiss = _coefficient(fleiss_kappa(ratings), complete, ci)
@@ -180,7 +180,7 @@ def agreement_summary(judgments: Iterable[Judgment], *, resamples: int | None = 
     if shared >= MIN_SHARED:
         pairable = matrix[counts >= 2]
         present = pairable.notna().to_numpy()
-        categories, codes = _codes(pairable.to_numpy(dtype=object)[present])
+        categories, codes = category_codes(pairable.to_numpy(dtype=object)[present])
         units = np.repeat(np.arange(len(pairable)), present.sum(axis=1))
         per_unit = np.zeros((len(pairable), len(categories)))
         np.add.at(per_unit, (units, codes), 1.0)
@@ -191,4 +191,4 @@ def agreement_summary(judgments: Iterable[Judgment], *, resamples: int | None = 
         alpha = Coefficient(None, shared, note=f"{too_few(shared)}: items graded by two or more annotators")
     notes = [] if shared >= MIN_SHARED else [f"agreement is given on {MIN_SHARED} or more shared items only"]
     return AgreementSummary(names, len(matrix), shared, complete, cohen, tuple(pairs), fleiss, alpha, tuple(notes),
-                            tuple(percent))  # fmt: skip
+                            tuple(percent))

@@ -11,9 +11,16 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING
 
-from sentret_core.annotation.auth import _as_id, _check_grade, _check_note, _now
+from sentret_core.annotation.auth import as_id, check_grade, check_note, timestamp_now
 from sentret_core.annotation.item_order import queue, queue_positions
-from sentret_core.annotation.records import _ITEM_COLUMNS, ItemView, Judgment, Progress, _judgment, _judgment_select
+from sentret_core.annotation.records import (
+    ITEM_COLUMNS,
+    ItemView,
+    Judgment,
+    Progress,
+    judgment_from_row,
+    judgment_select,
+)
 from sentret_core.errors import SentretError
 
 if TYPE_CHECKING:
@@ -40,7 +47,27 @@ class AnnotatorHandle:
         # (hash of its id, WebSessions) once bound to a browser's web session: ending it ends the handle
         self._web: tuple[str, WebSessions] | None = None
 
-    def _check_access(self, conn: sqlite3.Connection) -> None:
+    @property
+    def signed_in_as(self) -> tuple[int, int, int]:
+        """(session id, annotator id, credential counter) this handle signed in with."""
+        return self._session_id, self._annotator_id, self._credential
+
+    @property
+    def web_session_hash(self) -> str | None:
+        """The hash of the web session this handle is bound to (None: it is bound to none)."""
+        return None if self._web is None else self._web[0]
+
+    def bind_web_session(self, id_hash: str, web_sessions: WebSessions) -> None:
+        """From now on every action also checks web session ``id_hash``: ending it ends the handle."""
+        self._web = (id_hash, web_sessions)
+
+    def check_access(self, conn: sqlite3.Connection | None = None) -> None:
+        """Raise :class:`SignedOut` if this handle no longer acts for its annotator; ``conn``: check
+        inside that transaction (the caller's) rather than in a read of its own."""
+        if conn is None:
+            with self._store.db.read() as conn:
+                self.check_access(conn)
+            return
         row = conn.execute(
             "SELECT disabled, removed_at, credential FROM annotators WHERE session_id = ? AND id = ?",
             (self._session_id, self._annotator_id),
@@ -53,18 +80,13 @@ class AnnotatorHandle:
         if self._web is not None:
             self._web[1].check(conn, self._web[0], self.session)
 
-    def check_access(self) -> None:
-        """Raise :class:`SignedOut` if this handle no longer acts for its annotator."""
-        with self._store._read() as conn:
-            self._check_access(conn)
-
     def __repr__(self) -> str:
         return f"AnnotatorHandle(session={self.session!r}, annotator={self.annotator!r})"
 
     def _open_item(self, conn: sqlite3.Connection, item_id: object) -> int:
         """Check that the session is open and the item belongs to it; return the item id."""
-        item = _as_id(item_id, "an item id")
-        self._check_access(conn)
+        item = as_id(item_id, "an item id")
+        self.check_access(conn)
         row = conn.execute("SELECT is_open FROM sessions WHERE id = ?", (self._session_id,))
         if not row.fetchone()[0]:
             raise SentretError(f"session {self.session!r} is closed; no more grades are taken")
@@ -78,12 +100,12 @@ class AnnotatorHandle:
     def grade(self, item_id: int, grade: int, note: str | None = None, *, flagged: bool | None = None) -> None:
         """Set this annotator's grade (and note) of an item; committed before returning.
         ``flagged``: also set the judgment's flag (None: keep it as it is)."""
-        grade = _check_grade(grade)
-        note = _check_note(note)
-        with self._store._transaction() as conn:
+        grade = check_grade(grade)
+        note = check_note(note)
+        with self._store.db.transaction() as conn:
             item = self._open_item(conn, item_id)
             key = (self._session_id, item, self._annotator_id)
-            self._store._write_grade(conn, key, grade, note, _set_or_change(conn, key))
+            self._store.db.write_grade(conn, key, grade, note, _set_or_change(conn, key))
             if flagged is not None:
                 conn.execute(
                     "UPDATE judgments SET flagged = ? WHERE session_id = ? AND item_id = ? AND annotator_id = ?",
@@ -95,14 +117,14 @@ class AnnotatorHandle:
 
     def grade_of(self, item_id: int) -> int | None:
         """This annotator's grade of an item (None: not graded)."""
-        with self._store._read() as conn:
-            self._check_access(conn)
-            return _current(conn, (self._session_id, _as_id(item_id, "an item id"), self._annotator_id))
+        with self._store.db.read() as conn:
+            self.check_access(conn)
+            return _current(conn, (self._session_id, as_id(item_id, "an item id"), self._annotator_id))
 
     def flag(self, item_id: int, flagged: bool = True) -> None:
         """Flag (or unflag) this annotator's judgment of an item, for the organiser to look at; the
         item must be graded first. A flag is kept with the judgment (and its exports), not in the history."""
-        with self._store._transaction() as conn:
+        with self._store.db.transaction() as conn:
             item = self._open_item(conn, item_id)
             key = (self._session_id, item, self._annotator_id)
             if _current(conn, key) is None:
@@ -117,8 +139,8 @@ class AnnotatorHandle:
 
         Repeated calls walk further back. The undo is itself appended to the history.
         """
-        with self._store._transaction() as conn:
-            self._check_access(conn)
+        with self._store.db.transaction() as conn:
+            self.check_access(conn)
             row = conn.execute(
                 "SELECT h.id, h.item_id, h.old_grade, h.old_note FROM history h"
                 " WHERE h.session_id = ? AND h.annotator_id = ? AND h.action IN ('set', 'change')"
@@ -131,12 +153,12 @@ class AnnotatorHandle:
             history_id, item, old_grade, old_note = row
             self._open_item(conn, item)
             key = (self._session_id, item, self._annotator_id)
-            self._store._write_grade(conn, key, old_grade, old_note, "undo", undoes=history_id)
+            self._store.db.write_grade(conn, key, old_grade, old_note, "undo", undoes=history_id)
             return self._item(conn, item)
 
     def skip(self, item_id: int) -> None:
         """Put an ungraded item aside: it comes back after every item neither graded nor skipped."""
-        with self._store._transaction() as conn:
+        with self._store.db.transaction() as conn:
             item = self._open_item(conn, item_id)
             key = (self._session_id, item, self._annotator_id)
             if _current(conn, key) is not None:
@@ -144,20 +166,20 @@ class AnnotatorHandle:
             conn.execute(
                 "INSERT OR REPLACE INTO skips (session_id, item_id, annotator_id, at)"
                 " VALUES (?, ?, ?, ?)",
-                (*key, _now()),
+                (*key, timestamp_now()),
             )
 
     def next_item(self) -> ItemView | None:
         """Where this annotator stopped: the first item of their queue (:mod:`.item_order`) neither
         graded nor skipped; then the skipped ones, longest-skipped first; None when all are graded."""
         args = (self._session_id, self._annotator_id)
-        with self._store._read() as conn:
-            self._check_access(conn)
+        with self._store.db.read() as conn:
+            self.check_access(conn)
             mine = queue(conn, *args)
             graded = {int(r[0]) for r in conn.execute(
-                "SELECT item_id FROM judgments WHERE session_id = ? AND annotator_id = ?", args)}  # fmt: skip
+                "SELECT item_id FROM judgments WHERE session_id = ? AND annotator_id = ?", args)}
             skipped = [int(r[0]) for r in conn.execute(
-                "SELECT item_id FROM skips WHERE session_id = ? AND annotator_id = ? ORDER BY id", args)]  # fmt: skip
+                "SELECT item_id FROM skips WHERE session_id = ? AND annotator_id = ? ORDER BY id", args)]
             put_aside = set(skipped)
             fresh = next((i for i in mine if i not in graded and i not in put_aside), None)
             if fresh is None:
@@ -167,15 +189,15 @@ class AnnotatorHandle:
     def item(self, item_id: int) -> ItemView:
         """An item of this session (to show it again, e.g. to regrade it); its ``position`` is its
         place in this annotator's queue."""
-        with self._store._read() as conn:
-            self._check_access(conn)
-            return self._item(conn, _as_id(item_id, "an item id"))
+        with self._store.db.read() as conn:
+            self.check_access(conn)
+            return self._item(conn, as_id(item_id, "an item id"))
 
     def item_at(self, position: int) -> ItemView:
         """The item at ``position`` (0-based) of this annotator's queue."""
-        position = _as_id(position, "an item position")
-        with self._store._read() as conn:
-            self._check_access(conn)
+        position = as_id(position, "an item position")
+        with self._store.db.read() as conn:
+            self.check_access(conn)
             mine = queue(conn, self._session_id, self._annotator_id)
             if position >= len(mine):
                 raise SentretError(f"session {self.session!r} has no item {position + 1} for you")
@@ -183,7 +205,7 @@ class AnnotatorHandle:
 
     def _item(self, conn: sqlite3.Connection, item_id: int, mine: list[int] | None = None) -> ItemView:
         row = conn.execute(
-            f"SELECT {_ITEM_COLUMNS} FROM pool_items p WHERE p.session_id = ? AND p.id = ?",
+            f"SELECT {ITEM_COLUMNS} FROM pool_items p WHERE p.session_id = ? AND p.id = ?",
             (self._session_id, item_id),
         ).fetchone()
         if row is None:
@@ -196,11 +218,11 @@ class AnnotatorHandle:
 
     def my_judgments(self) -> list[Judgment]:
         """This annotator's judgments, in their queue's order (``position``: the place in it)."""
-        with self._store._read() as conn:
-            self._check_access(conn)
+        with self._store.db.read() as conn:
+            self.check_access(conn)
             places = queue_positions(conn, self._session_id, self._annotator_id)
             rows = conn.execute(
-                f"{_judgment_select(conn)} WHERE j.session_id = ? AND j.annotator_id = ?"
+                f"{judgment_select(conn)} WHERE j.session_id = ? AND j.annotator_id = ?"
                 " ORDER BY p.position",
                 (self._session_id, self._annotator_id),
             ).fetchall()
@@ -208,14 +230,14 @@ class AnnotatorHandle:
                 "SELECT j.item_id FROM judgments j JOIN pool_items p ON p.id = j.item_id"
                 " WHERE j.session_id = ? AND j.annotator_id = ? ORDER BY p.position",
                 (self._session_id, self._annotator_id),
-            )]  # fmt: skip
-        mine = [_judgment(row)._replace(position=places.get(item, len(places))) for row, item in zip(rows, ids)]
+            )]
+        mine = [judgment_from_row(row)._replace(position=places.get(item, len(places))) for row, item in zip(rows, ids)]
         return sorted(mine, key=lambda j: j.position)
 
     def progress(self) -> Progress:
-        with self._store._read() as conn:
-            self._check_access(conn)
-            return _progress(conn, self._session_id, self._annotator_id)
+        with self._store.db.read() as conn:
+            self.check_access(conn)
+            return annotator_progress(conn, self._session_id, self._annotator_id)
 
 
 def _current(conn: sqlite3.Connection, key: tuple[int, int, int]) -> int | None:
@@ -230,7 +252,7 @@ def _set_or_change(conn: sqlite3.Connection, key: tuple[int, int, int]) -> str:
     return "set" if _current(conn, key) is None else "change"
 
 
-def _progress(conn: sqlite3.Connection, session_id: int, annotator_id: int) -> Progress:
+def annotator_progress(conn: sqlite3.Connection, session_id: int, annotator_id: int) -> Progress:
     """The annotator's progress through their own queue (:func:`.item_order.queue`)."""
     total = len(queue(conn, session_id, annotator_id))
     graded, skipped = conn.execute(

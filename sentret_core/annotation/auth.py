@@ -22,11 +22,11 @@ from sentret_core.annotation.records import ADMIN_TOKEN_ENV, GRADES, INT64_MAX, 
 from sentret_core.errors import SentretError
 
 
-def _now() -> str:
+def timestamp_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
 
-def _clean_name(value: object, what: str) -> str:
+def clean_name(value: object, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise SentretError(f"the {what} must be a non-empty text; got {value!r}")
     name = value.strip()
@@ -37,7 +37,7 @@ def _clean_name(value: object, what: str) -> str:
     return name
 
 
-def _check_grade(grade: object) -> int:
+def check_grade(grade: object) -> int:
     if isinstance(grade, bool) or not isinstance(grade, int) or grade not in GRADES:
         raise SentretError(
             "a grade must be 1 (non-relevant), 2 (fairly relevant), 3 (relevant) "
@@ -46,7 +46,7 @@ def _check_grade(grade: object) -> int:
     return grade
 
 
-def _check_note(note: object) -> str | None:
+def check_note(note: object) -> str | None:
     if note is None:
         return None
     if not isinstance(note, str):
@@ -58,7 +58,7 @@ def _check_note(note: object) -> str | None:
     return note.strip() or None
 
 
-def _as_id(value: object, what: str) -> int:
+def as_id(value: object, what: str) -> int:
     """An id SQLite can store: an integer in [0, 2**63 − 1]; SentretError otherwise."""
     if isinstance(value, bool) or not hasattr(type(value), "__index__"):
         raise SentretError(f"{what} must be an integer; got {str(value)[:40]!r}")

@@ -21,13 +21,13 @@ from sentret_core.annotation.annotator import AnnotatorHandle
 from sentret_core.annotation.auth import (
     MAX_SECRET,
     _hash_passphrase,
-    _now,
     _passphrase_matches,
     name_key,
     new_passphrase,
     new_token,
     normalise_name,
     split_token,
+    timestamp_now,
 )
 from sentret_core.annotation.records import PERSON, AnnotatorInfo, AnnotatorSecret
 from sentret_core.annotation.throttle import Key
@@ -53,8 +53,8 @@ def sign_in_with_passphrase(
     found: list[tuple[int, bool, Any]] = []
 
     def right() -> bool:
-        with store._read() as conn:
-            session_id, _, is_open = store._session_row(conn, session)
+        with store.db.read() as conn:
+            session_id, _, is_open = store.db.session_row(conn, session)
             row = conn.execute(
                 f"SELECT {_ROW} FROM annotators WHERE session_id = ? AND name_key = ? AND removed_at IS NULL",
                 (session_id, key),
@@ -77,8 +77,8 @@ def sign_in_with_link(store: JudgmentStore, session: str, token: str, client: st
     found: list[tuple[int, bool, Any]] = []
 
     def right() -> bool:
-        with store._read() as conn:
-            session_id, _, is_open = store._session_row(conn, session)
+        with store.db.read() as conn:
+            session_id, _, is_open = store.db.session_row(conn, session)
             row = None
             if parsed is not None:
                 row = conn.execute(
@@ -120,10 +120,15 @@ class AnnotatorAdmin:
 
     _store: JudgmentStore
 
+    @property
+    def store(self) -> JudgmentStore:
+        """The store administered (its :attr:`~.store.JudgmentStore.db` for adjudication and session setup)."""
+        return self._store
+
     def annotators(self, session: str) -> list[AnnotatorInfo]:
         """The session's annotators (people and imports; removed ones are left out), by name."""
-        with self._store._read() as conn:
-            session_id = self._store._session_row(conn, session)[0]
+        with self._store.db.read() as conn:
+            session_id = self._store.db.session_row(conn, session)[0]
             rows = conn.execute(
                 "SELECT a.name, a.kind, a.disabled, a.passphrase_hash IS NOT NULL, a.token_hash IS NOT NULL,"
                 " (SELECT count(*) FROM judgments j WHERE j.session_id = a.session_id AND j.annotator_id = a.id),"
@@ -140,15 +145,15 @@ class AnnotatorAdmin:
         """
         shown, key = normalise_name(name), name_key(name)
         chosen = _check_passphrase(passphrase)
-        with self._store._transaction() as conn:
-            session_id = self._store._session_row(conn, session)[0]
+        with self._store.db.transaction() as conn:
+            session_id = self._store.db.session_row(conn, session)[0]
             if _find(conn, session_id, key) is not None:
                 raise SentretError(f"session {session!r} already has an annotator named {shown!r}")
             _name_free(conn, session_id, shown, None)
             annotator_id = int(
                 conn.execute(
                     "INSERT INTO annotators (session_id, name, name_key, kind, created_at) VALUES (?, ?, ?, ?, ?)",
-                    (session_id, shown, key, PERSON, _now()),
+                    (session_id, shown, key, PERSON, timestamp_now()),
                 ).lastrowid
                 or 0
             )
@@ -159,7 +164,7 @@ class AnnotatorAdmin:
         """Replace an annotator's link and passphrase (the old ones stop working, and the browsers
         signed in with them are signed out); also how annotators of older sessions get a secret."""
         chosen = _check_passphrase(passphrase)
-        with self._store._transaction() as conn:
+        with self._store.db.transaction() as conn:
             session_id, annotator_id, shown, kind = self._person_or_import(conn, session, name)
             if kind != PERSON:
                 raise SentretError(f"{shown!r} holds imported grades; nobody signs in as it")
@@ -168,7 +173,7 @@ class AnnotatorAdmin:
     def rename_annotator(self, session: str, name: str, new_name: str) -> str:
         """Give an annotator another name (unique in the session once case-folded); returns it."""
         shown, key = normalise_name(new_name), name_key(new_name)
-        with self._store._transaction() as conn:
+        with self._store.db.transaction() as conn:
             session_id, annotator_id, old, _ = self._person_or_import(conn, session, name)
             other = _find(conn, session_id, key)
             if other is not None and other != annotator_id:
@@ -189,7 +194,7 @@ class AnnotatorAdmin:
         self._set_disabled(session, name, False)
 
     def _set_disabled(self, session: str, name: str, disabled: bool) -> None:
-        with self._store._transaction() as conn:
+        with self._store.db.transaction() as conn:
             session_id, annotator_id, _, _ = self._person_or_import(conn, session, name)
             conn.execute(
                 "UPDATE annotators SET disabled = ?, credential = credential + 1 WHERE id = ?",
@@ -200,9 +205,9 @@ class AnnotatorAdmin:
     def remove_annotator(self, session: str, name: str) -> None:
         """Remove an annotator: their secret is erased and their grades count nowhere any more, but
         stay in the history (:meth:`Admin.history`); the name becomes free."""
-        with self._store._transaction() as conn:
+        with self._store.db.transaction() as conn:
             session_id, annotator_id, shown, _ = self._person_or_import(conn, session, name)
-            stamp = _now()
+            stamp = timestamp_now()
             removed = f"{shown} (removed {stamp[:19].replace('T', ' ')}, #{annotator_id})"
             conn.execute(
                 "UPDATE annotators SET name = ?, name_key = NULL, passphrase_hash = NULL, token_hash = NULL,"
@@ -213,8 +218,8 @@ class AnnotatorAdmin:
 
     def annotator_log(self, session: str) -> list[tuple[str, str, str | None, str]]:
         """The admin's changes to the session's annotators: (annotator, action, detail, at), oldest first."""
-        with self._store._read() as conn:
-            session_id = self._store._session_row(conn, session)[0]
+        with self._store.db.read() as conn:
+            session_id = self._store.db.session_row(conn, session)[0]
             rows = conn.execute(
                 "SELECT a.name, l.action, l.detail, l.at FROM annotator_log l"
                 " JOIN annotators a ON a.id = l.annotator_id WHERE l.session_id = ? ORDER BY l.id",
@@ -223,7 +228,7 @@ class AnnotatorAdmin:
         return [(r[0], r[1], r[2], r[3]) for r in rows]
 
     def _person_or_import(self, conn: sqlite3.Connection, session: str, name: str) -> tuple[int, int, str, str]:
-        session_id = self._store._session_row(conn, session)[0]
+        session_id = self._store.db.session_row(conn, session)[0]
         found = _find(conn, session_id, name_key(name))
         if found is None:
             raise SentretError(f"no annotator named {normalise_name(name)!r} in session {session!r}")
@@ -270,7 +275,7 @@ def _new_secret(
 def _log(conn: sqlite3.Connection, session_id: int, annotator_id: int, action: str, detail: str | None) -> None:
     conn.execute(
         "INSERT INTO annotator_log (session_id, annotator_id, action, detail, at) VALUES (?, ?, ?, ?, ?)",
-        (session_id, annotator_id, action, detail, _now()),
+        (session_id, annotator_id, action, detail, timestamp_now()),
     )
 
 

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from sentret_core.annotation.auth import _as_id, _check_grade, _check_note, _clean_name, name_key, normalise_name
-from sentret_core.annotation.records import GRADES, IMPORTED, MAX_NAME, PERSON, _Key
+from sentret_core.annotation.auth import as_id, check_grade, check_note, clean_name, name_key, normalise_name
+from sentret_core.annotation.records import GRADES, IMPORTED, MAX_NAME, PERSON, ImportLine
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import split_topic_id
 
@@ -51,7 +51,7 @@ def _numbered(lines: Iterable[str], what: str, limit: int) -> Iterator[tuple[int
             yield number, line
 
 
-def _no_repeats(keys: list[_Key]) -> list[_Key]:
+def _no_repeats(keys: list[ImportLine]) -> list[ImportLine]:
     """Refuse two lines that grade the same item as the same annotator (names compared case-folded)."""
     first: dict[tuple[str, str, int, str], int] = {}
     for key in keys:
@@ -65,7 +65,9 @@ def _no_repeats(keys: list[_Key]) -> list[_Key]:
 # ----------------------------------------------------------------------------- qrels
 
 
-def _parse_qrels(lines: Iterable[str], annotator: str, grade_map: Mapping[int, int], scale: str = "") -> list[_Key]:
+def parse_qrels_lines(
+    lines: Iterable[str], annotator: str, grade_map: Mapping[int, int], scale: str = ""
+) -> list[ImportLine]:
     keys = []
     for number, line in _numbered(lines, "qrels", MAX_QRELS_LINE):
         fields = line.split()
@@ -83,7 +85,7 @@ def _parse_qrels(lines: Iterable[str], annotator: str, grade_map: Mapping[int, i
                 f"qrels line {number}: topic {fields[0][:80]!r} is not '<query>:<entity>' "
                 f"(each at most {MAX_NAME} characters)"
             )
-        sid = _as_id(_qrels_int(fields[2], "sentence id", number), f"qrels line {number}: the sentence id")
+        sid = as_id(_qrels_int(fields[2], "sentence id", number), f"qrels line {number}: the sentence id")
         rel = _qrels_int(fields[3], "grade", number)
         if rel not in grade_map or grade_map[rel] not in GRADES:
             allowed = ", ".join(str(g) for g in sorted(grade_map))
@@ -93,7 +95,7 @@ def _parse_qrels(lines: Iterable[str], annotator: str, grade_map: Mapping[int, i
                 "choose the scale the file uses (trec 0-3, 1-4 or binary 0-1)"
             )
         grade = grade_map[rel]
-        keys.append(_Key(number, *topic, sid, annotator, IMPORTED, grade, None, None, None))
+        keys.append(ImportLine(number, *topic, sid, annotator, IMPORTED, grade, None, None, None))
     return _no_repeats(keys)
 
 
@@ -111,7 +113,7 @@ def _qrels_int(text: str, what: str, number: int) -> int:
 # ----------------------------------------------------------------------------- JSONL
 
 
-def _parse_jsonl(lines: Iterable[str]) -> list[_Key]:
+def parse_jsonl_lines(lines: Iterable[str]) -> list[ImportLine]:
     keys = []
     for number, line in _numbered(lines, "JSONL", MAX_JSONL_LINE):
         try:
@@ -137,7 +139,7 @@ def _load(line: str) -> Any:
         return json.loads(
             line, parse_int=_bounded_int, parse_float=_bounded_float, parse_constant=_no_constant,
             object_pairs_hook=_unique_keys,
-        )  # fmt: skip
+        )
     except SentretError:
         raise
     except json.JSONDecodeError as exc:
@@ -171,7 +173,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return record
 
 
-def _jsonl_key(number: int, record: dict[str, Any]) -> _Key:
+def _jsonl_key(number: int, record: dict[str, Any]) -> ImportLine:
     required = ("query", "entity", "sentence_id", "annotator", "grade")
     missing = [field for field in required if field not in record]
     if missing:
@@ -187,15 +189,15 @@ def _jsonl_key(number: int, record: dict[str, Any]) -> _Key:
     flagged = record.get("flagged", False)
     if not isinstance(flagged, bool):
         raise SentretError(f"flagged must be true or false; got {str(flagged)[:40]!r}")
-    return _Key(
+    return ImportLine(
         number,
-        _clean_name(record["query"], "query"),
-        _clean_name(record["entity"], "entity"),
-        _as_id(record["sentence_id"], "sentence_id"),
+        clean_name(record["query"], "query"),
+        clean_name(record["entity"], "entity"),
+        as_id(record["sentence_id"], "sentence_id"),
         annotator,
         IMPORTED,
-        _check_grade(record["grade"]),
-        _check_note(record.get("note")),
+        check_grade(record["grade"]),
+        check_note(record.get("note")),
         _timestamp(record.get("created_at")),
         _timestamp(record.get("updated_at")),
         flagged,

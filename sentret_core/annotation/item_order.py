@@ -56,7 +56,7 @@ class ItemOrder:
 
     def to_json(self) -> str:
         return json.dumps({"overlap": self.overlap, "graders": self.graders, "shuffle": self.shuffle,
-                           "seed": self.seed})  # fmt: skip
+                           "seed": self.seed})
 
     @classmethod
     def from_json(cls, text: str) -> ItemOrder:
@@ -112,7 +112,7 @@ def ordered(positions: Sequence[int], topics: Sequence[str], annotator: int, ord
     if not order.shuffle:
         return sorted(positions)
     return sorted(positions, key=lambda p: (_hash(order.seed, "topic", annotator, topics[p]),
-                                            _hash(order.seed, "item", annotator, p)))  # fmt: skip
+                                            _hash(order.seed, "item", annotator, p)))
 
 
 # ----------------------------------------------------------------------------- the store's side
@@ -139,13 +139,13 @@ def queue(conn: sqlite3.Connection, session_id: int, annotator_id: int) -> list[
     team = [int(r[0]) for r in conn.execute(
         "SELECT id FROM annotators WHERE session_id = ? AND kind = ? AND removed_at IS NULL ORDER BY id",
         (session_id, PERSON),
-    )]  # fmt: skip
+    )]
     mine = set(assign(topics, team, order).get(annotator_id, ()))
     touched = {int(r[0]) for r in conn.execute(
         "SELECT item_id FROM judgments WHERE session_id = ?1 AND annotator_id = ?2"
         " UNION SELECT item_id FROM skips WHERE session_id = ?1 AND annotator_id = ?2",
         (session_id, annotator_id),
-    )}  # fmt: skip
+    )}
     ids = [int(row[0]) for row in items]
     mine |= {p for p, item in enumerate(ids) if item in touched}
     return [ids[p] for p in ordered(sorted(mine), topics, annotator_id, order)]

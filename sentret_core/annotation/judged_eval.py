@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from sentret_core.annotation.agreement_summary import _finite
+from sentret_core.annotation.agreement_summary import finite_or_none
 from sentret_core.annotation.records import Judgment
-from sentret_core.annotation.session_setup import _check_models
+from sentret_core.annotation.session_setup import check_models
 from sentret_core.annotation.topics import EVAL_METRICS, find_entity
 from sentret_core.defaults import (
     DEFAULT_K,
@@ -75,7 +75,7 @@ class Evaluation:
             "topics": len(self.topics),
             "skipped_topics": list(self.skipped_topics),
             "settings": self.settings,
-            "means": {m: {c: _finite(float(v)) for c, v in means.loc[m].items()} for m in self.models},
+            "means": {m: {c: finite_or_none(float(v)) for c, v in means.loc[m].items()} for m in self.models},
             "comparison": [{k: _plain(v) for k, v in row.items()} for row in rows],
             "coverage": {
                 str(col): {
@@ -91,7 +91,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, (float, np.floating)):
-        return _finite(float(value))
+        return finite_or_none(float(value))
     return value
 
 
@@ -134,8 +134,8 @@ def evaluate_judgments(
     from sentret_core.models import get_model
     from sentret_core.support.context import QueryContext
 
-    names = _check_models(models)
-    base = _check_models([baseline])[0] if baseline else names[0]
+    names = check_models(models)
+    base = check_models([baseline])[0] if baseline else names[0]
     if base not in names:
         names = (*names, base)
     metric_names = tuple(dict.fromkeys(parse_metric(m).name for m in metrics))
@@ -168,7 +168,7 @@ def evaluate_judgments(
     coverage = coverage_curve(_first_hits(index, qrels, targets, contexts, ranker, window), grid)
     settings = {"ranker": ranker, "k": k, "window": window, "scale": "graded",
                 "relevant": f"grade >= {RELEVANT_GRADE}", "ties": "tie-aware",
-                "params": {m: dict(v) for m, v in next(iter(contexts.values())).params.items()}}  # fmt: skip
+                "params": {m: dict(v) for m, v in next(iter(contexts.values())).params.items()}}
     return Evaluation(names, base, metric_names, per_topic, comparison, coverage, runs, skipped, settings)
 
 

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
-from sentret_core.annotation.auth import _as_id
+from sentret_core.annotation.auth import as_id
 from sentret_core.errors import SentretError
 
 
@@ -21,7 +21,7 @@ def pool(ranked: Mapping[str, Sequence[int]], depth: int, seed: int) -> list[int
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise SentretError(f"pool depth must be an integer in [1, ∞); got {depth!r}")
     union = {
-        _as_id(sid, "a sentence id") for ranking in ranked.values() for sid in ranking[:depth]
+        as_id(sid, "a sentence id") for ranking in ranked.values() for sid in ranking[:depth]
     }
     ordered = sorted(union)
     random.Random(seed).shuffle(ordered)

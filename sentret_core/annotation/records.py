@@ -191,24 +191,24 @@ _JUDGMENT_SELECT = """
 
 
 
-def _judgment_select(conn: Any) -> str:
+def judgment_select(conn: Any) -> str:
     """:data:`_JUDGMENT_SELECT`, or on a database older than v5 (read-only) the same with no flags."""
     if not any(row[1] == "flagged" for row in conn.execute("PRAGMA table_info(judgments)")):
         return _JUDGMENT_SELECT.replace("j.flagged", "0")
     return _JUDGMENT_SELECT
 
 
-_ITEM_COLUMNS = "p.id, p.position, p.query, p.entity, p.sentence_id, p.text, p.title"
+ITEM_COLUMNS = "p.id, p.position, p.query, p.entity, p.sentence_id, p.text, p.title"
 
 
-def _judgment(row: Sequence[Any]) -> Judgment:
+def judgment_from_row(row: Sequence[Any]) -> Judgment:
     (session, query, entity, sentence_id, position, title, text, annotator, kind, grade, note, created, updated,
      flagged) = row
     return Judgment(session, topic_id(query, entity), query, entity, sentence_id, position, title, text,
-                    annotator, kind, grade, note, created, updated, bool(flagged))  # fmt: skip
+                    annotator, kind, grade, note, created, updated, bool(flagged))
 
 
-class _Key(NamedTuple):
+class ImportLine(NamedTuple):
     """A parsed import line: which item, whose grade."""
 
     line: int

@@ -99,7 +99,7 @@ def _key_existing_names(conn: sqlite3.Connection) -> None:
 
     rows = conn.execute("SELECT id, session_id, name FROM annotators ORDER BY id").fetchall()
     taken = {(session_id, key_of(" ".join(unicodedata.normalize("NFKC", str(name)).split())))
-             for _, session_id, name in rows}  # fmt: skip
+             for _, session_id, name in rows}
     given: set[tuple[int, str]] = set()
     conn.execute("UPDATE annotators SET name = '#' || id")  # unique meanwhile, whatever the new names are
     for annotator_id, session_id, name in rows:

@@ -84,7 +84,7 @@ def topic_seed(seed: int, topic: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{seed}:{topic}".encode()).digest()[:8], "big")
 
 
-def _check_models(models: Sequence[str]) -> tuple[str, ...]:
+def check_models(models: Sequence[str]) -> tuple[str, ...]:
     from sentret_core.support.context import check_support_model
 
     names = tuple(dict.fromkeys(check_support_model(m.strip()) for m in models if m.strip()))
@@ -123,7 +123,7 @@ def build_pool(
     lines = parse_topics(topics) if isinstance(topics, str) else list(topics)
     if not lines:
         raise SentretError("no topics to pool")
-    names = _check_models(models)
+    names = check_models(models)
     depth = _check_int(depth, "the pool depth", 1, 1000)
     top_entities = _check_int(top_entities, "the number of top entities", 1, 1000)
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -148,7 +148,7 @@ def build_pool(
                 entities.append(find_entity(index, line.entity))
                 continue
             found = support(index, query, ranker=ranker, k=k, top_entities=top_entities + RESTATING_SPARE,
-                            models=(names[0],), per_entity=1, entity_labels=labels)  # fmt: skip
+                            models=(names[0],), per_entity=1, entity_labels=labels)
             if not found.entities:
                 notes.append(f"{query!r}: {found.reason or 'no entity in the top sentences'}")
             top: list[int] = []
@@ -227,9 +227,9 @@ def set_guidelines(admin: Admin, session: str, text: object) -> str:
     if not isinstance(admin, _Admin):
         raise SentretError("only the admin sets a session's guidelines")
     clean = check_guidelines(text)
-    store = admin._store
-    with store._transaction() as conn:
-        session_id = store._session_row(conn, session)[0]
+    store = admin.store
+    with store.db.transaction() as conn:
+        session_id = store.db.session_row(conn, session)[0]
         conn.execute("UPDATE sessions SET guidelines = ? WHERE id = ?", (clean, session_id))
     return clean
 
@@ -259,6 +259,6 @@ def create_session(
         raise SentretError(f"the pool was made from the index {plan.index_path}, not {index.path}: preview it again")
     info = store.create_session(name, index.path, list(plan.items), plan.settings, order)
     if guidelines:
-        with store._transaction() as conn:
+        with store.db.transaction() as conn:
             conn.execute("UPDATE sessions SET guidelines = ? WHERE name = ?", (guidelines, info.name))
     return info, plan

@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
 from sentret_core.annotation.admin import Admin
 from sentret_core.annotation.annotator import AnnotatorHandle
-from sentret_core.annotation.auth import _as_id, _clean_name, _now, name_key, normalise_name
-from sentret_core.annotation.connect import caused_by_the_user, open_connection, sqlite_error
+from sentret_core.annotation.auth import as_id, clean_name, timestamp_now
+from sentret_core.annotation.db import Database
 from sentret_core.annotation.identity import sign_in_with_link, sign_in_with_passphrase
 from sentret_core.annotation.item_order import ItemOrder, session_order
 from sentret_core.annotation.records import BUSY_TIMEOUT_S, PoolItem, PoolSettings, SessionInfo
@@ -42,10 +40,10 @@ class JudgmentStore:
         self.path = Path(path)
         self.read_only = read_only
         self.timeout = timeout
-        self._lock = threading.RLock()
         self.throttle = SignInThrottle()
         self.web_sessions = WebSessions()
-        self._conn = open_connection(self.path, read_only=read_only, timeout=timeout)
+        # the connection, its lock and transactions, shared with the admin, handles and identity
+        self.db = Database(self.path, read_only=read_only, timeout=timeout)
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -61,33 +59,12 @@ class JudgmentStore:
         self.close()
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self.db.close()
 
-    @contextmanager
-    def _transaction(self, mode: str = "IMMEDIATE") -> Iterator[sqlite3.Connection]:
-        """One transaction: committed on success, rolled back on any error."""
-        if self.read_only and mode != "DEFERRED":
-            raise SentretError(f"{self.path}: opened read-only; this needs the database opened for writing")
-        with self._lock:
-            conn = self._conn
-            try:
-                conn.execute(f"BEGIN {mode}")
-                try:
-                    yield conn
-                    conn.execute("COMMIT")
-                except BaseException:
-                    if conn.in_transaction:
-                        conn.execute("ROLLBACK")
-                    raise
-            except sqlite3.OperationalError as exc:
-                if caused_by_the_user(exc):  # a lock held too long, a read-only file, a full disk
-                    raise sqlite_error(self.path, exc, self.timeout) from None
-                raise
-
-    def _read(self) -> AbstractContextManager[sqlite3.Connection]:
-        """A read transaction: one consistent snapshot for several statements."""
-        return self._transaction("DEFERRED")
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        """The raw connection, for tests that inspect or damage the file (code uses :attr:`db`)."""
+        return self.db.connection
 
     # ----------------------------------------------------------------- sessions
 
@@ -107,7 +84,7 @@ class JudgmentStore:
         Annotators are then added by the admin (:meth:`Admin.add_annotator`), each with a personal
         secret: there is no shared session passphrase (it let anyone who knew it act as anyone).
         """
-        name = _clean_name(name, "session name")
+        name = clean_name(name, "session name")
         if settings is None:
             settings = PoolSettings()
         if not isinstance(settings, PoolSettings):
@@ -117,14 +94,14 @@ class JudgmentStore:
         clean = _clean_items(items)
         queries = list(dict.fromkeys(item.query for item in clean))
         pairs = list(dict.fromkeys((item.query, item.entity) for item in clean))
-        with self._transaction() as conn:
+        with self.db.transaction() as conn:
             if conn.execute("SELECT 1 FROM sessions WHERE name = ?", (name,)).fetchone():
                 raise SentretError(f"a session named {name!r} already exists")
             session_id = conn.execute(
                 "INSERT INTO sessions (name, index_path, queries, entities, settings,"
                 " passphrase_hash, is_open, created_at, item_order) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)",
                 (name, str(index_path), json.dumps(queries), json.dumps(pairs),
-                 settings.to_json(), "", _now(), None if order is None else order.to_json()),
+                 settings.to_json(), "", timestamp_now(), None if order is None else order.to_json()),
             ).lastrowid
             conn.executemany(
                 "INSERT INTO pool_items (session_id, query, entity, sentence_id, position,"
@@ -136,12 +113,12 @@ class JudgmentStore:
 
     def sessions(self) -> list[SessionInfo]:
         """Every session (names, settings, open or closed; never grades or hashes)."""
-        with self._read() as conn:
+        with self.db.read() as conn:
             names = [r[0] for r in conn.execute("SELECT name FROM sessions ORDER BY id")]
         return [self.session(name) for name in names]
 
     def session(self, name: str) -> SessionInfo:
-        with self._read() as conn:
+        with self.db.read() as conn:
             row = conn.execute(
                 "SELECT s.name, s.index_path, s.queries, s.entities, s.settings, s.is_open,"
                 " s.created_at, (SELECT count(*) FROM pool_items p WHERE p.session_id = s.id), s.id"
@@ -158,23 +135,15 @@ class JudgmentStore:
 
     def guidelines(self, name: str) -> str:
         """The session's guidelines for its annotators (Markdown the admin wrote; "" if none)."""
-        with self._read() as conn:
+        with self.db.read() as conn:
             columns = {row[1] for row in conn.execute("PRAGMA table_info(sessions)")}
             if "guidelines" not in columns:  # a database older than v5, opened read-only
-                self._session_row(conn, name)
+                self.db.session_row(conn, name)
                 return ""
             row = conn.execute("SELECT guidelines FROM sessions WHERE name = ?", (name,)).fetchone()
         if row is None:
             raise SentretError(f"no session named {name!r}")
         return str(row[0])
-
-    def _session_row(self, conn: sqlite3.Connection, name: str) -> tuple[int, str, bool]:
-        row = conn.execute(
-            "SELECT id, passphrase_hash, is_open FROM sessions WHERE name = ?", (name,)
-        ).fetchone()
-        if row is None:
-            raise SentretError(f"no session named {name!r}")
-        return int(row[0]), str(row[1]), bool(row[2])
 
     def sign_in(
         self, session_name: str, annotator: str, passphrase: str, *, client: str = "local"
@@ -190,24 +159,6 @@ class JudgmentStore:
         """Sign in with the token of an annotator's sign-in link."""
         return sign_in_with_link(self, session_name, token, client)
 
-    def _annotator(
-        self, conn: sqlite3.Connection, session_id: int, name: str, kind: str
-    ) -> tuple[int, str]:
-        """The id and kind of the annotator named ``name`` (by name key), registering it with
-        ``kind`` if there is none (imports only: people are added by the admin)."""
-        shown, key = normalise_name(name), name_key(name)
-        row = conn.execute(
-            "SELECT id, kind FROM annotators WHERE session_id = ? AND name_key = ? AND removed_at IS NULL",
-            (session_id, key),
-        ).fetchone()
-        if row is not None:
-            return int(row[0]), str(row[1])
-        cursor = conn.execute(
-            "INSERT INTO annotators (session_id, name, name_key, kind, created_at) VALUES (?, ?, ?, ?, ?)",
-            (session_id, shown, key, kind, _now()),
-        )
-        return int(cursor.lastrowid or 0), kind
-
     def admin(self, token: str, *, client: str = "local") -> Admin:
         """The administration interface, for the right admin token only; wrong tokens are slowed
         down per ``client`` (the app passes the browser's IP address)."""
@@ -215,7 +166,7 @@ class JudgmentStore:
 
     def check(self) -> list[str]:
         """Problems: ``integrity_check``, foreign keys, history that disagrees with judgments."""
-        with self._read() as conn:
+        with self.db.read() as conn:
             problems = [r[0] for r in conn.execute("PRAGMA integrity_check") if r[0] != "ok"]
             problems += [f"foreign key: {r}" for r in conn.execute("PRAGMA foreign_key_check")]
             problems += [
@@ -225,54 +176,6 @@ class JudgmentStore:
             ]
         return problems
 
-    # ----------------------------------------------------------------- writes shared by handles
-
-    def _write_grade(
-        self,
-        conn: sqlite3.Connection,
-        key: tuple[int, int, int],
-        grade: int | None,
-        note: str | None,
-        action: str,
-        *,
-        undoes: int | None = None,
-        stamps: tuple[str | None, str | None] = (None, None),
-    ) -> bool:
-        """Set (or with ``grade=None`` remove) one judgment and append its history row.
-
-        ``key`` is (session id, item id, annotator id). Returns False when nothing changed.
-        """
-        session_id, item_id, annotator_id = key
-        old = conn.execute(
-            "SELECT grade, note FROM judgments"
-            " WHERE session_id = ? AND item_id = ? AND annotator_id = ?",
-            key,
-        ).fetchone()
-        old_grade, old_note = old if old is not None else (None, None)
-        if (old_grade, old_note) == (grade, note) and undoes is None:
-            return False
-        now = _now()
-        created, updated = stamps[0] or now, stamps[1] or now
-        if grade is None:
-            conn.execute(
-                "DELETE FROM judgments WHERE session_id = ? AND item_id = ? AND annotator_id = ?",
-                key,
-            )
-        else:
-            conn.execute(
-                "INSERT INTO judgments (session_id, item_id, annotator_id, grade, note,"
-                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT (session_id, item_id, annotator_id) DO UPDATE SET"
-                " grade = excluded.grade, note = excluded.note, updated_at = excluded.updated_at",
-                (*key, grade, note, created, updated),
-            )
-        conn.execute(
-            "INSERT INTO history (session_id, item_id, annotator_id, action, old_grade,"
-            " new_grade, old_note, new_note, undoes, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (session_id, item_id, annotator_id, action, old_grade, grade, old_note, note,
-             undoes, now),
-        )
-        return True
 
 
 _HISTORY_MISMATCH = """
@@ -303,9 +206,9 @@ def _clean_items(items: Sequence[PoolItem]) -> list[PoolItem]:
     for number, item in enumerate(items, start=1):
         if not isinstance(item, PoolItem):
             raise SentretError(f"item {number} is not a PoolItem(query, entity, sentence_id, ...)")
-        query = _clean_name(item.query, f"query of item {number}")
-        entity = _clean_name(item.entity, f"entity of item {number}")
-        sid = _as_id(item.sentence_id, f"the sentence id of item {number}")
+        query = clean_name(item.query, f"query of item {number}")
+        entity = clean_name(item.entity, f"entity of item {number}")
+        sid = as_id(item.sentence_id, f"the sentence id of item {number}")
         key = (query, entity, sid)
         if key in seen:
             raise SentretError(f"item {number} repeats ({query!r}, {entity!r}, sentence {sid})")

@@ -65,7 +65,7 @@ class SignInThrottle:
 
     def wait(self, store: JudgmentStore, key: Key) -> float:
         """How many seconds an attempt under ``key`` must still wait (0: it may go ahead)."""
-        with store._read() as conn:
+        with store.db.read() as conn:
             return self._wait(conn, key, self.clock())
 
     def attempt(
@@ -93,7 +93,7 @@ class SignInThrottle:
             return check()
         keys = (target, *others)
         if cheap:
-            with store._transaction() as conn:
+            with store.db.transaction() as conn:
                 now = self._refuse_if_waiting(conn, keys, what)
                 right = check()
                 if right:
@@ -101,14 +101,14 @@ class SignInThrottle:
                 else:
                     self._count(conn, keys, now)
             return right
-        with store._transaction() as conn:
+        with store.db.transaction() as conn:
             now = self._refuse_if_waiting(conn, keys, what)
             self._count(conn, (target,), now)
         right = False
         try:
             right = check()
         finally:
-            with store._transaction() as conn:
+            with store.db.transaction() as conn:
                 if right:
                     conn.execute("DELETE FROM sign_in_attempts WHERE key = ?", (_text(target),))
                 else:

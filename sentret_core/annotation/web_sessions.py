@@ -15,7 +15,7 @@ database keeps only its hash, so a copy of the file signs nobody in. A web sessi
 * at sign-out (the row is deleted).
 
 Every action of an annotator's handle checks its web session in the transaction that acts
-(:meth:`AnnotatorHandle._check_access`), so an ended session refuses the very next action.
+(:meth:`AnnotatorHandle.check_access`), so an ended session refuses the very next action.
 """
 
 from __future__ import annotations
@@ -80,16 +80,16 @@ class WebSessions:
         ``handle`` is bound to it from now on: ending the web session ends the handle."""
         web_id = secrets.token_urlsafe(32)
         now = self.clock()
-        with store._transaction() as conn:
-            handle._check_access(conn)
+        with store.db.transaction() as conn:
+            handle.check_access(conn)
             self._forget_ended(conn, now)
             conn.execute(
                 "INSERT INTO web_sessions (id_hash, kind, session_id, annotator_id, credential, created_at,"
                 " expires_at) VALUES (?, 'annotator', ?, ?, ?, ?, ?)",
-                (_hash(web_id), handle._session_id, handle._annotator_id, handle._credential, now,
+                (_hash(web_id), *handle.signed_in_as, now,
                  now + self.annotator_lifetime),
-            )  # fmt: skip
-        handle._web = (_hash(web_id), self)
+            )
+        handle.bind_web_session(_hash(web_id), self)
         return web_id
 
     def resume_annotator(self, store: JudgmentStore, web_id: object) -> Resumed:
@@ -98,7 +98,7 @@ class WebSessions:
         if not _well_formed(web_id):
             raise SessionEnded("this browser's sign-in is not valid; sign in again")
         assert isinstance(web_id, str)
-        with store._read() as conn:
+        with store.db.read() as conn:
             row = conn.execute(
                 "SELECT w.expires_at, w.credential, s.id, s.name, a.id, a.name FROM web_sessions w"
                 " JOIN sessions s ON s.id = w.session_id JOIN annotators a ON a.id = w.annotator_id"
@@ -109,7 +109,7 @@ class WebSessions:
             raise SessionEnded("your sign-in has ended (you signed out, or it was removed); sign in again")
         expires_at, credential, session_id, session, annotator_id, name = row
         handle = AnnotatorHandle(store, int(session_id), str(session), int(annotator_id), str(name), int(credential))
-        handle._web = (_hash(web_id), self)
+        handle.bind_web_session(_hash(web_id), self)
         handle.check_access()  # SignedOut/SessionEnded: expired, disabled, removed or re-keyed
         return Resumed(handle, float(expires_at))
 
@@ -126,10 +126,11 @@ class WebSessions:
 
     def expires_at(self, store: JudgmentStore, handle: AnnotatorHandle) -> float | None:
         """When ``handle``'s web session ends (None: it has none, or it is gone)."""
-        if handle._web is None:
+        id_hash = handle.web_session_hash
+        if id_hash is None:
             return None
-        with store._read() as conn:
-            row = conn.execute("SELECT expires_at FROM web_sessions WHERE id_hash = ?", (handle._web[0],)).fetchone()
+        with store.db.read() as conn:
+            row = conn.execute("SELECT expires_at FROM web_sessions WHERE id_hash = ?", (id_hash,)).fetchone()
         return None if row is None else float(row[0])
 
     # ----------------------------------------------------------------- the admin
@@ -138,7 +139,7 @@ class WebSessions:
         """A new admin web session for the (already checked) admin ``token``; returns its id."""
         web_id = secrets.token_urlsafe(32)
         now = self.clock()
-        with store._transaction() as conn:
+        with store.db.transaction() as conn:
             self._forget_ended(conn, now)
             conn.execute(
                 "INSERT INTO web_sessions (id_hash, kind, admin_check, created_at, expires_at)"
@@ -153,7 +154,7 @@ class WebSessions:
         if not _well_formed(web_id):
             raise SessionEnded("this browser's admin sign-in is not valid; enter the admin token again")
         assert isinstance(web_id, str)
-        with store._read() as conn:
+        with store.db.read() as conn:
             row = conn.execute(
                 "SELECT admin_check, expires_at FROM web_sessions WHERE id_hash = ? AND kind = 'admin'",
                 (_hash(web_id),),
@@ -175,7 +176,7 @@ class WebSessions:
             return
         assert isinstance(web_id, str)
         try:
-            with store._transaction() as conn:
+            with store.db.transaction() as conn:
                 conn.execute("DELETE FROM web_sessions WHERE id_hash = ?", (_hash(web_id),))
         except SentretError:
             pass  # a read-only or busy file: the session still ends at its expiry

@@ -21,11 +21,11 @@ DEFAULT_PORT = 8501
 def register(sub: Any) -> None:
     p = command(sub, "app", "Start the web app (Streamlit) on this machine.", _run_app)
     p.add_argument("--index", default=None, metavar="DIR",
-                   help="the index opened first (default: $SENTRET_INDEX, else data/indexes/demo)")  # fmt: skip
+                   help="the index opened first (default: $SENTRET_INDEX, else data/indexes/demo)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"the port (default {DEFAULT_PORT})")
     p.add_argument("--host", default=DEFAULT_HOST,
                    help=f"the address to listen on (default {DEFAULT_HOST}: this machine only; "
-                        "0.0.0.0 lets other machines on the network in)")  # fmt: skip
+                        "0.0.0.0 lets other machines on the network in)")
 
 
 def streamlit_command(script: Path, port: int, host: str) -> list[str]:
@@ -60,14 +60,14 @@ def _run_app(args: argparse.Namespace) -> int:
         index = Path(args.index).expanduser().resolve()
         if not is_index(index):
             raise SentretError(f"--index {args.index}: not a sentret index (build one with `sentret index SOURCE "
-                               "--out DIR`)")  # fmt: skip
+                               "--out DIR`)")
         env["SENTRET_INDEX"] = str(index)
     spec = find_spec("sentret_core.ui.main")  # its path, without importing Streamlit and the pages here
     assert spec is not None and spec.origin is not None
     command_line = streamlit_command(Path(spec.origin), port, args.host)
     logging.getLogger(__name__).debug("running %s", " ".join(command_line))
     print(f"sentret app: http://{'localhost' if args.host == DEFAULT_HOST else args.host}:{port} "
-          "(Ctrl-C stops it)", file=sys.stderr, flush=True)  # fmt: skip
+          "(Ctrl-C stops it)", file=sys.stderr, flush=True)
     sys.stdout.flush()
     os.execve(sys.executable, command_line, env)  # the server replaces this process: Ctrl-C and signals reach it
     return 0  # not reached

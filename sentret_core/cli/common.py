@@ -33,9 +33,9 @@ def verbosity_options(parser: argparse.ArgumentParser, top: bool = False) -> Non
     """``-v/--verbose`` and ``-q/--quiet``, counted; on a command they add to those given before it."""
     default = 0 if top else argparse.SUPPRESS  # a command's own must not reset what came before it
     parser.add_argument("-v", "--verbose", action="count", default=default,
-                        help="say more on stderr (-vv: the libraries' debug messages too)")  # fmt: skip
+                        help="say more on stderr (-vv: the libraries' debug messages too)")
     parser.add_argument("-q", "--quiet", action="count", default=default,
-                        help="say less on stderr: no notes (-qq: no warnings either); errors always")  # fmt: skip
+                        help="say less on stderr: no notes (-qq: no warnings either); errors always")
 
 
 class _Formatter(logging.Formatter):

@@ -20,7 +20,7 @@ SHELLS = ("bash", "zsh")
 
 def register(sub: Any) -> None:
     p = command(sub, "completion", "Print a shell completion script: eval \"$(sentret completion bash)\" "
-                "in ~/.bashrc (zsh: in ~/.zshrc).", _run_completion)  # fmt: skip
+                "in ~/.bashrc (zsh: in ~/.zshrc).", _run_completion)
     p.add_argument("shell", choices=SHELLS, help="the shell the script is for")
 
 

@@ -87,7 +87,7 @@ def apply_config(parser: argparse.ArgumentParser, config: Config) -> list[str]:
     if index is not None:
         if not isinstance(index, str) or not index.strip():
             raise SentretError(f"{config.label}: {INDEX_KEY}: expected the path of an index folder as text, "
-                               f"got {index!r}")  # fmt: skip
+                               f"got {index!r}")
         for name, command in _commands(parser):
             for action in command._actions:
                 if action.dest == INDEX_KEY:
@@ -98,10 +98,10 @@ def apply_config(parser: argparse.ArgumentParser, config: Config) -> list[str]:
 
 
 def _apply_tables(parser: argparse.ArgumentParser, table: dict[str, Any], label: str, path: list[str],
-                  applied: list[str]) -> None:  # fmt: skip
+                  applied: list[str]) -> None:
     subcommands = _subcommands(parser)
     options = {o.lstrip("-").replace("-", "_"): a for a in parser._actions for o in a.option_strings
-               if o.startswith("--") and a.dest not in ("help", "version")}  # fmt: skip
+               if o.startswith("--") and a.dest not in ("help", "version")}
     where = f"[{'.'.join(path)}] " if path else ""
     for key, value in table.items():
         if key in subcommands and isinstance(value, dict):

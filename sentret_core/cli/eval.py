@@ -125,7 +125,7 @@ def register(sub: Any) -> None:
     p.add_argument("--qrels-out", default=None, metavar="FILE", help="write the benchmark's TREC qrels")
     p.add_argument("--correction", choices=("none", "holm"), default="none",
                    help="holm: adjust the p-values for testing several models against the baseline "
-                        "(Holm-Bonferroni); default none")  # fmt: skip
+                        "(Holm-Bonferroni); default none")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -152,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
         raise SentretError(f"--max-rounds must be at least 1 (got {args.max_rounds})")
     # every number checked before a benchmark is loaded (and perhaps indexed)
     check_settings(k=args.k, window=args.window, folds=args.folds, seed=args.seed, max_rounds=args.max_rounds,
-                   option=True)  # fmt: skip
+                   option=True)
     check_int("--min-candidates", args.min_candidates, 1)
     check_int("--n-process", args.n_process, 1)
     for out, option in ((args.qrels_out, "--qrels-out"), (args.run_out, "--run-out")):

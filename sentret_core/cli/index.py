@@ -58,7 +58,7 @@ def engine_options(p: argparse.ArgumentParser, model_default: str | None = None)
                    help="ray engine: parsing actors, one CPU each (default: the CPUs Ray has)")
     p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="documents per spaCy batch")
     p.add_argument("--model", default=model_default or DEFAULT_PIPELINE,
-                   help=f"installed spaCy pipeline (default {model_default or DEFAULT_PIPELINE})")  # fmt: skip
+                   help=f"installed spaCy pipeline (default {model_default or DEFAULT_PIPELINE})")
 
 
 def engine_of(args: argparse.Namespace, model: str | None = None) -> Any:
@@ -107,7 +107,7 @@ def _run_index(args: argparse.Namespace) -> int:
 
     with progress_bar(args.source, "indexing") as progress:
         summary = build_index(args.source, args.out, fmt=args.format, encoding=args.encoding, force=args.force,
-                              progress=progress, engine=engine_of(args))  # fmt: skip
+                              progress=progress, engine=engine_of(args))
     print_built(summary, as_json=args.json)
     return 0
 
@@ -147,12 +147,12 @@ def _add_verify(sub: Any) -> None:
         "Check an index: its manifest's own checksum, every file (artefacts included) against its sha256, "
         "array headers, matrix structure and counts.",
         _run_verify,
-    )  # fmt: skip
+    )
     p.add_argument("index", help="an index folder")
     json_option(p)
     p.add_argument("--fix", action="store_true",
                    help="an index of an older sentret: once it verifies, add the checks its manifest lacks "
-                        "(file sizes, array headers, the manifest's own checksum)")  # fmt: skip
+                        "(file sizes, array headers, the manifest's own checksum)")
 
 
 def _run_verify(args: argparse.Namespace) -> int:
@@ -165,7 +165,7 @@ def _run_verify(args: argparse.Namespace) -> int:
         print(f"{args.index}: its manifest now records file sizes, array headers and its own checksum")
     problems = verify(args.index)
     notes = [] if problems or is_current(read_manifest(args.index, strict=False)) else [
-        OLD_INDEX_NOTE.format(path=args.index)]  # fmt: skip
+        OLD_INDEX_NOTE.format(path=args.index)]
     if args.json:
         print(json.dumps({"index": args.index, "ok": not problems, "problems": problems, "notes": notes}, indent=2))
         return 1 if problems else 0

@@ -63,29 +63,29 @@ def register(sub: Any) -> None:
     create.add_argument("--top-entities", type=int, default=5, help="entities per bare query (default 5)")
     create.add_argument("--seed", type=int, default=0, help="shuffle seed, recorded (default 0)")
     create.add_argument("--graders", type=int, default=0,
-                        help="annotators per shared item (default 0: every annotator)")  # fmt: skip
+                        help="annotators per shared item (default 0: every annotator)")
     create.add_argument("--overlap", type=int, default=100,
                         help="percent of the items shared by --graders annotators; the rest are split, one "
-                        "annotator each (default 100)")  # fmt: skip
+                        "annotator each (default 100)")
     create.add_argument("--shared-order", action="store_true",
                         help="every annotator in the session's order (default: each in their own shuffled order)")
     create.add_argument("--annotators", default="", help="annotators to add, comma-separated (secrets printed)")
     create.add_argument("--preview", action="store_true",
-                        help="print the pooled (query, entity) pairs and store nothing")  # fmt: skip
+                        help="print the pooled (query, entity) pairs and store nothing")
     _url(create)
     _token(create)
     create.add_argument("--json", action="store_true", help="print one JSON object")
 
     people = _sub(commands, "annotators", "List a session's annotators; add, rename, disable or remove them.",
-                  _annotators)  # fmt: skip
+                  _annotators)
     people.add_argument("--add", action="append", default=[], metavar="NAME", help="add an annotator (repeatable)")
     people.add_argument("--new-secret", action="append", default=[], metavar="NAME",
-                        help="give an annotator a new link and passphrase (the old ones stop working)")  # fmt: skip
+                        help="give an annotator a new link and passphrase (the old ones stop working)")
     people.add_argument("--rename", nargs=2, action="append", default=[], metavar=("OLD", "NEW"))
     people.add_argument("--disable", action="append", default=[], metavar="NAME")
     people.add_argument("--enable", action="append", default=[], metavar="NAME")
     people.add_argument("--remove", action="append", default=[], metavar="NAME",
-                        help="remove an annotator: their grades count nowhere, but stay in the history")  # fmt: skip
+                        help="remove an annotator: their grades count nowhere, but stay in the history")
     _url(people)
     _token(people)
     people.add_argument("--json", action="store_true", help="print one JSON object")
@@ -94,9 +94,9 @@ def register(sub: Any) -> None:
     export.add_argument("--format", required=True, choices=FORMATS_OUT)
     export.add_argument("--scale", default=DEFAULT_QRELS_SCALE, choices=("trec", "1-4"),
                         help=f"qrels grades: trec 0 non-relevant … 3 (relevant ≥ {TREC_RELEVANT_GRADE}); "
-                        f"1-4 as stored (relevant ≥ {RELEVANT_GRADE}); default {DEFAULT_QRELS_SCALE}")  # fmt: skip
+                        f"1-4 as stored (relevant ≥ {RELEVANT_GRADE}); default {DEFAULT_QRELS_SCALE}")
     export.add_argument("--adjudicate", default="majority", metavar="RULE",
-                        help="qrels only: majority (default), mean, or an annotator's name")  # fmt: skip
+                        help="qrels only: majority (default), mean, or an annotator's name")
     export.add_argument("--out", default=None, help="the file to write (default: standard output)")
     _token(export)
 
@@ -106,7 +106,7 @@ def register(sub: Any) -> None:
     imp.add_argument("--annotator", default=None, help="qrels: the import annotator the grades belong to")
     imp.add_argument("--scale", default="auto", choices=("auto", "trec", "1-4", "binary"),
                      help="qrels grades: auto (default: sniffed from the values, and said), trec 0-3, 1-4, "
-                     "or binary 0 non-relevant / 1 relevant")  # fmt: skip
+                     "or binary 0 non-relevant / 1 relevant")
     _token(imp)
     imp.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -188,7 +188,7 @@ def _create(args: argparse.Namespace) -> int:
         info, plan = create_session(
             store, args.session, index, topics, order=order,
             models=models, depth=args.pool_depth, seed=args.seed, top_entities=args.top_entities,
-        )  # fmt: skip
+        )
         secrets = [admin.add_annotator(info.name, name) for name in names] if admin else []
     for note in plan.notes:
         print(f"sentret: left out {note}", file=sys.stderr)
@@ -196,11 +196,11 @@ def _create(args: argparse.Namespace) -> int:
         _print_json({"session": info.name, "items": info.n_items, "pairs": len(plan.topics),
                      "queries": len(info.queries), "models": list(info.settings.models), "depth": info.settings.depth,
                      "seed": info.settings.seed, "order": order.describe(),
-                     "annotators": _secret_records(secrets, args.url)})  # fmt: skip
+                     "annotators": _secret_records(secrets, args.url)})
         return 0
     print(f"created session {info.name!r}: {info.n_items} items over {len(plan.topics)} (query, entity) "
           f"pairs from {len(info.queries)} queries; models {', '.join(info.settings.models)}, depth "
-          f"{info.settings.depth}, seed {info.settings.seed}; {order.describe()}")  # fmt: skip
+          f"{info.settings.depth}, seed {info.settings.seed}; {order.describe()}")
     _print_secrets(secrets, args.url)
     if not secrets:
         print("add annotators with `sentret judgments annotators DB --session NAME --add NAME`")
@@ -212,19 +212,19 @@ def _preview(index: Any, topics: str, models: list[str], args: argparse.Namespac
     from sentret_core.annotation.session_setup import build_pool, topic_label
 
     plan = build_pool(index, topics, models=models, depth=args.pool_depth, seed=args.seed,
-                      top_entities=args.top_entities)  # fmt: skip
+                      top_entities=args.top_entities)
     for note in plan.notes:
         print(f"sentret: left out {note}", file=sys.stderr)
     if args.json:
         _print_json({"session": args.session, "items": len(plan.items), "stored": False,
                      "pairs": [{"topic": topic_label(t.topic_id), "items": len(t.pooled)}
-                               for t in plan.topics]})  # fmt: skip
+                               for t in plan.topics]})
         return 0
     for topic in plan.topics:
         n = len(topic.pooled)
         print(f"{topic_label(topic.topic_id)}\t{n} item{'s' if n != 1 else ''}")
     print(f"preview of session {args.session!r}: {len(plan.items)} items over {len(plan.topics)} (query, entity) "
-          "pairs; nothing stored (run again without --preview to create it)")  # fmt: skip
+          "pairs; nothing stored (run again without --preview to create it)")
     return 0
 
 
@@ -269,7 +269,7 @@ def _annotators(args: argparse.Namespace) -> int:
     if args.json:
         _print_json({"session": args.session, "new_secrets": _secret_records(secrets, args.url),
                      "annotators": [{"name": w.name, "status": w.status, "graded": w.graded}
-                                    for w in people]})  # fmt: skip
+                                    for w in people]})
         return 0
     _print_secrets(secrets, args.url)
     print(f"session {args.session!r}: {len(people)} annotator(s)")
@@ -331,7 +331,7 @@ def _import(args: argparse.Namespace) -> int:
             changed = admin.import_jsonl(args.session, text.splitlines())
     if args.json:
         _print_json({"file": args.file, "session": args.session, "changed": changed,
-                     "scale": scale if args.format == "qrels" else None})  # fmt: skip
+                     "scale": scale if args.format == "qrels" else None})
         return 0
     print(f"imported {args.file}: {changed} judgment(s) added or changed in session {args.session!r}")
     return 0
@@ -348,7 +348,7 @@ def _agreement(args: argparse.Namespace) -> int:
         return 0
 
     print(f"session {args.session!r}: {len(summary.annotators)} annotators, {summary.items} judged items, "
-          f"{summary.shared} shared by two or more, {summary.complete} graded by everyone")  # fmt: skip
+          f"{summary.shared} shared by two or more, {summary.complete} graded by everyone")
     for a, b, kappa in summary.pairs:
         print(f"  Cohen's κ  {a} × {b}: {kappa.text()}; same grade on {summary.percent_of(a, b).text()}")
     print(f"  Fleiss' κ: {summary.fleiss.text()}")

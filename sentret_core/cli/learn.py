@@ -31,7 +31,7 @@ def register(sub: Any) -> None:
         if "min_candidates" in spec.options:
             bench.add_argument("--min-candidates", type=int, default=1, metavar="N",
                                help="keep topics whose entity has at least N candidate sentences "
-                                    f"(as `sentret eval {spec.name}` does; default 1)")  # fmt: skip
+                                    f"(as `sentret eval {spec.name}` does; default 1)")
         bench.add_argument("--cache", metavar="DIR", help="where benchmark indexes are cached")
         bench.add_argument("--n-process", type=int, default=1, help="spaCy processes when indexing (default 1)")
         _common(bench)
@@ -54,17 +54,17 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("--out", required=True, metavar="NAME", help="the ranker's name (ltr.v1.model=NAME)")
     parser.add_argument("--learner", choices=("lambdamart", "linear"), default="lambdamart",
-                        help="LambdaMART (LightGBM) or logistic regression (default lambdamart)")  # fmt: skip
+                        help="LambdaMART (LightGBM) or logistic regression (default lambdamart)")
     parser.add_argument("--first-stage", default=DEFAULT_RANKER,
-                        help=f"the ranker whose top sentences are re-ranked (default {DEFAULT_RANKER})")  # fmt: skip
+                        help=f"the ranker whose top sentences are re-ranked (default {DEFAULT_RANKER})")
     parser.add_argument("--depth", type=int, default=None,
                         help=f"how many of its best sentences are re-ranked (default {DEFAULT_DEPTH}; "
-                             f"{DEFAULT_K} for entity support, where the other models rank their top k)")  # fmt: skip
+                             f"{DEFAULT_K} for entity support, where the other models rank their top k)")
     parser.add_argument("--scorers", default=",".join(DEFAULT_SCORERS),
-                        help="models whose scores are features, comma-separated (default the cheap ones)")  # fmt: skip
+                        help="models whose scores are features, comma-separated (default the cheap ones)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the folds and the learner (default 0)")
     parser.add_argument("--choose", action="store_true",
-                        help="with --folds: choose the regularisation by CV on the training topics")  # fmt: skip
+                        help="with --folds: choose the regularisation by CV on the training topics")
     parser.add_argument("--without", action="append", default=[], metavar="GROUP", choices=("position",),
                         help="learn without a feature group: position (a sentence's place in its document)")
     parser.add_argument("--json", action="store_true", help="print the record as JSON")
@@ -76,7 +76,7 @@ def _no_source(args: argparse.Namespace) -> int:
 
     first, *others = benchmark_names(learnable=True)
     raise SentretError(f"say what to learn from: `sentret learn {first} --data FILE --out NAME` (or "
-                       f"{', '.join([*others, 'judgments'])})")  # fmt: skip
+                       f"{', '.join([*others, 'judgments'])})")
 
 
 class _Progress:
@@ -88,7 +88,7 @@ class _Progress:
     def __call__(self, text: str, share: float) -> None:
         if text != self.stage:
             print(("\n" if self.stage and self.live else "") + text, end="" if self.live else "\n",
-                  file=sys.stderr, flush=True)  # fmt: skip
+                  file=sys.stderr, flush=True)
             self.stage = text
         if self.live:
             print(f"\r{text} {share:4.0%}", end="", file=sys.stderr, flush=True)
@@ -103,12 +103,12 @@ def _run_benchmark(args: argparse.Namespace) -> int:
 
     benchmark = args.benchmark
     options = {"distractors": getattr(args, "distractors", None), "cache": args.cache, "n_process": args.n_process,
-               "min_candidates": check_int("--min-candidates", getattr(args, "min_candidates", 1), 1)}  # fmt: skip
+               "min_candidates": check_int("--min-candidates", getattr(args, "min_candidates", 1), 1)}
 
     def data(path: str) -> Data:
         bench = load_benchmark(benchmark, path, log=lambda text: print(text, file=sys.stderr), **options)
         return Data(bench.index, benchmark_topics(bench), {"benchmark": benchmark, "data": path,
-                                                           "sha256": sha256_of(bench.data)})  # fmt: skip
+                                                           "sha256": sha256_of(bench.data)})
 
     return _learn(args, data(args.data), data(args.dev) if args.dev else None)
 
@@ -133,7 +133,7 @@ def _learn(args: argparse.Namespace, train: Any, dev: Any = None) -> int:
     result = learn(args.out, train, dev=dev, folds=args.folds, learner=args.learner,
                    scorers=[s for s in args.scorers.split(",") if s.strip()], first_stage=args.first_stage,
                    depth=args.depth, seed=args.seed, choose=args.choose, without=args.without,
-                   progress=_Progress())  # fmt: skip
+                   progress=_Progress())
     record = result.learned.meta
     if args.json:
         print(json.dumps({"name": args.out, "reference": result.learned.reference, **record}, default=str))
@@ -166,5 +166,5 @@ def _run_list(args: argparse.Namespace) -> int:
     for r in records:
         scores = "; ".join(f"{k} MAP {v['map']:.4f}" for k, v in (r.get("metrics") or {}).items())
         print(f"{r['name']}@{str(r['sha256'])[:12]}  {r.get('learner')} over {r.get('first_stage')} "
-              f"top {r.get('depth')}  {scores}")  # fmt: skip
+              f"top {r.get('depth')}  {scores}")
     return 0

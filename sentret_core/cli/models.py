@@ -27,7 +27,7 @@ def _run_models(args: argparse.Namespace) -> int:
                        for p in spec.param_specs()},
         }
         for spec in list_models()
-    ]  # fmt: skip
+    ]
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False, default=str))
         return 0

@@ -23,10 +23,10 @@ def register(sub: Any) -> None:
 
     p = command(sub, "run", "Run a topics file through a model into a TREC run file (sentence ids as "
                 "<document id>-<position>; with an entity column, that entity's support sentences).",
-                _run_run)  # fmt: skip
+                _run_run)
     p.add_argument("index", help="an index folder")
     p.add_argument("--topics", required=True, metavar="FILE",
-                   help="TSV 'qid<TAB>query[<TAB>entity]' or a TREC topic file (<top><num><title>)")  # fmt: skip
+                   help="TSV 'qid<TAB>query[<TAB>entity]' or a TREC topic file (<top><num><title>)")
     p.add_argument("--model", default=DEFAULT_RANKER, help=f"a registered model (default {DEFAULT_RANKER})")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a model parameter")
     p.add_argument("--k", type=int, default=DEFAULT_K, help="sentences per topic (default %(default)s)")
@@ -35,14 +35,14 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print a summary as one JSON object")
 
     p = command(sub, "eval-run", "Evaluate a TREC run file against a qrels file: sentret's tie-aware means "
-                "beside the numbers trec_eval gives on exactly that file.", _run_eval_run)  # fmt: skip
+                "beside the numbers trec_eval gives on exactly that file.", _run_eval_run)
     p.add_argument("--qrels", required=True, metavar="FILE", help="TREC qrels: topic 0 docid grade")
     p.add_argument("--run", required=True, dest="run_file", metavar="FILE",
-                   help="TREC run: topic Q0 docid rank score tag")  # fmt: skip
+                   help="TREC run: topic Q0 docid rank score tag")
     p.add_argument("--metrics", default=",".join(DEFAULT_METRICS),
                    help="comma-separated: map, mrr, r-prec, p@K, ndcg@K, ndcg (default: %(default)s)")
     p.add_argument("--level", type=int, default=TREC_EVAL_LEVEL,
-                   help=f"relevant iff grade >= LEVEL, as trec_eval -l (default {TREC_EVAL_LEVEL})")  # fmt: skip
+                   help=f"relevant iff grade >= LEVEL, as trec_eval -l (default {TREC_EVAL_LEVEL})")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -62,7 +62,7 @@ def _run_eval_run(args: argparse.Namespace) -> int:
     skipped = list(aware.attrs.get("skipped_topics", ()))
     if args.json:
         print(json.dumps({"qrels": args.qrels, "run": args.run_file, "level": level, "topics": len(aware),
-                          "skipped_topics": skipped, "means": means}, indent=2))  # fmt: skip
+                          "skipped_topics": skipped, "means": means}, indent=2))
         return 0
     print(f"{args.run_file} against {args.qrels}: {len(aware)} topics with a document graded >= {level}"
           + (f" ({len(skipped)} without one left out)" if skipped else ""))
@@ -106,12 +106,12 @@ def _run_run(args: argparse.Namespace) -> int:
     text = format_run({t: r for t, r in run.items() if r}, tag=tag)
     write_output(args.out, text)
     summary = {"run": args.out, "model": spec.name, "tag": tag, "topics": len(run), "lines": text.count("\n"),
-               "topics_without_results": empty}  # fmt: skip
+               "topics_without_results": empty}
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
         print(f"wrote {summary['lines']:,} lines for {len(run) - len(empty)} of {len(run)} topics to {args.out} "
-              f"(tag {tag}; tied scores in document order)")  # fmt: skip
+              f"(tag {tag}; tied scores in document order)")
         if empty:
             log.info("no sentence matched %d topic(s): %s", len(empty), ", ".join(empty[:5]))  # -q hides it
     return 0

@@ -81,7 +81,7 @@ def _add_support(sub: Any) -> None:
     p.add_argument("--ranker", default=DEFAULT_RANKER, help="the sentence scorer that gives S_q")
     p.add_argument("--k", type=int, default=DEFAULT_K, help="|S_q|: top sentences the entities come from")
     p.add_argument("--entity-score", default=DEFAULT_ENTITY_SCORE,
-                   choices=["kld", "frequency", "rarity", "combination"])  # fmt: skip
+                   choices=["kld", "frequency", "rarity", "combination"])
     p.add_argument("--entity-weighting", default=DEFAULT_ENTITY_WEIGHTING, choices=["none", "rank", "score"],
                    help="how each sentence of S_q counts in the entity scores: none (Blanco & Zaragoza), "
                    "its rank or its score")
@@ -105,18 +105,18 @@ def _run_support(args: argparse.Namespace) -> int:
         entity_labels=args.labels.split(",") if args.labels else None, top_entities=args.top_entities,
         models=[m.strip() for m in args.models.split(",") if m.strip()], per_entity=args.per_entity,
         params=param_pairs(args.param, qualified=True), entity_weighting=args.entity_weighting,
-    )  # fmt: skip
+    )
     if args.json:
         print(result.to_json(indent=2))
         return 0
     print(f"query: {result.query}  (terms: {' '.join(result.terms) or 'none'})  ranker {result.ranker}, "
-          f"k={result.k}: |S_q| = {result.n_top}, |Ŝ_q| = {result.n_context}")  # fmt: skip
+          f"k={result.k}: |S_q| = {result.n_top}, |Ŝ_q| = {result.n_context}")
     if result.reason:
         print(f"no entities: {result.reason}")
     for es in result.entities:
         e = es.entity
         print(f"\n{e.rank:>2}. {e.text} ({e.label})  {result.entity_score} {e.score:.4f}  "
-              f"|S_qe| {e.frequency}  |Ŝ_qe| {e.context_frequency}")  # fmt: skip
+              f"|S_qe| {e.frequency}  |Ŝ_qe| {e.context_frequency}")
         for model, sentences in es.sentences.items():
             print(f"    ── {model} ({es.candidates[model]} candidates)")
             for s in sentences:

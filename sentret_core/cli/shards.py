@@ -16,7 +16,7 @@ OWN_MODEL = "the index's own"
 def register(sub: Any) -> None:
     p = command(sub, "parse",
                 "Run the spaCy pass over documents into parsed shards (Parquet); `sentret build` indexes them.",
-                _run_parse)  # fmt: skip
+                _run_parse)
     p.add_argument("source", help="folder, .jsonl or .csv file, or 'demo'")
     p.add_argument("--out", required=True, help="the shards folder to create")
     source_options(p)
@@ -33,7 +33,7 @@ def register(sub: Any) -> None:
     p = command(sub, "add",
                 "Add documents to an index: parse only them, then rebuild the index from all its shards "
                 "(ids already in the index are refused; the old index stays until the new one is complete).",
-                _run_add)  # fmt: skip
+                _run_add)
     p.add_argument("index", help="an index folder built by `sentret index` or `sentret build`")
     p.add_argument("source", help="folder, .jsonl or .csv file of the new documents")
     source_options(p)
@@ -46,16 +46,16 @@ def _run_parse(args: argparse.Namespace) -> int:
 
     with progress_bar(args.source, "parsing") as progress:
         manifest, notes = parse_source(args.source, args.out, fmt=args.format, encoding=args.encoding,
-                                       engine=engine_of(args), force=args.force, progress=progress)  # fmt: skip
+                                       engine=engine_of(args), force=args.force, progress=progress)
     counts = manifest["counts"]
     if args.json:
         print(json.dumps({"path": args.out, "counts": counts, "shards": len(manifest["shards"]), "notes": list(notes)},
-                         indent=2, ensure_ascii=False))  # fmt: skip
+                         indent=2, ensure_ascii=False))
         return 0
     for note in notes:
         print(f"sentret: note: {note}", file=sys.stderr)
     print(f"parsed {counts['documents']:,} documents, {counts['sentences']:,} sentences, {counts['words']:,} words "
-          f"into {len(manifest['shards'])} shard(s) → {args.out}")  # fmt: skip
+          f"into {len(manifest['shards'])} shard(s) → {args.out}")
     return 0
 
 
@@ -72,6 +72,6 @@ def _run_add(args: argparse.Namespace) -> int:
     model = "" if args.model == OWN_MODEL else args.model  # "": the model the index was parsed with
     with progress_bar(args.source, "adding") as progress:
         summary = add_documents(args.index, args.source, fmt=args.format, encoding=args.encoding,
-                                engine=engine_of(args, model), progress=progress)  # fmt: skip
+                                engine=engine_of(args, model), progress=progress)
     print_built(summary, "now", as_json=args.json)
     return 0

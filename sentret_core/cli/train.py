@@ -21,12 +21,12 @@ def register(sub: Any) -> None:
     classes.add_argument("--iterations", type=int, default=20, help="exchange passes at most (default 20)")
     classes.add_argument("--seed", type=int, default=0, help="seed of the order of the passes (default 0)")
     classes.add_argument("--rare", choices=("assign", "shared"), default="assign",
-                         help="rare words: each to its best class, or one shared class")  # fmt: skip
+                         help="rare words: each to its best class, or one shared class")
     triggers = command(kinds, "triggers", "Trigger tables of Momtazi & Klakow, IP&M 2015, §5-6 (lm-trigger.v1, .v2).",
                        _run_triggers)
     _common(triggers, "triggers")
     triggers.add_argument("--qa-pairs", metavar="FILE", help="question/answer pairs for the QA and NE tables "
-                          "(a WikiQA TSV, or question<TAB>answer lines)")  # fmt: skip
+                          "(a WikiQA TSV, or question<TAB>answer lines)")
     triggers.add_argument("--min-count", type=int, default=2, help="prune corpus pairs seen fewer times (2)")
     triggers.add_argument("--qa-min-count", type=int, default=1, help="prune QA pairs seen fewer times (1)")
     triggers.add_argument("--processes", type=int, default=1, help="spaCy processes for the QA answers")
@@ -40,7 +40,7 @@ def _common(parser: argparse.ArgumentParser, kind: str) -> None:
     parser.add_argument("index", help="an index folder")
     parser.add_argument("--name", default=kind, help=f"artefact name (default {kind!r}, what the model reads)")
     parser.add_argument("--source", action="append", default=[], metavar="INDEX",
-                        help="another index whose statistics are added (repeatable)")  # fmt: skip
+                        help="another index whose statistics are added (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the trained artefact's record as JSON")
 
 
@@ -59,11 +59,11 @@ def _run_classes(args: argparse.Namespace) -> int:
     with _marked(index, "classes"):  # the app says "training in the background" meanwhile
         cmap = train_classes(index, name=args.name, sources=args.source, classes=args.classes,
                              min_count=args.min_count, iterations=args.iterations, seed=args.seed,
-                             rare=args.rare)  # fmt: skip
+                             rare=args.rare)
     if args.json:
         return _print_record(args, "classes", time.perf_counter() - clock)
     print(f"{args.index}: word classes {args.name}@{cmap.key[:12]}: {cmap.n_classes} classes, "
-          f"{cmap.stats['passes']} passes in {time.perf_counter() - clock:.1f} s")  # fmt: skip
+          f"{cmap.stats['passes']} passes in {time.perf_counter() - clock:.1f} s")
     return 0
 
 
@@ -76,12 +76,12 @@ def _run_triggers(args: argparse.Namespace) -> int:
     with _marked(index, "triggers"):
         tables = train_triggers(index, args.qa_pairs, name=args.name, sources=args.source,
                                 min_count=args.min_count, qa_min_count=args.qa_min_count,
-                                n_process=args.processes)  # fmt: skip
+                                n_process=args.processes)
     if args.json:
         return _print_record(args, "triggers", time.perf_counter() - clock)
     pairs = ", ".join(f"{name} {tables.pairs(name):,}" for name in TABLES)
     print(f"{args.index}: trigger tables {args.name}@{tables.key[:12]} ({pairs} pairs) "
-          f"in {time.perf_counter() - clock:.1f} s")  # fmt: skip
+          f"in {time.perf_counter() - clock:.1f} s")
     return 0
 
 

@@ -96,14 +96,14 @@ def evaluate_benchmark(
         raise SentretError(f"--tune-on must hold the same benchmark ({bench.name}), not {tune_on.name}")
     note = progress or (lambda _: None)
     request = plan(bench.name, models, params=params, baseline=baseline, metrics=metrics, ranker=ranker,
-                   tune_metric=tune_metric)  # fmt: skip
+                   tune_metric=tune_metric)
     names, given, base, ranker_name = request.models, request.params, request.baseline, request.ranker
     metrics, tune_metric = request.metrics, request.tune_metric
 
     def make(source: Benchmark) -> Evaluator:
         ranker_params = given.get(ranker_name)
         return Evaluator(source, metrics=metrics, k=k, ranker=ranker_name, ranker_params=ranker_params,
-                         window=window)  # fmt: skip
+                         window=window)
 
     scorers = [(m, given.get(m)) for m in dict.fromkeys([*names, ranker_name]) if is_scorer(m)]
     for source in (bench, tune_on):
@@ -116,7 +116,7 @@ def evaluate_benchmark(
         tuning = {"method": "cross-validation", "folds": folds, "seed": seed, "metric": tune_metric}
     elif tune_on is not None:
         tuning = {"method": "train-test", "train_data": str(tune_on.data),
-                  "train_topics": len(tune_on.topics), "metric": tune_metric}  # fmt: skip
+                  "train_topics": len(tune_on.topics), "metric": tune_metric}
 
     results: dict[str, ModelResult] = {}
     fixed = [m for m in names if tuning is None or not set(tuning_space(m)) - set(given.get(m, {}))]
@@ -204,7 +204,7 @@ def _tuned(
     result: CrossValidationResult
     if trainer is not None:
         result = train_test([t.id for t in trainer.bench.topics], topic_ids, tune_on(trainer), test,
-                            allow_overlap=True)  # fmt: skip
+                            allow_overlap=True)
     else:
         assert folds is not None
         result = cross_validate(topic_ids, folds, seed, tune_on(evaluator), test)

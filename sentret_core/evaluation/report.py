@@ -111,9 +111,9 @@ class Report:
         """The test and the correction, in words (the reports and the app say which was used)."""
         tested = sum(1 for name in self.results if name != self.baseline)
         after = (f", Holm-Bonferroni adjusted over the {tested} models tested against the baseline"
-                 if self.correction == "holm" else ", not corrected for testing several models")  # fmt: skip
+                 if self.correction == "holm" else ", not corrected for testing several models")
         return (f"Wilcoxon signed-rank (and paired t-test), two-tailed, vs the baseline{after}; "
-                "'significant' = Wilcoxon p < 0.05")  # fmt: skip
+                "'significant' = Wilcoxon p < 0.05")
 
     # --- what trec_eval gives on the exported runs
     def level(self) -> int:
@@ -130,7 +130,7 @@ class Report:
                        as_exported(qrels, parse_run(format_run(result.run, tag=name)), self.metrics,
                                    level=self.level()).mean().items()}
                 for name, result in self.results.items()
-            }  # fmt: skip
+            }
         return self._exported
 
     def as_exported_note(self) -> str:
@@ -227,7 +227,7 @@ class Report:
             if result.folds:
                 for fold in result.folds:
                     lines.append(f"  {name} fold {fold['fold']}: {_params_text(fold['params'])} "
-                                 f"(train {fold['tune_metric']} {fold['train_score']:.4f})")  # fmt: skip
+                                 f"(train {fold['tune_metric']} {fold['train_score']:.4f})")
             elif result.params:
                 lines.append(f"  {name}: {_params_text(result.params)}")
         return ["", "parameters:", *lines] if lines else []

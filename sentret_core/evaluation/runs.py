@@ -134,7 +134,7 @@ class Evaluator:
             terms = self.terms(group[0])
             if contextual:
                 ctx = QueryContext(self.index, terms, ranker=self.ranker, k=self.k, window=self.window,
-                                   params={self.ranker: self.ranker_params})  # fmt: skip
+                                   params={self.ranker: self.ranker_params})
                 for i in contextual:
                     out[i] += [(topic, *self._support_scores(ctx, topic, names[i])) for topic in group]
             for i, (name, p) in enumerate(zip(names, params)):

@@ -55,7 +55,7 @@ def _tsv(path: Path, lines: list[str]) -> list[BatchTopic]:
         fields = line.split("\t")
         if len(fields) not in (2, 3):
             raise SentretError(f"{where}: expected 'qid<TAB>query' or 'qid<TAB>query<TAB>entity', "
-                               f"found {len(fields)} field(s)")  # fmt: skip
+                               f"found {len(fields)} field(s)")
         qid = check_id(fields[0].strip(), where, "topic id")
         query = _query(fields[1], where)
         entity = fields[2].strip() if len(fields) == 3 and fields[2].strip() else None

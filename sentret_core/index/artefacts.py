@@ -52,7 +52,7 @@ _MAKE = {"ranker": "learn it first with `sentret learn` (or the Evaluate page's 
 _SHARED_MEMO: dict[Path, tuple[tuple[int, int, int], Artefact]] = {}
 # the index files whose checksums identify what an artefact was trained on
 _FINGERPRINTED = ("seq_terms.npy", "seq_indptr.npy", "terms.parquet", "X.data.npy", "X.indices.npy",
-                  "mentions.parquet", "entities.parquet", "sent_pos.npy")  # fmt: skip
+                  "mentions.parquet", "entities.parquet", "sent_pos.npy")
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ def write(
     target = _root(index.path if index is not None else None, kind) / check_name(name)
     trained_on = fingerprint(index) if index is not None and kind not in SHARED_KINDS else None
     record = dict(meta, format=ARTEFACT_FORMAT, kind=kind, name=name, sha256=content_hash(arrays),
-                  index=trained_on, created=time.time())  # fmt: skip
+                  index=trained_on, created=time.time())
     record["checksum"] = record_checksum(json.loads(json.dumps(record, default=str)))  # as it reads back
     parent = target.parent
     try:
@@ -250,7 +250,7 @@ def _check_classes(arrays: dict[str, np.ndarray], record: dict[str, Any], V: int
     if type(n) is not int or not 1 <= n <= MAX_CLASSES:
         raise SentretError(f"n_classes is {str(n)[:40]!r}, not a count from 1 to {MAX_CLASSES:,}")
     if not all(isinstance(record.get(key), kind) for key, kind in (("params", dict), ("sources", list),
-                                                                     ("stats", dict))):  # fmt: skip
+                                                                     ("stats", dict))):
         raise SentretError("its record lacks its params, sources or stats")
     classes = _integers(arrays.get("classes"), "classes", (V,))
     if V and (classes.min() < 0 or classes.max() >= n):
@@ -264,13 +264,13 @@ def _check_triggers(arrays: dict[str, np.ndarray], record: dict[str, Any], V: in
     if not isinstance(shapes, dict) or not isinstance(asks, list):
         raise SentretError("its record's shapes or asks are missing")
     expected = {"inside": (V, V), "across": (V, V), "qa": (V, V), "ne": (V, len(labels)),
-                "qa_ask": (len(asks), V), "ne_ask": (len(asks), len(labels))}  # fmt: skip
+                "qa_ask": (len(asks), V), "ne_ask": (len(asks), len(labels))}
     for table in (*TRIGGER_TABLES, *ASK_TABLES):
         if table in ASK_TABLES and f"{table}.data" not in arrays and "asked" not in arrays:
             continue
         if shapes.get(table) != list(expected[table]):
             raise SentretError(f"table {table} has shape {str(shapes.get(table))[:40]}; this index needs "
-                               f"{list(expected[table])}")  # fmt: skip
+                               f"{list(expected[table])}")
         _check_csr(arrays, table, expected[table])
     if "asked" in arrays:
         asked = arrays["asked"]

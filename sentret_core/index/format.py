@@ -25,9 +25,6 @@ from sentret_core.index.validate import MANIFEST, canonical_checksum, describe_f
 FORMAT = "sentret-index"
 FORMAT_VERSION = 1
 SHARDS = "shards"  # the parsed shards the index was built from (their own manifest lists them)
-
-SENTENCE_ARRAYS = ("sent_doc", "sent_pos", "sent_start", "sent_end", "sent_len")
-SEQUENCE_ARRAYS = ("seq_indptr", "seq_terms", "seq_tokens", "seq_char_start", "seq_char_end")
 MATRICES = ("X", "XT", "title", "G", "GT")
 
 
@@ -43,7 +40,7 @@ def index_path(path: object) -> Path:
     """``path`` as the Path of an index folder: a non-empty string or path, else an IndexFormatError."""
     if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)) or not str(path).strip():
         raise IndexFormatError(f"an index is named by the path of its folder, not {str(path)[:60]!r} "
-                               f"({type(path).__name__})")  # fmt: skip
+                               f"({type(path).__name__})")
     text = os.fspath(path)
     if not isinstance(text, str) or "\x00" in text:
         raise IndexFormatError(f"{text[:60]!r} is not the path of an index folder")
@@ -116,7 +113,7 @@ def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
     """
     manifest = dict(manifest, format=FORMAT, format_version=FORMAT_VERSION)
     names = [file.name for file in sorted(folder.iterdir())
-             if file.is_file() and file.name != MANIFEST and not file.name.startswith(".")]  # fmt: skip
+             if file.is_file() and file.name != MANIFEST and not file.name.startswith(".")]
     if (folder / SHARDS / MANIFEST).is_file():
         names.append(f"{SHARDS}/{MANIFEST}")
     manifest["files"] = {name: sha256_of(folder / name) for name in names}

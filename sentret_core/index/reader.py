@@ -47,7 +47,7 @@ def verify(path: str | Path) -> list[str]:
         if file.name not in expected and file.name not in (MANIFEST, artefacts.FOLDER, SHARDS):
             older = file.name.startswith("cache-")  # sentret before named artefacts trained on first use
             problems.append(f"{file.name}: " + ("a cache of an older sentret (safe to delete)" if older
-                                                else "not part of the index"))  # fmt: skip
+                                                else "not part of the index"))
     from sentret_core.ingest.shards import shards_problems  # the shards' format is the ingest's
 
     problems += shards_problems(path / SHARDS)

@@ -154,7 +154,7 @@ def npy_header(folder: Path, name: str) -> tuple[np.dtype, tuple[int, ...], int]
         raise fail(
             folder, f"{name} is {size:,} bytes, but its header ({dtype.str}, {shape[0]:,} values) needs "
             f"{offset + shape[0] * dtype.itemsize:,} (truncated, or a changed header)",
-        )  # fmt: skip
+        )
     return dtype, shape, offset
 
 
@@ -191,13 +191,13 @@ def check_load(folder: Path, manifest: Mapping[str, Any]) -> dict[str, np.ndarra
             raise fail(folder, f"cannot read {name} ({err.strerror})") from None
         if name in sizes and sizes[name] != size:
             raise fail(folder, f"{name} is {size:,} bytes, not the {sizes[name]:,} the manifest records "
-                               "(truncated or altered)")  # fmt: skip
+                               "(truncated or altered)")
     expected = _expected_arrays(counts)
     required = [f"{name}.npy" for name in expected if not name.endswith(".data") or MATRICES[name.split(".")[0]][2]]
     unlisted = [name for name in [*required, *(f"{table}.parquet" for table in TABLES)] if name not in files]
     if unlisted:  # a file without a recorded sha256 could never be checked
         raise fail(folder, f"{MANIFEST} does not list {', '.join(unlisted[:3])}{' …' if len(unlisted) > 3 else ''} "
-                           "among the index's files (it was edited or damaged)")  # fmt: skip
+                           "among the index's files (it was edited or damaged)")
     arrays: dict[str, np.ndarray] = {}
     for name in sorted(expected):
         file = f"{name}.npy"
@@ -210,7 +210,7 @@ def check_load(folder: Path, manifest: Mapping[str, Any]) -> dict[str, np.ndarra
             want = recorded[file]
             if dtype.str != want.get("dtype") or list(shape) != list(want.get("shape", [])):
                 raise fail(folder, f"{file}: its header says {dtype.str} {shape}, but the manifest records "
-                                   f"{want.get('dtype')} {tuple(want.get('shape', []))}")  # fmt: skip
+                                   f"{want.get('dtype')} {tuple(want.get('shape', []))}")
         kinds, length = expected[name]
         if dtype.str not in kinds:
             raise fail(folder, f"{file}: its header says {dtype.str}; an index stores {' or '.join(kinds)} there")
@@ -256,7 +256,7 @@ def _check_structure(folder: Path, counts: Mapping[str, int], arrays: Mapping[st
         total = int(arrays["title.data"].sum(dtype=np.int64))
         if total != counts["title_term_occurrences"]:
             raise fail(folder, f"title.data.npy counts {total:,} title terms, the manifest "
-                               f"{counts['title_term_occurrences']:,}")  # fmt: skip
+                               f"{counts['title_term_occurrences']:,}")
     seq_indptr = arrays["seq_indptr"]
     _check_indptr(folder, "seq_indptr.npy", seq_indptr, T, "counts.term_occurrences")
     if not np.array_equal(np.diff(seq_indptr), arrays["sent_len"]):

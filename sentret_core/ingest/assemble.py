@@ -69,7 +69,7 @@ class _Appender:
 
 
 def assemble(shards: Path, manifest: dict[str, Any], out: Path, progress: Callable[[int], None] | None = None
-             ) -> dict[str, int]:  # fmt: skip
+             ) -> dict[str, int]:
     """Write every index file but the manifest into ``out`` from the shards; return the counts."""
     totals = manifest["counts"]
     N, T = totals["sentences"], totals["term_occurrences"]
@@ -78,7 +78,7 @@ def assemble(shards: Path, manifest: dict[str, Any], out: Path, progress: Callab
         "sent_doc": np.int32, "sent_pos": np.int32, "sent_start": np.int64, "sent_end": np.int64,
         "sent_len": np.int32, "seq_terms": np.int32, "seq_tokens": np.int32, "seq_char_start": np.int32,
         "seq_char_end": np.int32, "X.indices": seq_dtype, "X.data": np.int32,
-    }  # fmt: skip
+    }
     lengths = {name: (N if name.startswith("sent_") else T) for name in arrays}
     out_arrays = {name: _Appender(out, name, dtype, lengths[name]) for name, dtype in arrays.items()}
     seq_indptr = _Appender(out, "seq_indptr", np.int64, N + 1)
@@ -140,7 +140,7 @@ def assemble(shards: Path, manifest: dict[str, Any], out: Path, progress: Callab
         "documents": D, "sentences": N, "terms": V, "term_occurrences": occurrences,
         "title_term_occurrences": int(title.data.sum()), "entities": n_entities,
         "mentions": sum(len(m["sentence"]) for m in mention_parts),
-    }  # fmt: skip
+    }
 
 
 class _Shard:
@@ -170,7 +170,7 @@ class _Shard:
         title_offsets = _offsets(title_terms)
         self.title_lengths = np.diff(title_offsets)
         ids = terms.encode(pa.concat_arrays([title_terms.flatten(), sent_terms.flatten()]),
-                           self._stream_positions(title_offsets, sent_offsets))  # fmt: skip
+                           self._stream_positions(title_offsets, sent_offsets))
         n_title = int(title_offsets[-1])
         self.title_terms, self.seq_terms = ids[:n_title], ids[n_title:].astype(np.int32)
         self.seq_tokens = _values(_nested_values(flat, "term_tokens"), np.int32)
@@ -182,7 +182,7 @@ class _Shard:
             "first_sentence": np.cumsum(np.concatenate([[0], per_doc[:-1]])).astype(np.int64) + s0
             if self.d else np.zeros(0, dtype=np.int64),
             "n_sentences": per_doc.astype(np.int64),
-        })  # fmt: skip
+        })
         self.documents["mean_sentence_length"] = (
             np.bincount(local_doc, weights=self.sent_len, minlength=self.d) / np.maximum(per_doc, 1)
         )
@@ -211,7 +211,7 @@ class _Shard:
 
     def document_frequency(self, X: sp.csr_matrix) -> np.ndarray:
         in_doc = sp.csr_matrix((np.ones(self.n, dtype=np.int32), (self.local_doc, np.arange(self.n))),
-                               shape=(self.d, self.n))  # fmt: skip
+                               shape=(self.d, self.n))
         return np.diff((in_doc @ X).tocsc().indptr).astype(np.int64)
 
     def mentions(self, entities: FirstSeen) -> dict[str, np.ndarray]:
@@ -330,7 +330,7 @@ def _write_graph(out: Path, parts: list[dict[str, np.ndarray]], entities: FirstS
     table = pd.DataFrame({
         "text": [text for text, _ in keys], "label": [label for _, label in keys],
         "sf": np.diff(G.tocsc().indptr).astype(np.int32),
-    })  # fmt: skip
+    })
     save_table(out, "entities", table)
     save_table(out, "mentions", mentions)
     save_matrix(out, "G", G, ones=True)

@@ -149,7 +149,7 @@ def build_after_shards(
 
 
 def _after(base: Path, manifest: dict[str, Any], documents: Iterable[Document], engine: Engine,
-           progress: Progress | None, source: str) -> Callable[[Path], dict[str, Any]]:  # fmt: skip
+           progress: Progress | None, source: str) -> Callable[[Path], dict[str, Any]]:
     """What a staging folder is filled with: ``base``'s shards (linked), then ``documents`` parsed into more."""
 
     def fill(tmp: Path) -> dict[str, Any]:
@@ -216,7 +216,7 @@ def add_documents(
     notes = [*summary.notes, *skipped.notes(source)]
     if trained:
         notes.append(f"{index}: the trained artefacts ({', '.join(trained)}) described the old documents and were "
-                     f"not kept; train them again with `sentret train <name> {index}`")  # fmt: skip
+                     f"not kept; train them again with `sentret train <name> {index}`")
     return dataclasses.replace(summary, notes=tuple(notes))
 
 
@@ -250,7 +250,7 @@ def parse_source(
 
 
 def _build(documents: Iterable[Document], out: Path, source: str, engine: Engine, progress: Progress | None
-           ) -> BuildSummary:  # fmt: skip
+           ) -> BuildSummary:
     def fill(tmp: Path) -> dict[str, Any]:
         writer = ShardWriter(tmp / SHARDS, {})
         parse_into(writer, documents, engine, progress)
@@ -282,7 +282,7 @@ def _assemble(tmp: Path, shards_manifest: dict[str, Any]) -> dict[str, Any]:
                                                                          "pipeline", "normalisation")},
         "source": " + ".join(shards_manifest["sources"]), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "counts": counts,
-    })  # fmt: skip
+    })
     return counts
 
 
@@ -313,4 +313,4 @@ def _summary(out: Path, counts: dict[str, Any], seconds: float, notes: list[str]
     return BuildSummary(
         out, counts["documents"], counts["sentences"], counts["words"], counts["terms"], counts["entities"],
         seconds, tuple(notes),
-    )  # fmt: skip
+    )

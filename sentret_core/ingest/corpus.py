@@ -63,10 +63,10 @@ class Skipped:
             found.append("read " + " and ".join(f'{what}s from "{key}"' for what, key in sorted(self.fields.items())))
         if self.without_text:
             found.append(f"skipped {_counted(self.without_text, 'record')} without text "
-                         f"({_listing(self.without_text)})")  # fmt: skip
+                         f"({_listing(self.without_text)})")
         if self.links:
             found.append(f"did not follow {_counted(self.links, 'link')} leading outside the folder "
-                         f"({_listing(self.links)})")  # fmt: skip
+                         f"({_listing(self.links)})")
         return found
 
 

@@ -70,7 +70,7 @@ def read_wikiqa(path: str | os.PathLike[str]) -> WikiQAData:
         fields = line.split("\t")
         if len(fields) != 7:
             raise SentretError(f"{where}: expected 7 tab-separated fields ({', '.join(WIKIQA_HEADER)}), "
-                               f"found {len(fields)}")  # fmt: skip
+                               f"found {len(fields)}")
         qid, question, doc, title, sid, sentence, label = fields
         check_id(qid, where, "QuestionID")
         check_id(doc, where, "DocumentID")

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 CONNECT_TIMEOUT_S = 5.0
 NEEDS_RAY = "--engine ray needs Ray: pip install 'sentret[scale]' (or pip install 'ray[data]')"
 _INPUT = pa.schema([("ordinal", pa.int64()), ("id", pa.string()), ("title", pa.string()), ("text", pa.string()),
-                    ("sentences", pa.list_(pa.string()))])  # fmt: skip
+                    ("sentences", pa.list_(pa.string()))])
 
 
 class Parser:
@@ -50,7 +50,7 @@ class Parser:
     def __call__(self, batch: pa.Table) -> pa.Table:
         rows = batch.to_pylist()
         docs = [Document(r["id"], r["title"], r["text"], None if r["sentences"] is None else tuple(r["sentences"]))
-                for r in rows]  # fmt: skip
+                for r in rows]
         parsed = parse_documents(docs, self.nlp, n_process=1, batch_size=self.batch_size)
         table = to_table(parsed, 0)
         return table.set_column(0, "ordinal", batch.column("ordinal"))
@@ -151,7 +151,7 @@ def _chunks(documents: Iterable[Document], first_ordinal: int, size: int) -> Ite
             "ordinal": list(range(ordinal, ordinal + len(chunk))), "id": [d.id for d in chunk],
             "title": [d.title for d in chunk], "text": [d.text for d in chunk],
             "sentences": [None if d.sentences is None else list(d.sentences) for d in chunk],
-        }, schema=_INPUT)  # fmt: skip
+        }, schema=_INPUT)
         ordinal += len(chunk)
 
 
@@ -164,9 +164,9 @@ def _parse_chunk(ray: Any, chunk: pa.Table, engine: Engine, workers: int) -> pa.
     parsed = dataset.map_batches(
         parser_for(engine.model, engine.batch_size), batch_size=batch, batch_format="pyarrow",
         compute=ray.data.ActorPoolStrategy(size=workers), num_cpus=1,
-    )  # fmt: skip
+    )
     tables = [pa.Table.from_batches([b]) if isinstance(b, pa.RecordBatch) else b
-              for b in parsed.iter_batches(batch_size=None, batch_format="pyarrow")]  # fmt: skip
+              for b in parsed.iter_batches(batch_size=None, batch_format="pyarrow")]
     table = pa.concat_tables(tables) if tables else to_table([], 0)
     return table.sort_by("ordinal")
 

@@ -35,20 +35,20 @@ SHARD_DOCUMENTS = 20_000
 MENTION = pa.struct([
     ("text", pa.string()), ("label", pa.string()),
     ("token_start", pa.int32()), ("token_end", pa.int32()), ("char_start", pa.int32()), ("char_end", pa.int32()),
-])  # fmt: skip
+])
 SENTENCE = pa.struct([
     ("text", pa.string()), ("start", pa.int64()), ("end", pa.int64()),
     ("terms", pa.list_(pa.string())), ("term_tokens", pa.list_(pa.int32())),
     ("term_char_start", pa.list_(pa.int32())), ("term_char_end", pa.list_(pa.int32())),
     ("mentions", pa.list_(MENTION)),
-])  # fmt: skip
+])
 SCHEMA = pa.schema([
     ("ordinal", pa.int64()), ("id", pa.string()), ("title", pa.string()), ("n_words", pa.int64()),
     ("title_terms", pa.list_(pa.string())), ("sentences", pa.list_(SENTENCE)),
-])  # fmt: skip
+])
 # what the build needs to know of each shard before reading it (array sizes)
 SHARD_COUNTS = ("documents", "indexed_documents", "sentences", "term_occurrences", "title_term_occurrences",
-                "mentions", "words")  # fmt: skip
+                "mentions", "words")
 
 
 def to_table(documents: Iterable[ParsedDocument], first_ordinal: int) -> pa.Table:
@@ -105,7 +105,7 @@ class ShardWriter:
     """
 
     def __init__(self, folder: Path, pipeline: dict[str, Any], keep: list[dict[str, Any]] | None = None,
-                 shard_documents: int = SHARD_DOCUMENTS) -> None:  # fmt: skip
+                 shard_documents: int = SHARD_DOCUMENTS) -> None:
         self.folder = folder
         self.pipeline = pipeline
         self.shards = list(keep or [])
@@ -137,7 +137,7 @@ class ShardWriter:
             "file": name, **shard_counts(table),
             "first_ordinal": pc.min(ordinals).as_py(), "last_ordinal": pc.max(ordinals).as_py(),
             "size": file.stat().st_size, "sha256": sha256_of(file),
-        })  # fmt: skip
+        })
         self.next_ordinal = self.shards[-1]["last_ordinal"] + 1
 
     def finish(self, sources: list[str]) -> dict[str, Any]:
@@ -146,12 +146,12 @@ class ShardWriter:
 
 
 def write_shards_manifest(folder: Path, pipeline: dict[str, Any], shards: list[dict[str, Any]],
-                          sources: list[str]) -> dict[str, Any]:  # fmt: skip
+                          sources: list[str]) -> dict[str, Any]:
     totals = {key: sum(int(s[key]) for s in shards) for key in SHARD_COUNTS}
     manifest: dict[str, Any] = {
         "format": FORMAT, "format_version": FORMAT_VERSION, "pipeline": pipeline, "sources": sources,
         "shards": shards, "counts": totals,
-    }  # fmt: skip
+    }
     manifest["checksum"] = canonical_checksum(manifest)
     tmp = folder / f".{MANIFEST}.tmp"
     tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True))
@@ -175,7 +175,7 @@ def read_shards_manifest(folder: str | Path) -> dict[str, Any]:
     if manifest.get("format_version") != FORMAT_VERSION:
         version = str(manifest.get("format_version"))[:40]
         raise SentretError(f"{folder}: shards format version {version} is not supported "
-                           f"(this sentret reads version {FORMAT_VERSION}); parse the source again")  # fmt: skip
+                           f"(this sentret reads version {FORMAT_VERSION}); parse the source again")
     if manifest.get("checksum") != canonical_checksum(manifest):
         raise SentretError(f"{folder}: {MANIFEST} does not match its checksum (it was edited or damaged)")
     problem = _records_problem(manifest)
@@ -237,7 +237,7 @@ def _null_problem(values: pa.Array | pa.ChunkedArray, where: str) -> str | None:
             found = _null_problem(chunk.flatten(), where)
         elif pa.types.is_struct(chunk.type):
             found = next(filter(None, (_null_problem(chunk.field(i), f"{where}.{chunk.type.field(i).name}")
-                                       for i in range(chunk.type.num_fields))), None)  # fmt: skip
+                                       for i in range(chunk.type.num_fields))), None)
         else:
             found = None
         if found is not None:
@@ -260,7 +260,7 @@ def read_shard(folder: Path, shard: dict[str, Any]) -> pa.Table:
             table = pq.read_table(path, schema=SCHEMA)
         except (OSError, pa.ArrowException) as err:
             raise SentretError(f"{folder}: shard {shard['file']} cannot be read ({type(err).__name__}); "
-                               "parse the source again") from None  # fmt: skip
+                               "parse the source again") from None
         problem = next(filter(None, (_null_problem(table.column(f.name), f.name) for f in SCHEMA)), None)
     if problem is None and shard_counts(table) != {key: shard[key] for key in SHARD_COUNTS}:
         problem = "holds other counts than its manifest records"
@@ -281,7 +281,7 @@ def document_ids(folder: Path, manifest: dict[str, Any]) -> Iterator[str]:
         ids = pq.read_table(path, columns=["id"]).column("id")
         if ids.null_count:
             raise SentretError(f"{folder}: shard {shard['file']} holds a document without an id; "
-                               "parse the source again")  # fmt: skip
+                               "parse the source again")
         yield from ids.to_pylist()
 
 

@@ -71,14 +71,14 @@ def foreign_files(folder: Path) -> list[str]:
         manifest = _manifest(folder / MANIFEST) or {}
         files = manifest.get("files")
         own = {MANIFEST, SHARDS, ARTEFACTS, *(name for name in (files if isinstance(files, dict) else ())
-                                               if isinstance(name, str) and "/" not in name)}  # fmt: skip
+                                               if isinstance(name, str) and "/" not in name)}
         found = [name for name in _entries(folder) if name not in own]
         if (folder / SHARDS).is_dir() and not (folder / SHARDS).is_symlink():
             found += [f"{SHARDS}/{name}" for name in _foreign_shards(folder / SHARDS)]
         trained = folder / ARTEFACTS
         if trained.is_dir() and not trained.is_symlink():  # each artefact is a folder of its own
             found += [f"{ARTEFACTS}/{name}" for name in _entries(trained) if name != ARTEFACTS_LOCK
-                      and (not (trained / name).is_dir() or (trained / name).is_symlink())]  # fmt: skip
+                      and (not (trained / name).is_dir() or (trained / name).is_symlink())]
         return sorted(found)
     if is_shards(folder):
         return _foreign_shards(folder)

@@ -35,5 +35,5 @@ def sentence_ids(index: Index, docnos: list[str]) -> list[int]:
     if missing:
         shown = ", ".join(repr(d) for d in missing[:5])
         raise SentretError(f"{len(missing)} docno(s) name no sentence of the index {index.path}: {shown} "
-                           "(sentret's docnos are <document id>-<position>)")  # fmt: skip
+                           "(sentret's docnos are <document id>-<position>)")
     return [known[d] for d in docnos]

@@ -32,7 +32,7 @@ ENTITY = "entity"
 
 
 def rank_topic(index: Index, model: str, params: Mapping[str, Any], query: str, entity: str | None,
-               k: int) -> Scores:  # fmt: skip
+               k: int) -> Scores:
     """``model``'s top ``k`` sentences for ``query``; with ``entity``, only the sentences that mention it."""
     from sentret_core.annotation.topics import find_entity
     from sentret_core.index.entity_stats import entity_sentences
@@ -51,11 +51,11 @@ def _need(frame: pd.DataFrame, columns: list[str], what: str) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise SentretError(f"{what}: the frame lacks the column(s) {', '.join(missing)} "
-                           f"(it has {', '.join(map(str, frame.columns)) or 'none'})")  # fmt: skip
+                           f"(it has {', '.join(map(str, frame.columns)) or 'none'})")
 
 
 def retrieve(index: Index, topics: pd.DataFrame, model: str, k: int = DEFAULT_K,
-             params: Mapping[str, Any] | None = None) -> pd.DataFrame:  # fmt: skip
+             params: Mapping[str, Any] | None = None) -> pd.DataFrame:
     """The top ``k`` sentences of each topic (``qid``, ``query``[, ``entity``]) under ``model``."""
     from sentret_core.checks import check_int
     from sentret_core.defaults import MAX_K

@@ -42,7 +42,7 @@ class SentretRetriever(pt.Transformer):
     """Retrieve with, or re-rank by, one registered sentret model (see ``sentret models``)."""
 
     def __init__(self, index: Index | str, model: str = DEFAULT_RANKER, k: int = DEFAULT_K,
-                 params: Mapping[str, Any] | None = None) -> None:  # fmt: skip
+                 params: Mapping[str, Any] | None = None) -> None:
         from sentret_core.index.reader import Index
         from sentret_core.models import get_model
 

@@ -49,7 +49,7 @@ class Comparison:
 
     def to_dict(self) -> dict[str, Any]:
         return {"topics": self.topics, "ranker": self.ranker, "baselines": self.baselines, "best": self.best,
-                "p_value": self.p_value, "verdict": self.verdict}  # fmt: skip
+                "p_value": self.p_value, "verdict": self.verdict}
 
 
 def compare_with_baselines(
@@ -70,7 +70,7 @@ def compare_with_baselines(
     p = paired_t_test(ranker_per_topic["map"].to_numpy(float), per_topic[best]["map"].to_numpy(float))
     mine = {"map": float(ranker_per_topic["map"].mean()), "mrr": float(ranker_per_topic["mrr"].mean())}
     return Comparison(len(topics), mine, baselines, best, p, verdict(mine["map"], baselines[best]["map"], p, best,
-                                                                      len(topics)))  # fmt: skip
+                                                                      len(topics)))
 
 
 def verdict(mine: float, theirs: float, p: float, best: str, topics: int) -> str:

@@ -46,7 +46,7 @@ def usable_topics(topics: Sequence[LearningTopic], unjudged_non_relevant: bool) 
         kept.append(topic)
         judged_non = any(grade <= 0 for grade in topic.grades.values())
         other = unjudged_non_relevant and topic.candidates is not None and bool(
-            len(np.setdiff1d(topic.candidates, np.asarray(relevant, dtype=np.int64))))  # fmt: skip
+            len(np.setdiff1d(topic.candidates, np.asarray(relevant, dtype=np.int64))))
         teaching += judged_non or other
     return Usable(tuple(kept), teaching, dropped)
 

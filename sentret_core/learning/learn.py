@@ -136,7 +136,7 @@ def learn(
         raise SentretError("choose either a development set or cross-validation folds, not both")
     if choose and folds is None:
         raise SentretError("choosing the regularisation needs cross-validation folds over the training topics "
-                           "(it is never chosen on a development set)")  # fmt: skip
+                           "(it is never chosen on a development set)")
     semantic = [] if semantic_stage is None else [semantic_stage]
     scorers = tuple(dict.fromkeys(get_model(m).name for m in [first_stage, *scorers, *semantic]))
     first_stage = scorers[0]
@@ -160,7 +160,7 @@ def learn(
         stage = f"computing the features of {len(data.topics):,} {what} topics"
         tell(stage, 0.0)
         found = build_examples(data.index, data.topics, scorers, first_stage, depth, lambda share: tell(stage, share),
-                               semantic_stage)  # fmt: skip
+                               semantic_stage)
         keep = [j for j, name in enumerate(found.features) if name not in dropped]
         return replace(found, features=tuple(found.features[j] for j in keep), X=found.X[:, keep])
 
@@ -184,7 +184,7 @@ def learn(
             frame = runs[-1][2]
             error = float(frame["map"].std(ddof=1) / math.sqrt(len(frame))) if len(frame) > 1 else 0.0
             tried.append({"setting": setting, **_summary(frame), "se": error, "top_share": top_share(runs[-1][0]),
-                          "position_share": position_share(runs[-1][0])})  # fmt: skip
+                          "position_share": position_share(runs[-1][0])})
         ranker, chosen, per_topic, fold_records = runs[one_standard_error(tried)]
         metrics["cv"] = _summary(per_topic)
         comparison = compare_with_baselines(per_topic, train_ex, topic_values)
@@ -207,7 +207,7 @@ def learn(
     }
     tell(f"storing the ranker {name!r}", 1.0)
     learned = save(name, ranker, first_stage=first_stage, depth=depth, scorers=scorers, meta=meta,
-                   semantic_stage=semantic_stage)  # fmt: skip
+                   semantic_stage=semantic_stage)
     return LearnResult(learned, metrics, fold_records, per_topic, comparison, usable.describe())
 
 
@@ -264,7 +264,7 @@ def _cross_validated(
 
     result = cross_validate(examples.topics, folds, seed, train_on, test_on)
     records = [{"fold": f.index, "settings": dict(f.params), "train_topics": list(f.train),
-                "test_topics": list(f.test)} for f in result.folds]  # fmt: skip
+                "test_topics": list(f.test)} for f in result.folds]
     tell(f"fitting {learner} on every topic", folds / (folds + 1))
     trees = [int(f.params["trees"]) for f in result.folds if "trees" in f.params]
     every = _as_set(examples)

@@ -31,7 +31,7 @@ def benchmark_topics(bench: Benchmark) -> list[LearningTopic]:
         mentions = entity_sentences(bench.index, topic.entity) if topic.entity is not None else None
         candidates = topic.candidates if mentions is None else mentions
         topics.append(LearningTopic(topic.id, terms[topic.question], grades, candidates,
-                                    outside_ties=bench.kind == "sentences", entity=topic.entity))  # fmt: skip
+                                    outside_ties=bench.kind == "sentences", entity=topic.entity))
     return topics
 
 
@@ -45,7 +45,7 @@ def session_topics(admin: Admin, session: str, index: Index, rule: str = "majori
         entity = find_entity(index, key)
         grades = {int(sid): max(0, int(g) - RELEVANT_GRADE + 1) for sid, g in judged.items()}
         topics.append(LearningTopic(tid, tuple(normalise(index, query)), grades, entity_sentences(index, entity),
-                                    entity=entity))  # fmt: skip
+                                    entity=entity))
     if not any(g > 0 for t in topics for g in t.grades.values()):
         raise SentretError(f"session {session!r} has no sentence graded {RELEVANT_GRADE} or 4: nothing to learn from")
     return topics

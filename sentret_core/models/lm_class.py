@@ -321,7 +321,7 @@ class ClassParamsV2(ClassParams):
     lam: float = param(
         0.4, "weight of the word unigram Dirichlet model (exact matches)", symbol=r"\lambda", min=0.0, max=1.0,
         step=0.05, grid=LAM_GRID,
-    )  # fmt: skip
+    )
     mu_word: float = param(
         100.0, _HELP["mu_word"], symbol=r"\mu_w", min=MU_MIN, max=1e6, step=1.0, grid=MU_GRID
     )

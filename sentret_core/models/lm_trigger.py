@@ -296,9 +296,9 @@ class TriggerParamsV2(TriggerParams):
     lam_inside: float = param(0.1, _HELP["inside"], symbol=r"\lambda_{in}", **_LAM0)  # type: ignore[arg-type]
     lam_across: float = param(0.0, _HELP["across"], symbol=r"\lambda_{ac}", **_LAM0)  # type: ignore[arg-type]
     lam_qa: float = param(0.1, _HELP["qa"] + "; also question words → answer terms", symbol=r"\lambda_{qa}",
-                          **_LAM0)  # type: ignore[arg-type]  # fmt: skip
+                          **_LAM0)  # type: ignore[arg-type]
     lam_ne: float = param(0.4, _HELP["ne"] + "; also question words (?when → DATE)", symbol=r"\lambda_{ne}",
-                          **_LAM0)  # type: ignore[arg-type]  # fmt: skip
+                          **_LAM0)  # type: ignore[arg-type]
     # μ = 0 with every trigger weight 0 leaves a sentence without a query term probability 0: refused
     mu: float = param(50.0, _HELP["mu"], symbol=r"\mu", min=MU_MIN, max=1e6, step=1.0, grid=MU_GRID)
 

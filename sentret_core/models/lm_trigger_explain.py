@@ -105,7 +105,7 @@ def explain_trigger(index: Index, q: Query, sentence: int, p: TriggerParams) -> 
                 named = [(labels[j], y, row.get(j, 0.0), bool(data.massless[name][j])) for j, y in targets]
             else:
                 named = [(vocab[int(u)], float(c), row.get(int(u), 0.0), bool(data.massless[name][int(u)]))
-                         for u, c in zip(cols, counts)]  # fmt: skip
+                         for u, c in zip(cols, counts)]
             if n_s > 0:
                 matched = sum(c * w for _, c, w, _ in named)
                 unmatched = n_s - sum(c for _, c, _, massless in named if not massless)
@@ -116,7 +116,7 @@ def explain_trigger(index: Index, q: Query, sentence: int, p: TriggerParams) -> 
                 if w > 0:
                     value = weights[name] * w * c / n_s
                     why.append((value, f"{term}→{target}{'×' + str(int(c)) if c > 1 else ''} "
-                                       f"({_SHORT[name]}, {value:.3g})"))  # fmt: skip
+                                       f"({_SHORT[name]}, {value:.3g})"))
         den = n_s + p.mu
         word = (c_t + p.mu * pt) / den if den > 0 else pt
         why.sort(key=lambda x: -x[0])
@@ -219,10 +219,10 @@ def ask_rows(index: Index, q: Query, sentence: int, p: TriggerParams) -> list[di
                     value = weights[name] * w * cx / n_s
                     target = labels[int(x)] if name == "ne" else vocab[int(x)]
                     why.append((value, f"{a}→{target}{'×' + str(int(cx)) if cx > 1 else ''} "
-                                       f"({_SHORT[name]}, {value:.3g})"))  # fmt: skip
+                                       f"({_SHORT[name]}, {value:.3g})"))
         why.sort(key=lambda x: -x[0])
         record: dict[str, Any] = {"term": a, "c(t,q)": 1.0, "c(t,s)": 0.0, "|s|": n_s, "p(t)": pa,
-                                  "top trigger pairs": "; ".join(text for _, text in why[:3]) or "—"}  # fmt: skip
+                                  "top trigger pairs": "; ".join(text for _, text in why[:3]) or "—"}
         for name in COMPONENTS:
             record[f"λ_{name}·p_{name}(t|s)"] = weights[name] * (float(parts[name][k]) if name in parts else pa)
         record["(1-Σλ)·p_dir(t|s)"] = p.rest() * pa

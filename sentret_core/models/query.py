@@ -62,7 +62,7 @@ def normalise(index: Index, text: str) -> list[str]:
     markers of its question words (:func:`question_markers`)."""
     if isinstance(text, str) and len(text) > MAX_QUERY_CHARS:
         raise QueryError(f"the query has {len(text):,} characters; at most {MAX_QUERY_CHARS:,} are allowed "
-                         "(shorten it to the words that matter)")  # fmt: skip
+                         "(shorten it to the words that matter)")
     text = clean_text(text).text  # spaCy cannot hash a lone surrogate (sentret_core.checks)
     return check_length(text_terms(index, text)) + question_markers(text)
 
@@ -80,7 +80,7 @@ def check_length(terms: list[str]) -> list[str]:
     count = sum(not is_marker(t) for t in terms)  # the question-word markers are never scored
     if count > MAX_QUERY_TERMS:
         raise QueryError(f"the query has {count:,} terms; at most {MAX_QUERY_TERMS} are allowed "
-                         "(shorten it to the words that matter)")  # fmt: skip
+                         "(shorten it to the words that matter)")
     return terms
 
 

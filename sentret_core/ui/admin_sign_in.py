@@ -91,7 +91,7 @@ def sign_out(store: JudgmentStore) -> None:
 
 def _sign_out_button(store: JudgmentStore, key: str) -> None:
     st.button("Sign out as admin", key=f"{key}_sign_out", on_click=sign_out, args=(store,),
-              help="End this admin sign-in (in every tab of this browser, and after a reload)")  # fmt: skip
+              help="End this admin sign-in (in every tab of this browser, and after a reload)")
 
 
 def _resume(store: JudgmentStore) -> str | None:
@@ -129,7 +129,7 @@ def token_form(store: JudgmentStore, key: str, why: str = NEEDS_TOKEN) -> Admin 
         st.warning(f"You are signed out as admin: {md(ended)}")
     with st.form(f"{key}_token_form"):
         token = st.text_input("Admin token", type="password", key=f"{key}_token",
-                              help=f"${ADMIN_TOKEN_ENV}, or the token printed in the server log")  # fmt: skip
+                              help=f"${ADMIN_TOKEN_ENV}, or the token printed in the server log")
         submitted = st.form_submit_button("Sign in as admin")
     if submitted:
         admin = guarded("check the admin token", store.admin, token.strip(), client=client_id())

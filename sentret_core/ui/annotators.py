@@ -55,13 +55,13 @@ def manage_annotators(admin: Admin, info: SessionInfo) -> None:
         table = pd.DataFrame(
             [{"annotator": p.name, "status": p.status, "graded": p.graded, "sign-in link": p.has_link,
               "passphrase": p.has_passphrase, "added": p.created_at[:19].replace("T", " ")} for p in people]
-        )  # fmt: skip
+        )
         st.dataframe(table, hide_index=True, width="stretch")
     else:
         st.info("No annotator yet: add each person who will grade; each gets their own sign-in link and passphrase.")
     with st.form("admin_add_annotator", clear_on_submit=True):
         name = st.text_input("Name of a new annotator", key="admin_annotator_new",
-                             help="Names are unique in a session regardless of case and spaces")  # fmt: skip
+                             help="Names are unique in a session regardless of case and spaces")
         add = st.form_submit_button("Add annotator")
     if add:
         with error_guard("add the annotator"):
@@ -93,7 +93,7 @@ def _change(admin: Admin, info: SessionInfo, names: list[str]) -> None:
         return
     cols = st.columns(4)
     if cols[0].button("New link and passphrase", key="admin_annotator_secret",
-                      help="The old ones stop working; their open browsers are signed out"):  # fmt: skip
+                      help="The old ones stop working; their open browsers are signed out"):
         with error_guard("make a new secret"):
             _keep(admin.new_secret(info.name, who))
             st.rerun()
@@ -103,9 +103,9 @@ def _change(admin: Admin, info: SessionInfo, names: list[str]) -> None:
         _act("enable the annotator", admin.enable_annotator, info.name, who, f"Enabled {who}.")
     sure = cols[3].checkbox("Confirm removal", key="admin_annotator_sure")
     if cols[3].button("Remove", key="admin_annotator_remove", disabled=not sure,
-                      help="Their grades count nowhere any more but stay in the history"):  # fmt: skip
+                      help="Their grades count nowhere any more but stay in the history"):
         _act("remove the annotator", admin.remove_annotator, info.name, who,
-             f"Removed {who}: their grades stay in the history only.")  # fmt: skip
+             f"Removed {who}: their grades stay in the history only.")
     left, right = st.columns([3, 1])
     new_name = left.text_input("New name", key="admin_annotator_rename_to")
     if right.button("Rename", key="admin_annotator_rename"):

@@ -15,7 +15,7 @@ from sentret_core.ui.state import error_guard, guarded
 from sentret_core.ui.text import md
 
 RULE = ("An adjudicated grade replaces the annotators' grades of its item in qrels exports and evaluation "
-        "(majority and mean rules); their own grades stay as they are.")  # fmt: skip
+        "(majority and mean rules); their own grades stay as they are.")
 DONE = "admin_adjudication_done"  # the last adjudication's message, shown after the rerun that follows it
 SHORT = 120  # sentence characters shown in the table (the chosen item's in full below)
 
@@ -33,7 +33,7 @@ def disagreement_table(found: list[Disagreement]) -> pd.DataFrame:
         text = d.text if len(d.text) <= SHORT else d.text[: SHORT - 1] + "…"
         rows.append({"item": d.position + 1, "query": d.query, "entity": d.entity, "sentence": text,
                      **{who: given.get(who, "—") for who in annotators},
-                     "adjudicated": d.adjudicated if d.adjudicated is not None else "—"})  # fmt: skip
+                     "adjudicated": d.adjudicated if d.adjudicated is not None else "—"})
     return pd.DataFrame(rows).astype(str)
 
 
@@ -51,12 +51,12 @@ def disagreement_view(admin: Admin, info: SessionInfo) -> None:
         return
     open_items = sum(d.adjudicated is None for d in found)
     st.caption(f"{len(found)} item{'s' if len(found) != 1 else ''} graded differently; "
-               f"{open_items} not adjudicated yet.")  # fmt: skip
+               f"{open_items} not adjudicated yet.")
     st.dataframe(disagreement_table(found), hide_index=True, width="stretch")
     by_id = {d.item_id: d for d in found}
     item_id = st.selectbox("Item to adjudicate", list(by_id), key="admin_adjudicate_item",
                            format_func=lambda i: f"#{by_id[i].position + 1} · {by_id[i].entity} · "
-                           + ", ".join(f"{who} {grade}" for who, grade in by_id[i].grades))  # fmt: skip
+                           + ", ".join(f"{who} {grade}" for who, grade in by_id[i].grades))
     if item_id is None or item_id not in by_id:
         return
     chosen = by_id[item_id]
@@ -65,7 +65,7 @@ def disagreement_view(admin: Admin, info: SessionInfo) -> None:
     st.caption(" · ".join(f"{md(who)}: {md(grade_label(grade))}" for who, grade in chosen.grades))
     current = chosen.adjudicated
     grade = st.radio("Adjudicated grade", list(GRADES), index=None if current is None else GRADES.index(current),
-                     key=f"admin_adjudicate_grade_{item_id}", format_func=grade_label, horizontal=True)  # fmt: skip
+                     key=f"admin_adjudicate_grade_{item_id}", format_func=grade_label, horizontal=True)
     left, right = st.columns(2)
     if left.button("Adjudicate", key="admin_adjudicate", type="primary", disabled=grade is None):
         _record(admin, info, chosen, grade)

@@ -17,7 +17,7 @@ from sentret_core.support.records import EntitySupport, SupportResult
 
 CSV_HEADER = ("query", "entity_rank", "entity", "label", "entity_score", "score_name", "S_qe", "S_hat_qe",
               "rarity", "combination", "kld", "restates_query", "model", "sentence_rank", "sentence", "score",
-              "title", "text")  # fmt: skip
+              "title", "text")
 
 
 def entities_csv(result: SupportResult, kept: list[EntitySupport], restating: list[EntitySupport]) -> str:
@@ -27,7 +27,7 @@ def entities_csv(result: SupportResult, kept: list[EntitySupport], restating: li
         for es in group:
             e = es.entity
             head = [result.query, e.rank, e.text, e.label, e.score, result.entity_score, e.frequency,
-                    e.context_frequency, e.rarity, e.combination, e.kld, restates]  # fmt: skip
+                    e.context_frequency, e.rarity, e.combination, e.kld, restates]
             for model in result.models:
                 sentences = es.sentences.get(model, ())
                 if not sentences:

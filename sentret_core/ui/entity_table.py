@@ -46,7 +46,7 @@ def columns(score: str) -> list[tuple[str, str]]:
     others = [s for s in ("rarity", "combination", "kld") if s != score]
     heads = [("rank", COLUMN_HELP["rank"]), ("entity", COLUMN_HELP["entity"]),
              (f"{chosen} ↓", f"{COLUMN_HELP[chosen]} {HIGHER_IS_BETTER}"), ("label", COLUMN_HELP["label"]),
-             ("|S_qe|", COLUMN_HELP["|S_qe|"]), ("|Ŝ_qe|", COLUMN_HELP["|Ŝ_qe|"])]  # fmt: skip
+             ("|S_qe|", COLUMN_HELP["|S_qe|"]), ("|Ŝ_qe|", COLUMN_HELP["|Ŝ_qe|"])]
     return heads + [(COLUMN_TITLES[s], COLUMN_HELP[COLUMN_TITLES[s]]) for s in others]
 
 
@@ -67,7 +67,7 @@ def entity_table_html(entities: list[EntitySupport], score: str) -> str:
         key = html_text(f"{r.text}|{r.label}")
         pair = label_pair(r.label)
         chip = (f'<span class="chip entity" data-label="{html_text(r.label)}" '
-                f'style="background:{pair.background};color:{pair.text}">{html_text(r.label)}</span>')  # fmt: skip
+                f'style="background:{pair.background};color:{pair.text}">{html_text(r.label)}</span>')
         rest = "".join(f'<td class="num">{_format(s, _score_value(e, s))}</td>' for s in others)
         cells = (
             f'<td class="num">{r.rank}</td><td class="name" title="{html_text(r.text)}">{html_text(r.text)}</td>'
@@ -76,9 +76,9 @@ def entity_table_html(entities: list[EntitySupport], score: str) -> str:
             f'<td>{chip}</td><td class="num">{r.frequency}</td><td class="num">{r.context_frequency}</td>{rest}'
         )
         rows.append(f'<tr data-entity="{key}" data-score="{float(r.score)!r}" tabindex="0" title="Click to explain '
-                    f'{html_text(r.text)}">{cells}</tr>')  # fmt: skip
+                    f'{html_text(r.text)}">{cells}</tr>')
     return (f'{TABLE_CSS}<div class="sentret-scroll"><table class="sentret-entities"><tr>{head}</tr>'
-            f'{"".join(rows)}</table></div>')  # fmt: skip
+            f'{"".join(rows)}</table></div>')
 
 
 ROW_PICK_KEY = "explore_row_pick"  # the hidden text box a row click fills (its container: .st-key-sentret-row-pick)

@@ -21,12 +21,12 @@ COLUMN_HELP = {
            "of all sentences: how much more often the entity appears near the query than in the corpus. "
            "The best entity score of Blanco & Zaragoza (SIGIR 2010).",
     "frequency": "Frequency, E_freq = |S_qe|: how many of the top k sentences mention the entity.",
-}  # fmt: skip
+}
 COLUMN_TITLES = {"kld": "KLD", "frequency": "frequency", "rarity": "rarity", "combination": "combination"}
 WEIGHTING_NAMES = {"score": "its score", "rank": "its rank", "none": "all alike (Blanco & Zaragoza)"}
 WEIGHTING_HELP = ("How much a sentence's entities count in the entity scores: by how well the sentence matches "
                   "the query (its first-stage score, min-max normalised over S_q, or 1/log2(rank+1)), or all "
-                  "alike (the unweighted statistics of Blanco & Zaragoza, SIGIR 2010).")  # fmt: skip
+                  "alike (the unweighted statistics of Blanco & Zaragoza, SIGIR 2010).")
 HIGHER_IS_BETTER = "Higher is better: the table is sorted by this score and the bar shows it."
 NOT_COMPARABLE = (
     "Scores of different models are on unrelated scales (BM25F around 10, a language model's log-likelihood "

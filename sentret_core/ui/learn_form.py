@@ -29,12 +29,12 @@ def learn_form(admin: Admin, session: str, index_path: str) -> None:
         st.caption(f"Fits ltr.v1 on this session's adjudicated grades on the 1-4 scale (relevant ≥ {RELEVANT_GRADE}), "
                    "cross-validated by topic: "
                    "each fold's ranker never sees its test topics. It then appears as the ltr.v1 column in "
-                   "Explore and in How it works.")  # fmt: skip
+                   "Explore and in How it works.")
         with st.form("evaluate_learn"):
             name = st.text_input("Name", value="ltr" if "ltr" not in taken else "", key="evaluate_learn_name",
-                                 help="ltr.v1 reads the ranker named 'ltr' unless told otherwise")  # fmt: skip
+                                 help="ltr.v1 reads the ranker named 'ltr' unless told otherwise")
             learner = st.radio("Learner", list(LEARNERS), format_func=LEARNERS.__getitem__, horizontal=True,
-                               key="evaluate_learn_learner")  # fmt: skip
+                               key="evaluate_learn_learner")
             folds = int(st.number_input("Cross-validation folds", 2, 10, 5, key="evaluate_learn_folds"))
             if not st.form_submit_button("Learn"):
                 return
@@ -57,7 +57,7 @@ def learn_form(admin: Admin, session: str, index_path: str) -> None:
             left_out = result.usable.get("without_relevant", 0)
             st.success(f"Learned {result.learned.reference}: cross-validated MAP {cv['map']:.4f}, MRR "
                        f"{cv['mrr']:.4f} over {cv['topics']:.0f} topic{'s' if cv['topics'] != 1 else ''}"
-                       + (f" ({left_out} without a relevant sentence left out)." if left_out else "."))  # fmt: skip
+                       + (f" ({left_out} without a relevant sentence left out)." if left_out else "."))
             if comparison is not None:
                 st.info(f"Verdict: {comparison.verdict}.")
                 rows = [{"model": "this ranker", **comparison.ranker}] + [

@@ -38,7 +38,7 @@ def choose_scale(text: str | None, data: bytes) -> str:
                           format_func=SCALE_NAMES.__getitem__,
                           help="The scale of the file's grades; set to the one its values suggest") or (
         DEFAULT_QRELS_SCALE
-    )  # fmt: skip
+    )
     if grades:
         try:
             reading = read_scale(grades, scale)

@@ -93,7 +93,7 @@ def _form() -> dict[str, Any] | None:
     with st.form(FORM, enter_to_submit=False, border=False):
         name = st.text_input("Session name", key=field_key("admin_new_name"))
         st.markdown("**Topics** — one (query, entity) per row; leave the entity empty for the query's top "
-                    "entities. An entity is `text|LABEL` (e.g. `Picasso|PERSON`) or its text.")  # fmt: skip
+                    "entities. An entity is `text|LABEL` (e.g. `Picasso|PERSON`) or its text.")
         table = st.data_editor(
             pd.DataFrame({c: pd.Series(dtype="string") for c in COLUMNS}),
             key=field_key(TABLE),
@@ -107,7 +107,7 @@ def _form() -> dict[str, Any] | None:
         )
         upload = st.file_uploader("…and/or a topics file (TSV): a query, a tab and an entity per line; "
                                   "the tab and entity are optional", type=["tsv", "txt"],
-                                  key=field_key(FILE))  # fmt: skip
+                                  key=field_key(FILE))
         add_explore = st.checkbox(
             f"Add the Explore page's query ({md(explore)})"
             if explore
@@ -118,28 +118,28 @@ def _form() -> dict[str, Any] | None:
         c1, c2, c3 = st.columns(3)
         depth = c1.number_input("Pool depth (top-n per model)", 1, 1000, DEFAULT_DEPTH, key="admin_depth")
         top = c2.number_input("Top entities per query without an entity", 1, 100, DEFAULT_TOP_ENTITIES,
-                              key="admin_top_entities")  # fmt: skip
+                              key="admin_top_entities")
         seed = c3.number_input("Shuffle seed", 0, 2**31 - 1, 0, key="admin_seed")
         o1, o2, o3 = st.columns(3)
         graders = o1.number_input("Annotators per shared item (0 = every annotator)", 0, MAX_GRADERS, 0,
-                                  key="admin_graders")  # fmt: skip
+                                  key="admin_graders")
         overlap = o2.number_input("Shared items (%): the rest are split, one annotator each", 0, 100, 100,
-                                  key="admin_overlap")  # fmt: skip
+                                  key="admin_overlap")
         shuffle = o3.checkbox("Each annotator in their own shuffled order", value=True, key="admin_shuffle",
                               help="Topics and the items of a topic in a seeded order of each annotator's own "
-                              "(a topic's items stay together); off: one shared order")  # fmt: skip
+                              "(a topic's items stay together); off: one shared order")
         models = st.multiselect("Pooling models", support_models(), default=list(DEFAULT_SUPPORT_MODELS),
-                                key="admin_models", format_func=model_title)  # fmt: skip
+                                key="admin_models", format_func=model_title)
         st.text_area("Guidelines for the annotators (optional; shown on their grading page as written)",
-                     key=field_key(GUIDELINES), max_chars=MAX_GUIDELINES, height=100)  # fmt: skip
+                     key=field_key(GUIDELINES), max_chars=MAX_GUIDELINES, height=100)
         st.caption(f"Index: {md(str(current_index_path()))} (choose another on the Corpus page)")
         if not st.form_submit_button("Preview the pairs", type="primary", key="admin_preview",
                                      help="Pool the topics and show the (query, entity) pairs; nothing is "
-                                     "stored until Create session"):  # fmt: skip
+                                     "stored until Create session"):
             return None
     return {"name": name, "table": table, "upload": upload, "explore": explore if add_explore else "",
             "models": models, "depth": int(depth), "top": int(top), "seed": int(seed),
-            "graders": int(graders), "overlap": int(overlap), "shuffle": bool(shuffle)}  # fmt: skip
+            "graders": int(graders), "overlap": int(overlap), "shuffle": bool(shuffle)}
 
 
 def table_topics(table: pd.DataFrame) -> list[TopicLine]:
@@ -191,7 +191,7 @@ def _cell(value: object) -> str:
 
 def _preview(store: JudgmentStore, *, name: str, table: pd.DataFrame, upload: Any, explore: str,
              models: list[str], depth: int, top: int, seed: int, graders: int, overlap: int,
-             shuffle: bool) -> None:  # fmt: skip
+             shuffle: bool) -> None:
     """Pool the form's topics (nothing stored) and keep the plan for :func:`_show_preview`."""
     st.session_state.pop(PREVIEW, None)  # a failed preview leaves no older one to create by mistake
     checked = guarded("check the session name", check_session_name, store, name)
@@ -207,7 +207,7 @@ def _preview(store: JudgmentStore, *, name: str, table: pd.DataFrame, upload: An
     if index is None:
         return
     plan = guarded("pool the topics", build_pool, index, topics, models=models, depth=depth, seed=seed,
-                   top_entities=top)  # fmt: skip
+                   top_entities=top)
     if plan is not None:
         st.session_state[PREVIEW] = (checked, plan, order)
 
@@ -215,14 +215,14 @@ def _preview(store: JudgmentStore, *, name: str, table: pd.DataFrame, upload: An
 def _show_preview(store: JudgmentStore, name: str, plan: PoolPlan, order: ItemOrder) -> None:
     """The pooled pairs of the previewed session, and the button that creates exactly them."""
     st.markdown(f"**Preview of session {md(repr(name))}**: {len(plan.items)} items over {len(plan.pairs)} "
-                f"(query, entity) pairs; {md(order.describe())}")  # fmt: skip
+                f"(query, entity) pairs; {md(order.describe())}")
     counts = {t.topic_id: len(t.pooled) for t in plan.topics}
     st.dataframe(pd.DataFrame({"pair": [topic_label(tid) for tid in counts], "items": list(counts.values())}),
-                 hide_index=True, width="stretch", key="admin_preview_pairs")  # fmt: skip
+                 hide_index=True, width="stretch", key="admin_preview_pairs")
     if plan.set_aside:
         left_out = "; ".join(md(topic_label(topic_id(q, e))) for q, e in plan.set_aside)
         st.caption("Left out, as on the Explore page, because they only restate the query (name one in the "
-                   f"topics to pool it): {left_out}")  # fmt: skip
+                   f"topics to pool it): {left_out}")
     for note in plan.notes:
         if "only restates the query" not in note:
             st.caption(f"Left out: {md(note)}")
@@ -236,7 +236,7 @@ def _create(store: JudgmentStore, name: str, plan: PoolPlan, order: ItemOrder) -
         return
     guidelines = str(st.session_state.get(field_key(GUIDELINES)) or "")
     created = guarded("create the session", create_session, store, name, index, (), plan=plan, guidelines=guidelines,
-                      order=order)  # fmt: skip
+                      order=order)
     if created is None:
         return
     info, plan = created
@@ -256,7 +256,7 @@ def guidelines_editor(store: JudgmentStore, admin: Admin, session: str) -> None:
         st.form(f"admin_guidelines_form_{session}", enter_to_submit=False, border=False),
     ):
         text = st.text_area("Guidelines (shown to the annotators as written)", value=store.guidelines(session),
-                            max_chars=MAX_GUIDELINES, height=150, key=f"admin_guidelines_{session}")  # fmt: skip
+                            max_chars=MAX_GUIDELINES, height=150, key=f"admin_guidelines_{session}")
         saved = st.form_submit_button(f"Save the guidelines of {md(repr(session))}") and guarded(
             "save the guidelines", set_guidelines, admin, session, text
         ) is not None

@@ -31,13 +31,13 @@ LIGHT_BACKGROUNDS = {
     "NORP": "#c887fb", "FAC": "#9cc9cc", "EVENT": "#ffeb80", "LAW": "#ff8197", "LANGUAGE": "#ff8197",
     "WORK_OF_ART": "#f0d0ff", "DATE": "#bfe1d9", "TIME": "#bfe1d9", "MONEY": "#e4e7d2", "QUANTITY": "#e4e7d2",
     "ORDINAL": "#e4e7d2", "CARDINAL": "#e4e7d2", "PERCENT": "#e4e7d2",
-}  # fmt: skip
+}
 DARK_BACKGROUNDS = {
     "ORG": "#115e59", "PRODUCT": "#3f6212", "GPE": "#854d0e", "LOC": "#9a3412", "PERSON": "#5b21b6",
     "NORP": "#7e22ce", "FAC": "#155e75", "EVENT": "#713f12", "LAW": "#9f1239", "LANGUAGE": "#9f1239",
     "WORK_OF_ART": "#86198f", "DATE": "#065f46", "TIME": "#065f46", "MONEY": "#3f3f46", "QUANTITY": "#3f3f46",
     "ORDINAL": "#3f3f46", "CARDINAL": "#3f3f46", "PERCENT": "#3f3f46",
-}  # fmt: skip
+}
 DEFAULT = {"light": Pair("#dddddd", DARK_TEXT), "dark": Pair("#374151", LIGHT_TEXT)}
 TERM = {"light": Pair("#fde047", DARK_TEXT), "dark": Pair("#facc15", DARK_TEXT)}  # a query term's <mark>
 FOCUS = {"light": DARK_TEXT, "dark": LIGHT_TEXT}  # the chosen entity's outline
@@ -66,7 +66,7 @@ def _theme_rules(theme: str) -> str:
         f"span.entity.focus{{box-shadow:0 0 0 2px {FOCUS[theme]}!important}}",
         f"mark.term{{background:{term.background};color:{term.text}}}",
         f".sentret-bar{{background:{BAR[theme]}!important}}",
-    ]  # fmt: skip
+    ]
     return "".join(rules)
 
 

@@ -179,7 +179,7 @@ def build_uploaded(
         def step(documents: int, words: int) -> None:
             if progress:
                 progress(min(documents / max(total, 1), 1.0), f"Parsed {documents:,} of {total:,} documents, "
-                         f"{words:,} words")  # fmt: skip
+                         f"{words:,} words")
 
         try:
             return build_index(combined, target, force=overwrite, n_process=1, progress=step)
@@ -214,10 +214,10 @@ def render_upload() -> None:
     files = _chosen_files()
     c1, c2, c3 = st.columns([2, 1, 1])
     name = c1.text_input("Name of the new index", key="upload_name", placeholder="e.g. my-notes",
-                         help="Letters, digits, '-', '_' and '.'; no path separators.")  # fmt: skip
+                         help="Letters, digits, '-', '_' and '.'; no path separators.")
     encoding = c2.selectbox("Encoding", ENCODINGS, key="upload_encoding", help="The files' text encoding")
     overwrite = c3.checkbox("Replace the existing index", key="upload_overwrite",
-                            help="Needed to build over an index of the same name")  # fmt: skip
+                            help="Needed to build over an index of the same name")
     if not st.button("Build index", key="upload_build", type="primary", disabled=not files):
         return
     uploads = [Upload(f.name, f.getvalue()) for f in files]
@@ -231,7 +231,7 @@ def render_upload() -> None:
     replacing = target.exists()
     summary = guarded("build the index", build_uploaded, uploads, name, root, store=store,
                       token=signed_in_token() or "", overwrite=overwrite, encoding=encoding or "utf-8",
-                      progress=progress)  # fmt: skip
+                      progress=progress)
     if summary is None:  # the previous index stays loaded
         bar.empty()
         return

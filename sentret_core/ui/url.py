@@ -68,7 +68,7 @@ class UrlReader:
         return float(self._within(key, float, "a number", low, high, default, f"{low:g}-{high:g}"))
 
     def _within(self, key: str, parse: Callable[[str], float], what: str, low: float, high: float,
-                default: float, span: str) -> float:  # fmt: skip
+                default: float, span: str) -> float:
         if key not in self.params:
             return default
         raw = self.params[key]
@@ -91,12 +91,12 @@ class UrlReader:
         unknown = [item for item in raw if item not in options]
         if most is not None and len(known) > most:
             self.warnings.append(f"The link's {key} names {len(known)} values; at most {most} are shown: "
-                                 f"using {', '.join(known[:most])!r}.")  # fmt: skip
+                                 f"using {', '.join(known[:most])!r}.")
             known = known[:most]
         if unknown:
             used = known or list(default)
             self.warnings.append(f"The link's {key} has {', '.join(repr(u) for u in unknown)}, not one of "
-                                 f"{', '.join(options)}; using {', '.join(used)!r} instead.")  # fmt: skip
+                                 f"{', '.join(options)}; using {', '.join(used)!r} instead.")
             return used
         return known or list(default)
 

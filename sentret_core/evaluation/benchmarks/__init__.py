@@ -28,7 +28,7 @@ from sentret_core.evaluation.benchmarks.registry import (
 )
 
 __all__ = ["Benchmark", "BenchmarkSpec", "benchmark_names", "get_benchmark", "list_benchmarks", "load_benchmark",
-           "register_benchmark", "unregister_benchmark"]  # fmt: skip
+           "register_benchmark", "unregister_benchmark"]
 
 for _module in (wikiqa, squad, trecqa, candidates):  # a new benchmark: its module here, and imported above
     register_benchmark(_module.BENCHMARK)

@@ -99,7 +99,7 @@ def read_candidates(path: str | os.PathLike[str]) -> CandidateSet:
     if not questions:
         raise SentretError(f"{path}: no questions (one JSON object per line, see the README's candidates format)")
     documents = {doc: (titles[doc], [known.get(i, "") for i in range(max(known) + 1)])
-                 for doc, known in sentences.items()}  # fmt: skip
+                 for doc, known in sentences.items()}
     return CandidateSet(documents, questions)
 
 
@@ -110,7 +110,7 @@ def write_candidates(found: CandidateSet, path: str | os.PathLike[str]) -> None:
     for question in found.questions:
         candidates = [{"doc": doc, "title": found.documents[doc][0], "position": position,
                        "text": found.documents[doc][1][position], **({} if label is None else {"label": label})}
-                      for doc, position, label in question.candidates]  # fmt: skip
+                      for doc, position, label in question.candidates]
         record = {"id": question.id, "question": question.text, "candidates": candidates}
         lines.append(json.dumps(record, ensure_ascii=False) + "\n")
     try:
@@ -161,7 +161,7 @@ def load_candidates(
 ) -> Benchmark:
     """The benchmark of a candidates JSONL file (``sentret eval candidates --data F``)."""
     return candidate_benchmark("candidates", Path(path), read_candidates(path), {},
-                               cache=cache, n_process=n_process, log=log)  # fmt: skip
+                               cache=cache, n_process=n_process, log=log)
 
 
 def candidate_benchmark(
@@ -202,7 +202,7 @@ def candidate_benchmark(
         "candidates": sum(len(t.candidates) for t in topics if t.candidates is not None),
     }
     return Benchmark(name, data_path, index, tuple(topics), qrels, "sentences",
-                     "graded" if max(max(q.values()) for q in qrels.values()) > 1 else "binary", {}, stats)  # fmt: skip
+                     "graded" if max(max(q.values()) for q in qrels.values()) > 1 else "binary", {}, stats)
 
 
 BENCHMARK = BenchmarkSpec("candidates", load_candidates, training_file="a candidates JSONL file (see the README)")

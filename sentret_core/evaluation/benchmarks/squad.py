@@ -137,7 +137,7 @@ def load_squad_support(
     else:
         base = None
     index = cached_index("squad-support", data_path, options, documents, cache=cache, n_process=n_process, log=log,
-                         after=base)  # fmt: skip
+                         after=base)
     topics, qrels, stats = _squad_topics(index, paragraphs, min_candidates)
     if not topics:
         raise SentretError(f"{data_path}: no (question, answer entity) topic was found")

@@ -134,7 +134,7 @@ def trecqa_candidates(questions: list[TrecQAQuestion]) -> CandidateSet:
     doc = {sentence: f"T{i:0{width}d}" for i, sentence in enumerate(distinct)}
     documents = {doc[sentence]: ("", [sentence]) for sentence in distinct}
     found = [CandidateQuestion(q.id, q.text, tuple((doc[s], 0, label) for s, label in q.candidates))
-             for q in questions]  # fmt: skip
+             for q in questions]
     return CandidateSet(documents, found)
 
 

@@ -31,7 +31,7 @@ def load_wikiqa(
     """The WikiQA benchmark of one TSV split: topics are the questions with a correct sentence."""
     data_path = Path(path)
     return candidate_benchmark("wikiqa", data_path, wikiqa_candidates(read_wikiqa(data_path)), {},
-                               cache=cache, n_process=n_process, log=log)  # fmt: skip
+                               cache=cache, n_process=n_process, log=log)
 
 
 def wikiqa_candidates(parsed: WikiQAData) -> CandidateSet:

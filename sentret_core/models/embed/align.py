@@ -83,13 +83,13 @@ def _explain(index: Index, q: Query, sentence: int, p: Any) -> Explained:
     rows = []
     if len(terms) == 0 or not words:
         rows = [{"term": w, "c(t,q)/Σc": float(c), "closest sentence word": "", "cos(v_t, v_w)": 0.0,
-                 "contribution": 0.0} for w, c in zip(words, weights)]  # fmt: skip
+                 "contribution": 0.0} for w, c in zip(words, weights)]
         return Explained(columns, rows, {}, {})
     best = best_alignments(index, np.array([sentence], dtype=np.int64), sims)[0]
     closest = terms[np.argmax(sims[terms], axis=0)]
     for j, (w, c) in enumerate(zip(words, weights)):
         rows.append({"term": w, "c(t,q)/Σc": float(c), "closest sentence word": index.vocab[int(closest[j])],
-                     "cos(v_t, v_w)": float(best[j]), "contribution": float(c) * float(best[j])})  # fmt: skip
+                     "cos(v_t, v_w)": float(best[j]), "contribution": float(c) * float(best[j])})
     return Explained(columns, rows, {}, {})
 
 

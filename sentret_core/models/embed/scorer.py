@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from sentret_core.models.query import Query
 
 PAPER = ("Miller, WordLlama: recycled token embeddings from large language models (2024); "
-         "Momtazi & Klakow, IP&M 51(4) 2015 (the vocabulary gap)")  # fmt: skip
+         "Momtazi & Klakow, IP&M 51(4) 2015 (the vocabulary gap)")
 CLOSEST = 3  # sentence words named per query term in an explanation
 
 
@@ -79,7 +79,7 @@ def _explain(index: Index, q: Query, sentence: int, p: Any) -> Explained:
     norm = float(np.linalg.norm(counts.astype(np.float64) @ vectors.astype(np.float64)))
     if pos == len(ids) or int(ids[pos]) != sentence or norm == 0.0:
         rows = [{"term": w, "c(t,q)": float(c), "closest sentence words": "", "cos(v_t, û(s))": 0.0,
-                 "contribution": 0.0} for w, c in zip(words, counts)]  # fmt: skip
+                 "contribution": 0.0} for w, c in zip(words, counts)]
         return Explained(columns, rows, {}, {})
     own = unit[pos]
     seq = index.sequence(sentence)
@@ -94,7 +94,7 @@ def _explain(index: Index, q: Query, sentence: int, p: Any) -> Explained:
         closest = ", ".join(f"{index.vocab[int(terms[i])]} {pairs[i]:.2f}" for i in best)
         rows.append({"term": w, "c(t,q)": c, "closest sentence words": closest,
                      "cos(v_t, û(s))": float(v @ own) / length if length else 0.0,
-                     "contribution": c * float(v @ own) / norm})  # fmt: skip
+                     "contribution": c * float(v @ own) / norm})
     return Explained(columns, rows, {}, {"‖u(q)‖": norm})
 
 

@@ -55,7 +55,7 @@ class Examples:
         starts = np.r_[0, np.cumsum(self.groups)]
         rows = np.concatenate([np.arange(starts[i], starts[i + 1]) for i in picked]) if picked else np.zeros(0, int)
         return Examples(self.features, self.X[rows], self.y[rows], self.groups[picked], tuple(topics),
-                        self.relevant[picked], self.outside[picked], self.outside_relevant[picked])  # fmt: skip
+                        self.relevant[picked], self.outside[picked], self.outside_relevant[picked])
 
     def fingerprint(self) -> str:
         return content_hash({"X": self.X, "y": self.y, "groups": self.groups})[:16]
@@ -102,4 +102,4 @@ def build_examples(
     X = np.vstack(blocks) if blocks else np.zeros((0, len(names)))
     y = np.concatenate(labels) if labels else np.zeros(0, dtype=np.int64)
     return Examples(names, X, y, np.array(sizes, dtype=np.int64), tuple(t.id for t in topics),
-                    np.array(relevant), np.array(outside), np.array(outside_relevant))  # fmt: skip
+                    np.array(relevant), np.array(outside), np.array(outside_relevant))

@@ -50,7 +50,7 @@ DEFAULT_SCORERS: tuple[str, ...] = ("bm25.v1", "bm25f.v1", "lm-dir.v1", "tfisf.v
 SEMANTIC_STAGE = "embed.v1"  # the first stage's second half: it reaches sentences sharing no word with q
 PER_SCORER = ("score", "rank", "doc_rank")
 FIXED_V1 = ("position", "inv_position", "first", "length", "coverage", "idf_overlap", "title_match",
-            "entities", "top_entities", "entity_kld", "answer_type")  # fmt: skip
+            "entities", "top_entities", "entity_kld", "answer_type")
 RELATIVE = ("relative_position", "last")
 FIXED = (*FIXED_V1, *RELATIVE)
 POSITION = ("position", "inv_position", "first", *RELATIVE)  # the position prior, in all its forms
@@ -146,7 +146,7 @@ def feature_columns(names: Sequence[str], scorers: Sequence[str]) -> np.ndarray:
     missing = [n for n in names if n not in where]
     if missing:
         raise SentretError(f"the ranker was learned with an older feature set ({missing[0]!r} is not computed "
-                           "any more); learn it again")  # fmt: skip
+                           "any more); learn it again")
     return np.array([where[n] for n in names], dtype=np.int64)
 
 

@@ -43,7 +43,7 @@ _INT = re.compile(r"-?\d{1,10}")
 _FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d{1,4})?|[-+]?(nan|inf|infinity)", re.IGNORECASE)
 MAX_VALUE = 1e100  # so that the sum over MAX_TREES trees stays finite
 _INTERNAL = ("split_feature", "split_gain", "threshold", "decision_type", "left_child", "right_child",
-             "internal_value", "internal_weight", "internal_count")  # fmt: skip
+             "internal_value", "internal_weight", "internal_count")
 _LEAF = ("leaf_value", "leaf_weight", "leaf_count")
 _INTS = frozenset({"split_feature", "decision_type", "left_child", "right_child", "internal_count", "leaf_count"})
 _CATEGORICAL = ("cat_boundaries", "cat_threshold")
@@ -99,7 +99,7 @@ class Forest:
         lines = ["tree", "version=v4", "num_class=1", "num_tree_per_iteration=1", "label_index=0",
                  f"max_feature_idx={m}", "objective=lambdarank",
                  "feature_names=" + " ".join(f"Column_{j}" for j in range(self.n_features)),
-                 "feature_infos=" + " ".join("none" for _ in range(self.n_features)), ""]  # fmt: skip
+                 "feature_infos=" + " ".join("none" for _ in range(self.n_features)), ""]
         for i, tree in enumerate(self.trees):
             lines += [f"Tree={i}", f"num_leaves={tree.num_leaves}", "num_cat=0"]
             lines += [f"{key}={_format(tree.arrays.get(key, EMPTY), key in _INTS)}" for key in (*_INTERNAL, *_LEAF)]
@@ -182,7 +182,7 @@ def _check_header(header: dict[str, str], n_features: int) -> None:
     for key, value in expected.items():
         if header.get(key) != value:
             raise SentretError(f"its model text has {key}={header.get(key)!r}; a ranker of {n_features} "
-                               f"features has {key}={value}")  # fmt: skip
+                               f"features has {key}={value}")
     if header.get("objective", "").split(" ")[0] != "lambdarank" or "average_output" in header:
         raise SentretError(f"its model text is not a LambdaMART ranker (objective {header.get('objective')!r})")
 

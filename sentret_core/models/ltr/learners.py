@@ -139,7 +139,7 @@ def grid(learner: str) -> tuple[dict[str, Any], ...]:
 
 def fit(learner: str, features: Sequence[str], train: Set, dev: Set | None = None, *, seed: int = 0,
         c: float = 1.0, trees: int | None = None,
-        setting: dict[str, Any] | None = None) -> tuple[Ranker, dict[str, Any]]:  # fmt: skip
+        setting: dict[str, Any] | None = None) -> tuple[Ranker, dict[str, Any]]:
     """Fit ``learner`` on ``train``; LambdaMART stops early on ``dev``, else runs ``trees`` trees
     (default 200). ``setting`` (one of :func:`grid`'s) replaces the defaults. Returns the ranker and
     what the fit chose (trees, C, the trees' settings)."""
@@ -161,7 +161,7 @@ def _fit_linear(features: Sequence[str], X: np.ndarray, y: np.ndarray, c: float,
     model = LogisticRegression(C=c, max_iter=2000, class_weight="balanced", random_state=seed)
     model.fit((X - mean) / scale, (y > 0).astype(np.int64))
     arrays = {"mean": mean, "scale": scale, "coef": model.coef_[0].astype(np.float64),
-              "intercept": np.asarray(model.intercept_, dtype=np.float64)}  # fmt: skip
+              "intercept": np.asarray(model.intercept_, dtype=np.float64)}
     return Ranker("linear", tuple(features), arrays), {"C": c}
 
 
@@ -178,14 +178,14 @@ def _fit_lambdamart(
     import lightgbm
 
     used_setting = dict(setting, min_child_samples=min(int(setting["min_child_samples"]),
-                                                       max(1, len(X) // MIN_CHILD_SHARE)))  # fmt: skip
+                                                       max(1, len(X) // MIN_CHILD_SHARE)))
     model = lightgbm.LGBMRanker(objective="lambdarank", n_estimators=MAX_TREES if dev is not None else trees,
                                 random_state=seed, deterministic=True, force_row_wise=True, n_jobs=1,
-                                verbose=-1, **used_setting)  # fmt: skip
+                                verbose=-1, **used_setting)
     extra: dict[str, Any] = {}
     if dev is not None and (dev[1] > 0).any():
         extra = {"eval_X": (dev[0],), "eval_y": (dev[1],), "eval_group": [dev[2]], "eval_at": [DEV_CUTOFF],
-                 "eval_metric": "map", "callbacks": [lightgbm.early_stopping(PATIENCE, verbose=False)]}  # fmt: skip
+                 "eval_metric": "map", "callbacks": [lightgbm.early_stopping(PATIENCE, verbose=False)]}
     model.fit(X, y.astype(np.int64), group=groups, **extra)
     booster = model.booster_
     used = int(model.best_iteration_ or booster.current_iteration())

@@ -56,7 +56,7 @@ class LtrParams(Params):
     model: str = param(DEFAULT_RANKER_NAME, "the learned ranker (made by `sentret learn`)", artefact="ranker")
     depth: int | None = param(None, "how many of the first stage's best sentences are re-ranked "
                               "(None: as many as when it was learned)", min=1, max=MAX_DEPTH, step=1,
-                              nullable=True)  # fmt: skip
+                              nullable=True)
     entity: int | None = param(
         None,
         "the entity whose support sentences are ranked (its id): only the "

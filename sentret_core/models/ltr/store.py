@@ -44,7 +44,7 @@ class Learned:
 
 
 def save(name: str, ranker: Ranker, *, first_stage: str, depth: int, scorers: Sequence[str],
-         meta: dict[str, Any], semantic_stage: str | None = None) -> Learned:  # fmt: skip
+         meta: dict[str, Any], semantic_stage: str | None = None) -> Learned:
     """Store ``ranker`` as ``name`` (replacing one of that name whole)."""
     version = feature_set(ranker.features, scorers)
     if version is None:
@@ -52,7 +52,7 @@ def save(name: str, ranker: Ranker, *, first_stage: str, depth: int, scorers: Se
     if semantic_stage is not None and semantic_stage not in scorers:
         raise SentretError(f"the semantic stage {semantic_stage!r} is not among the ranker's scorers")
     record = dict(meta, learner=ranker.learner, features=list(ranker.features), first_stage=first_stage,
-                  depth=depth, scorers=list(scorers), feature_set=version, semantic_stage=semantic_stage)  # fmt: skip
+                  depth=depth, scorers=list(scorers), feature_set=version, semantic_stage=semantic_stage)
     _as_learned(artefacts.Artefact(name, KIND, "", ranker.arrays, record))  # refused before anything is written
     found = artefacts.write(None, KIND, name, ranker.arrays, record)
     return _as_learned(found)
@@ -99,7 +99,7 @@ def _as_learned(found: artefacts.Artefact) -> Learned:
         raise SentretError(f"ranker {found.name!r} is not one this sentret can read; learn it again")
     if feature_set(features, scorers) is None:
         raise SentretError(f"ranker {found.name!r} was learned with an older feature set (or its features do not "
-                           "match its scorers); learn it again")  # fmt: skip
+                           "match its scorers); learn it again")
     try:
         ranker = Ranker(learner, features, found.arrays).check()
     except SentretError as err:

@@ -114,13 +114,13 @@ def fit_classes(
     _check(classes, min_count, iterations, seed, rare)
     extra = source_list(sources)
     params = {"classes": int(classes), "min_count": int(min_count), "iterations": int(iterations),
-              "seed": int(seed), "rare": rare}  # fmt: skip
+              "seed": int(seed), "rare": rare}
     described = describe_sources(extra)
     clock = time.perf_counter()
     stats_in = bigrams(index, extra)
     counted = time.perf_counter() - clock
     result = exchange(stats_in.matrix, stats_in.counts, int(classes), min_count=int(min_count),
-                      iterations=int(iterations), seed=int(seed), rare=rare, progress=progress)  # fmt: skip
+                      iterations=int(iterations), seed=int(seed), rare=rare, progress=progress)
     stats = {
         "seconds": round(time.perf_counter() - clock, 3),
         "bigram_seconds": round(counted, 3),
@@ -154,9 +154,9 @@ def train_classes(
     """Train a class map and write it as artefact ``name`` of ``index`` (replacing one of that name)."""
     artefacts.check_name(name)
     cmap = fit_classes(index, sources=sources, classes=classes, min_count=min_count, iterations=iterations,
-                       seed=seed, rare=rare, progress=progress)  # fmt: skip
+                       seed=seed, rare=rare, progress=progress)
     meta = {"algorithm": ALGORITHM, "params": cmap.params, "sources": list(cmap.sources), "stats": cmap.stats,
-            "n_classes": cmap.n_classes}  # fmt: skip
+            "n_classes": cmap.n_classes}
     return _as_map(artefacts.write(index, KIND, name, {"classes": cmap.classes}, meta))
 
 
@@ -169,4 +169,4 @@ def load_classes(index: Index, name: str = DEFAULT_NAME) -> ClassMap:
 def _as_map(found: artefacts.Artefact) -> ClassMap:
     meta = found.meta
     return ClassMap(found.sha256, found.arrays["classes"].astype(np.int32), int(meta["n_classes"]),
-                    dict(meta["params"]), tuple(meta["sources"]), dict(meta["stats"]))  # fmt: skip
+                    dict(meta["params"]), tuple(meta["sources"]), dict(meta["stats"]))

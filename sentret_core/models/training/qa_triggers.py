@@ -45,7 +45,7 @@ def read_qa_pairs(path: str | os.PathLike[str]) -> list[tuple[str, str]]:
     if lines and tuple(lines[0].split("\t")) == WIKIQA_HEADER:
         data = read_wikiqa(path)
         pairs = [(q.text, data.documents[q.document][1][position])
-                 for q in data.questions for position, label in zip(q.positions, q.labels) if label == 1]  # fmt: skip
+                 for q in data.questions for position, label in zip(q.positions, q.labels) if label == 1]
     else:
         pairs = []
         for lineno, line in enumerate(lines, start=1):
@@ -151,11 +151,11 @@ def qa_tables(index: Index, pairs: Sequence[tuple[str, str]], labels: list[str],
     Q, K, A = _rows(q_rows, q_cols, (P, V)), _rows(k_rows, k_cols, (P, len(ASKS))), _rows(a_rows, a_cols, (P, V))
     Y = label_counts(np.array(m_sent, np.int64), np.array(m_start, np.int64), np.array(m_end, np.int64),
                      np.array(m_label, np.int64), np.array(owners, np.int64), np.array(tokens, np.int64),
-                     (P, len(all_labels)))  # fmt: skip
+                     (P, len(all_labels)))
     asked = np.asarray(K.sum(axis=0), dtype=np.float64).ravel()
     stats = {"qa_pairs_read": P, "questions_with_terms": int((np.diff(Q.tocsr().indptr) > 0).sum()),
              "answer_mentions": len(m_sent),
-             "questions_asking": dict(zip(ASKS, asked.astype(int).tolist()))}  # fmt: skip
+             "questions_asking": dict(zip(ASKS, asked.astype(int).tolist()))}
     KT = K.T.tocsr()
     return QACounts((Q.T @ A).tocsr(), (Q.T @ Y).tocsr(), (KT @ A).tocsr(), (KT @ Y).tocsr(), asked, all_labels,
-                    stats)  # fmt: skip
+                    stats)

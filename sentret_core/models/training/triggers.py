@@ -118,7 +118,7 @@ def sentence_labels(index: Index, labels: Sequence[str]) -> sp.csr_matrix:
         indptr = np.asarray(index.seq_indptr, dtype=np.int64)
         owner = np.repeat(np.arange(index.N, dtype=np.int64), np.diff(indptr))
         return label_counts(cols["sentence"][ok], cols["token_start"][ok], cols["token_end"][ok], lab[ok],
-                            owner, np.asarray(index.seq_tokens, dtype=np.int64), shape)  # fmt: skip
+                            owner, np.asarray(index.seq_tokens, dtype=np.int64), shape)
 
     return cached(index, "models.trigger.labels/" + "|".join(labels), build)
 
@@ -156,12 +156,12 @@ def fit_triggers(
         found = qa_tables(index, read_qa_pairs(qa_path), labels, n_process)
         labels, qa_stats, asked = found.labels, found.stats, found.asked
         qa, ne, qa_ask, ne_ask = (_prune(m, params["qa_min_count"])
-                                  for m in (found.qa, found.ne, found.qa_ask, found.ne_ask))  # fmt: skip
+                                  for m in (found.qa, found.ne, found.qa_ask, found.ne_ask))
     else:
         qa, ne = sp.csr_matrix((index.V, index.V)), sp.csr_matrix((index.V, len(labels)))
         qa_ask, ne_ask = sp.csr_matrix((len(ASKS), index.V)), sp.csr_matrix((len(ASKS), len(labels)))
     tables = {"inside": inside, "across": across, "qa": sp.csr_matrix(qa), "ne": sp.csr_matrix(ne),
-              "qa_ask": sp.csr_matrix(qa_ask), "ne_ask": sp.csr_matrix(ne_ask)}  # fmt: skip
+              "qa_ask": sp.csr_matrix(qa_ask), "ne_ask": sp.csr_matrix(ne_ask)}
     meta = {
         "algorithm": ALGORITHM,
         "params": params,
@@ -174,7 +174,7 @@ def fit_triggers(
         "stats": {"seconds": round(time.perf_counter() - clock, 3),
                   "corpus_seconds": round(corpus_seconds, 3),
                   "pairs": {name: int(m.nnz) for name, m in tables.items()}, **qa_stats},
-    }  # fmt: skip
+    }
     return TriggerTables(artefacts.content_hash(_arrays(tables, asked)), tables, tuple(labels), meta, asked)
 
 
@@ -191,7 +191,7 @@ def train_triggers(
     """Count the trigger tables (:func:`fit_triggers`) and write them as artefact ``name`` of ``index``."""
     artefacts.check_name(name)
     found = fit_triggers(index, qa_pairs, sources=sources, min_count=min_count, qa_min_count=qa_min_count,
-                         n_process=n_process)  # fmt: skip
+                         n_process=n_process)
     return _as_tables(artefacts.write(index, KIND, name, _arrays(found.tables, found.asked), found.meta))
 
 

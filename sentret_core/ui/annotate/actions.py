@@ -54,7 +54,7 @@ def grade(handle: AnnotatorHandle, item: int, position: int, value: int, note: s
         # the page showed the next item to grade, never a graded one: a late key meant for the item
         # just graded (the watch's rerun can end a key's wait early), or another tab's page
         flash("info", f"Your grade {value} was for item {position + 1}, which is already graded: not applied. "
-                      "Press it again to grade the item shown, or Back to change that one.")  # fmt: skip
+                      "Press it again to grade the item shown, or Back to change that one.")
         return
     typed = st.session_state.get(NOTE_KEY.format(item=item))
     pending: set[int] = st.session_state.get(PENDING_FLAGS, set())

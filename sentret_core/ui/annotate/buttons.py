@@ -26,9 +26,9 @@ def buttons(item: ItemView | None, given: int | None, total: int, note: str | No
     others = st.columns(4)
     others[0].button("↶ Undo (u)", key="annotate_undo", on_click=undo, width="stretch")
     others[1].button("Skip (s)", key="annotate_skip", on_click=skip, args=(item.item_id if item else 0,),
-                     disabled=item is None or given is not None, width="stretch")  # fmt: skip
+                     disabled=item is None or given is not None, width="stretch")
     position = item.position if item is not None else total
     others[2].button("← Back (b)", key="annotate_back", on_click=back, args=(position,), width="stretch",
-                     disabled=item is None and st.session_state.get(ANCHOR) is None)  # fmt: skip
+                     disabled=item is None and st.session_state.get(ANCHOR) is None)
     others[3].button("Current item → (n)", key="annotate_current", on_click=current,
-                     disabled=st.session_state.get(CURSOR) is None, width="stretch")  # fmt: skip
+                     disabled=st.session_state.get(CURSOR) is None, width="stretch")

@@ -40,12 +40,12 @@ def note_and_flag(item: ItemView, mine: Judgment | None) -> None:
     flagged = mine.flagged if mine is not None else item.item_id in st.session_state.get(PENDING_FLAGS, set())
     columns = st.columns([5, 1, 1])
     columns[0].text_area("Note (optional, saved with your grade)", value=mine.note or "" if mine else "",
-                         key=NOTE_KEY.format(item=item.item_id), height=68, max_chars=5000)  # fmt: skip
+                         key=NOTE_KEY.format(item=item.item_id), height=68, max_chars=5000)
     columns[1].button("Save note", key="annotate_save_note", on_click=save_note,
-                      args=(item.item_id, mine.grade if mine else 0), disabled=mine is None)  # fmt: skip
+                      args=(item.item_id, mine.grade if mine else 0), disabled=mine is None)
     columns[2].button("⚑ Unflag (f)" if flagged else "⚑ Flag (f)", key="annotate_flag", on_click=flag,
                       args=(item.item_id, mine is not None, flagged),
-                      type="primary" if flagged else "secondary")  # fmt: skip
+                      type="primary" if flagged else "secondary")
     if flagged:
         st.caption("Flagged for the organiser" + ("" if mine is not None else " (with your grade)") + ".")
 
@@ -58,10 +58,10 @@ def my_grades(judgments: list[Judgment]) -> None:
             return
         rows = [{"item": j.position + 1, "grade": f"{j.grade} · {GRADE_LABELS[j.grade]}",
                  "flag": "⚑" if j.flagged else "", "query": j.query, "entity": j.entity, "note": j.note or ""}
-                for j in judgments]  # fmt: skip
+                for j in judgments]
         st.dataframe(rows, hide_index=True, width="stretch")
         labels = {j.position: f"Item {j.position + 1} · grade {j.grade}" + (" · ⚑" if j.flagged else "")
-                  for j in judgments}  # fmt: skip
+                  for j in judgments}
         columns = st.columns([4, 1])
         columns[0].selectbox("Jump to item", list(labels), format_func=labels.__getitem__, key=JUMP_KEY)
         columns[1].button("Go", key="annotate_jump", on_click=jump, args=(JUMP_KEY,), width="stretch")
@@ -84,4 +84,4 @@ def watch(handle: AnnotatorHandle, shown_open: bool) -> None:
         left = expires - time.time()
         if 0 < left <= WARN_S:
             st.warning(f"Your sign-in ends in {math.ceil(left / 60)} min; your grades are saved. "
-                       "Sign in again then to go on.")  # fmt: skip
+                       "Sign in again then to go on.")

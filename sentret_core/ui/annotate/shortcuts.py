@@ -34,10 +34,10 @@ from sentret_core.annotation.records import GRADE_LABELS
 
 SHORTCUTS = {**{str(g): f"grade{g}_" for g in GRADE_LABELS}, "u": "annotate_undo", "s": "annotate_skip",
              "b": "annotate_back", "n": "annotate_current", "t": "annotate_context",
-             "f": "annotate_flag"}  # fmt: skip
+             "f": "annotate_flag"}
 LEGEND = ("**Keys** · **1**–**4** grade (1 non-relevant · 2 fairly relevant · 3 relevant · 4 very relevant)"
           " · **f** flag · **s** skip · **u** undo · **b** back · **n** current item · **t** context"
-          " · click outside the note box first")  # fmt: skip
+          " · click outside the note box first")
 TIMEOUT_MS = 6000  # a press not answered by then frees the handler (a lost or very slow rerun)
 RUN = "annotate_keys_run"  # session-state counter: each run's component carries its number
 
@@ -166,7 +166,7 @@ _COMPONENT = """<script>
 def component_html(run: int, timeout_ms: int = TIMEOUT_MS) -> str:
     """The component's document for run number ``run``: installs the handler once, reports the run."""
     return _COMPONENT % {"run": run, "version": _literal(VERSION), "source": _literal(HANDLER_JS),
-                         "keys": _literal(SHORTCUTS), "timeout": timeout_ms}  # fmt: skip
+                         "keys": _literal(SHORTCUTS), "timeout": timeout_ms}
 
 
 def _literal(value: object) -> str:

@@ -21,7 +21,7 @@ def compare(index: Index, path: str, query: str, spec: ModelSpec, params: ParamI
         fallback = "bm25.v1" if spec.name == "bm25f.v1" else "bm25f.v1"
         st.session_state["howto_compare"] = fallback if fallback in names else names[0]
     other = st.selectbox("Compare with", names, key="howto_compare", persist_state=PERSIST,
-                         format_func=lambda n: f"{get_model(n).display_name} ({n})")  # fmt: skip
+                         format_func=lambda n: f"{get_model(n).display_name} ({n})")
     if other is None:
         return
     st.caption(

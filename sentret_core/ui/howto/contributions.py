@@ -88,7 +88,7 @@ def _chart(parts: Explanation, view: Parts) -> None:
             "tooltip": [{"field": "term"}, {"field": "part"},
                         {"field": "value", "type": "quantitative", "format": ".4f"}],
         },
-    }  # fmt: skip
+    }
     # a Vega-Lite spec, not Altair: Altair's schema validation costs ~30 ms per chart per rerun
     st.vega_lite_chart(view.frame, chart, width="stretch")
 

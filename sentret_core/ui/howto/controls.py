@@ -122,18 +122,18 @@ def param_control(model: str, spec: ParamSpec) -> Any:
         return st.toggle(label, key=key, help=help_text, persist_state=PERSIST)
     if kind == "grid":
         return st.select_slider(label, slider_options(spec), key=key, help=help_text, persist_state=PERSIST,
-                                format_func=lambda v: f"{v:g}")  # fmt: skip
+                                format_func=lambda v: f"{v:g}")
     if kind == "number":
         return st.number_input(label, key=key, help=help_text, persist_state=PERSIST)
     if spec.type is int:
         low, high = int(spec.min or 0), int(spec.max or 0)
         return st.slider(label, low, high, step=int(spec.step or 1), key=key, help=help_text,
-                         persist_state=PERSIST)  # fmt: skip
+                         persist_state=PERSIST)
     step = float(spec.step or 0.01)
     decimals = max(0, -math.floor(math.log10(step))) if step < 1 else 0
     bottom, top = slider_range(spec, float(st.session_state[key]))
     return st.slider(label, bottom, top, step=step,
-                     key=key, help=help_text, format=f"%.{decimals}f", persist_state=PERSIST)  # fmt: skip
+                     key=key, help=help_text, format=f"%.{decimals}f", persist_state=PERSIST)
 
 
 def parameter_controls(spec: ModelSpec) -> dict[str, Any]:
@@ -172,4 +172,4 @@ def query_input() -> str:
     if "howto_query" not in st.session_state:
         st.session_state["howto_query"] = "Spanish Civil War"
     return str(st.text_input("Query", key="howto_query", persist_state=PERSIST,
-                             help="Taken from the Explore page when you have typed one there."))  # fmt: skip
+                             help="Taken from the Explore page when you have typed one there."))

@@ -28,14 +28,14 @@ def feature_contributions(parts: Explanation) -> None:
                 "tooltip": [{"field": "meaning"}, {"field": "feature"}, {"field": "value", "format": ".4f"},
                             {"field": "contribution", "format": ".4f"}],
             },
-        }, width="stretch")  # fmt: skip
+        }, width="stretch")
         base = ", ".join(f"{k} = {v:.4f}" for k, v in parts.extra.items())
         st.caption(f"The score is the sum of the bars plus the {base}. A bar to the right raises the score, "
-                   "one to the left lowers it.")  # fmt: skip
+                   "one to the left lowers it.")
     with table_col:
         st.markdown("**Each feature's value and part of the score**")
         st.dataframe(pd.DataFrame(frame), hide_index=True, width="stretch",
-                     column_config={"meaning": "feature", "feature": "code name"})  # fmt: skip
+                     column_config={"meaning": "feature", "feature": "code name"})
         if parts.notes.get("in C") == 0.0:
             st.caption("This sentence is outside the first stage's top sentences, so ltr.v1 does not rank it; "
-                       "it is explained as if it were among them.")  # fmt: skip
+                       "it is explained as if it were among them.")

@@ -62,4 +62,4 @@ def ranking_table(
             changes = [c.label for c in rank_changes(defaults.ids.tolist(), ids)]
     show_html(ranking_html(index, ids, result.scores, changes, result.terms, "vs defaults"))
     st.caption("vs defaults: the rank change against the model's default parameters (↑ up, ↓ down, "
-               "new: not in the default top 10). Query terms are marked.")  # fmt: skip
+               "new: not in the default top 10). Query terms are marked.")

@@ -40,7 +40,7 @@ def fig1_sets(index: Index, path: str, query: str, spec: ModelSpec, params: Para
         st.session_state["howto_k"] = int(explore_k) if isinstance(explore_k, int) else EXPLORE_K
     c1, c2 = st.columns([1, 3])
     k = int(c1.number_input("k = |S_q|", min_value=1, max_value=MAX_GROWTH_K, step=10, key="howto_k",
-                            persist_state=PERSIST))  # fmt: skip
+                            persist_state=PERSIST))
     choices = guarded("compute the entities", query_entities, path, query, spec.name, params, k)
     if not choices:
         if choices is not None:
@@ -52,7 +52,7 @@ def fig1_sets(index: Index, path: str, query: str, spec: ModelSpec, params: Para
         linked = st.session_state.pop("howto_link_entity", None)
         if linked is not None and linked == st.session_state.get("howto_entity"):
             st.warning(md(f"The link's entity={linked!r} is not among the entities of S_q; "
-                          f"showing {keys[0]!r} instead."))  # fmt: skip
+                          f"showing {keys[0]!r} instead."))
         st.session_state["howto_entity"] = wanted if wanted in keys else keys[0]
     by_key = dict(zip(keys, choices))
     chosen = c2.selectbox(
@@ -117,7 +117,7 @@ def _growth_chart(growth: pd.DataFrame, k: int, entity: EntityChoice) -> None:
             {"mark": {"type": "rule", "strokeDash": [4, 4], "color": "gray"},
              "encoding": {"x": {"datum": k, "type": "quantitative"}}},
         ],
-    }  # fmt: skip
+    }
     st.vega_lite_chart(long, chart, width="stretch")
     st.caption(f"How |S_qe| and |Ŝ_qe| grow with k for {md(entity.text)}; the dashed line is the chosen k.")
 

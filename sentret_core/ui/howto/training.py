@@ -30,7 +30,7 @@ __all__ = ["BUSY", "NEEDS_ADMIN", "artefact_control", "one_training"]
 NEEDS_ADMIN = "Training writes to the index and can take minutes: it needs the admin token."
 
 TRAIN_HINT = {"classes": "word classes by the exchange algorithm: about 45 s on the demo corpus (2 busy cores)",
-              "triggers": "inside- and across-sentence trigger tables: about a second on the demo corpus"}  # fmt: skip
+              "triggers": "inside- and across-sentence trigger tables: about a second on the demo corpus"}
 
 
 def _summary(record: dict[str, Any]) -> str:
@@ -54,12 +54,12 @@ def artefact_control(model: str, spec: ParamSpec, key: str) -> str:
             st.session_state[key] = spec.default if spec.default in names else names[0]
         value = str(st.selectbox(f"`{spec.name}` — trained {kind}", names, key=key, persist_state=PERSIST,
                                  format_func=lambda n: _summary(records[n]),
-                                 help=f"{spec.description}. Train another below."))  # fmt: skip
+                                 help=f"{spec.description}. Train another below."))
     elif kind in TRAIN_HINT and kind in getattr(running(path), "kinds", ()):
         st.info(f"This index's {kind} are training in the background: this model is enabled when it finishes.")
     elif kind in TRAIN_HINT:
         st.warning(f"This index has no trained {kind} yet: the admin trains them below "
-                   f"(or `sentret train {kind} INDEX`).")  # fmt: skip
+                   f"(or `sentret train {kind} INDEX`).")
     if kind not in TRAIN_HINT:  # a ranker is learned from judgments, on the Evaluate page or with `sentret learn`
         st.caption("Learn another ranker on the Evaluate page or with `sentret learn`.")
         return value
@@ -141,10 +141,10 @@ def _class_options(key: str) -> dict[str, Any]:
                                    help="the order in which a pass visits the words"),
         "rare": st.selectbox("Rare words", ("assign", "shared"), key=f"{key}_rare",
                              help="each to its best class, or one shared class"),
-    }  # fmt: skip
+    }
 
 
 def _trigger_options(key: str) -> dict[str, Any]:
     st.caption("QA-pair and named-entity tables need question/answer pairs: "
-               "`sentret train triggers INDEX --qa-pairs FILE`.")  # fmt: skip
+               "`sentret train triggers INDEX --qa-pairs FILE`.")
     return {"min_count": st.number_input("Least count of a pair", 1, 1000, 2, key=f"{key}_min_count")}

@@ -49,7 +49,7 @@ announce_admin_token()
 
 def render() -> None:
     page_setup("Admin", "Assessment sessions: pool the candidates of (query, entity) pairs, follow the grading, "
-               "measure agreement, export qrels.")  # fmt: skip
+               "measure agreement, export qrels.")
     store = page_store()
     if store is None:
         return
@@ -95,7 +95,7 @@ def _flags_and_notes(admin: Admin, info: SessionInfo) -> None:
     st.dataframe(pd.DataFrame([{"item": j.position + 1, "annotator": j.annotator, "flag": "⚑" if j.flagged else "",
                                 "grade": j.grade, "note": j.note or "", "query": j.query, "entity": j.entity,
                                 "sentence": j.text} for j in marked]),
-                 hide_index=True, width="stretch")  # fmt: skip
+                 hide_index=True, width="stretch")
 
 
 def _sessions_table(sessions: list[SessionInfo]) -> pd.DataFrame:
@@ -127,7 +127,7 @@ def _open_close(admin: Admin, info: SessionInfo) -> None:
     order = info.item_order
     shared = order.describe() if order is not None else "every item graded by every annotator, in one order"
     left.markdown(f"Session **{md(info.name)}** is **{state}** · {info.n_items} items · "
-                  f"index {md(info.index_path)} · {md(shared)}")  # fmt: skip
+                  f"index {md(info.index_path)} · {md(shared)}")
     if info.is_open:
         if right.button("Close session", key="admin_close"):
             _act("close the session", admin.close_session, info.name)
@@ -219,11 +219,11 @@ def _export(admin: Admin, info: SessionInfo) -> None:
     scale: str = middle.selectbox("qrels scale", list(SCALES), key="admin_scale",
                                   help="trec: 0 non-relevant, 1 fairly relevant, 2 relevant, 3 very relevant "
                                   "(`trec_eval -l 2` counts what this app calls relevant); 1-4: the grades as "
-                                  "stored") or "trec"  # fmt: skip
+                                  "stored") or "trec"
     rule: str = left.selectbox("Adjudication (qrels)", list(RULES), key="admin_rule",
                           help="majority: most frequent grade (ties to the lower); mean: rounded half up "
                           "(under both, an adjudicated item takes its adjudicated grade); annotator: one "
-                          "annotator's grades") or "majority"  # fmt: skip
+                          "annotator's grades") or "majority"
     who = None
     if rule == "annotator":
         if not annotators:
@@ -253,14 +253,14 @@ def _import(admin: Admin, info: SessionInfo) -> None:
     kind = st.radio("Format", ["qrels", "jsonl"], horizontal=True, key="admin_import_format",
                     help="qrels: 'topic 0 sentence_id grade' lines, as one import annotator; "
                     "jsonl: judgments exported by this page, each person's as '<name> (imported)'. "
-                    "Imported grades never overwrite a person's.")  # fmt: skip
+                    "Imported grades never overwrite a person's.")
     left, right = st.columns(2)
     who = left.text_input("Import as annotator", value="imported", key="admin_import_annotator",
-                          disabled=kind != "qrels")  # fmt: skip
+                          disabled=kind != "qrels")
     scale = right.selectbox("qrels scale", [AUTO, *IMPORT_SCALES], key="admin_import_scale", disabled=kind != "qrels",
                             help="auto: sniffed from the values; trec: 0-3 (as exported); 1-4; binary: 0 "
                             "non-relevant, 1 relevant",
-                            ) or "trec"  # fmt: skip
+                            ) or "trec"
     upload = st.file_uploader("File", key=f"admin_import_file_{kind}")
     if upload is None or not st.button("Import", key="admin_import"):
         return

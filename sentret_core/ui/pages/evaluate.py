@@ -55,7 +55,7 @@ class Job(NamedTuple):
 
 def render() -> None:
     page_setup("Evaluate", "Tie-aware metrics of support-sentence models on graded judgments, with "
-               f"significance against a baseline. {relevance_rule()}")  # fmt: skip
+               f"significance against a baseline. {relevance_rule()}")
     source = st.radio("Judgments", [SESSION, UPLOAD], horizontal=True, key="evaluate_source")
     options = _options()
     job = _from_session(options) if source == SESSION else _from_upload(options)
@@ -81,20 +81,20 @@ def render() -> None:
 def _options() -> dict[str, Any]:
     """The models (pills: every chosen one stays in sight), the baseline, metrics, k and the ranker."""
     models = st.pills("Models", support_models(), selection_mode="multi", default=list(DEFAULT_SUPPORT_MODELS),
-                      key="evaluate_models", format_func=model_title, width="stretch") or []  # fmt: skip
+                      key="evaluate_models", format_func=model_title, width="stretch") or []
     left, right = st.columns(2)
     baseline = left.selectbox("Baseline", models, key="evaluate_baseline", format_func=model_title)
     rankers = offered_models()
     ranker = right.selectbox("Ranker (coverage curve, Ŝ_qe)", rankers, index=rankers.index(DEFAULT_RANKER),
-                             key="evaluate_ranker", format_func=model_title)  # fmt: skip
+                             key="evaluate_ranker", format_func=model_title)
     left, right = st.columns([3, 1])
     metrics = left.multiselect("Metrics", EVAL_METRICS, default=list(EVAL_METRICS), key="evaluate_metrics")
     k = int(right.number_input("k (each model's top-k)", 1, APP_MAX_K, DEFAULT_K, step=100, key="evaluate_k",
-                               help="Each model's candidates are the sentences of its top-k."))  # fmt: skip
+                               help="Each model's candidates are the sentences of its top-k."))
     used = any(is_learned(m) for m in (*models, ranker) if m)
     learned = _learned_picker(used)
     return {"models": list(models), "baseline": baseline, "metrics": list(metrics), "k": k, "ranker": ranker,
-            "params": learned_params(learned if used else None)}  # fmt: skip
+            "params": learned_params(learned if used else None)}
 
 
 def _learned_picker(used: bool) -> str | None:
@@ -110,7 +110,7 @@ def _learned_picker(used: bool) -> str | None:
     if st.session_state.get("evaluate_ltr_model") not in rankers:
         st.session_state["evaluate_ltr_model"] = default_ranker(rankers)
     learned = st.selectbox("Learned ranker (scored as ltr.v1)", rankers, key="evaluate_ltr_model",
-                           help="A stored ranker, by the name it was learned under.")  # fmt: skip
+                           help="A stored ranker, by the name it was learned under.")
     if used and learned:
         if st.query_params.get(LTR_MODEL) != learned:
             st.query_params[LTR_MODEL] = learned
@@ -121,7 +121,7 @@ def _learned_picker(used: bool) -> str | None:
 
 def _key(options: dict[str, Any]) -> tuple[Any, ...]:
     return (tuple(options["models"]), options["baseline"], tuple(options["metrics"]), options["k"],
-            options["ranker"], repr(options["params"]))  # fmt: skip
+            options["ranker"], repr(options["params"]))
 
 
 def learned_name(evaluation: Evaluation) -> str | None:
@@ -157,7 +157,7 @@ def _from_session(options: dict[str, Any]) -> Job | None:
     rule: str = mid.selectbox("Adjudication", list(RULES), key="evaluate_rule",
                               help="majority or mean of the annotators' grades, or one annotator's; an item "
                               "adjudicated on the Admin page takes its adjudicated grade under majority and "
-                              "mean.") or "majority"  # fmt: skip
+                              "mean.") or "majority"
     who = None
     if rule == "annotator":
         annotators: list[str] = list(admin.progress_by_annotator(name))
@@ -195,7 +195,7 @@ def _evaluate_session(
         st.error(f"The index of session {md(repr(name))} ({md(info.index_path)}) cannot be opened.")
         return None
     return guarded("evaluate the session", evaluate_session, admin, name, index, rule=rule, annotator=who,
-                   **options)  # fmt: skip
+                   **options)
 
 
 def _from_upload(options: dict[str, Any]) -> Job | None:
@@ -251,7 +251,7 @@ def show(evaluation: Evaluation) -> None:
         st.dataframe(differences.round(4), width="stretch")
     st.subheader("Coverage: topics with a relevant sentence among the candidates")
     st.caption("S_qe: the ranker's top-k sentences that mention the entity; Ŝ_qe: with ±2 context sentences "
-               "(Blanco & Zaragoza, SIGIR 2010, Fig. 2).")  # fmt: skip
+               "(Blanco & Zaragoza, SIGIR 2010, Fig. 2).")
     coverage = evaluation.coverage.reset_index().melt(id_vars="k", var_name="set", value_name="covered")
     st.vega_lite_chart(
         coverage,
@@ -265,7 +265,7 @@ def show(evaluation: Evaluation) -> None:
             },
         },
         width="stretch",
-    )  # fmt: skip
+    )
 
 
 def results_table(evaluation: Evaluation) -> pd.DataFrame:

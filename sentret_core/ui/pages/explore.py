@@ -50,7 +50,7 @@ QUERY_FILE = Path(__file__).resolve().parents[1] / "queries" / "demo.txt"  # pac
 LTR = "ltr.v1"
 LTR_MODEL = "p.ltr.model"  # the stored ranker ltr.v1 reads (its ``model`` parameter), by name
 URL_KEYS = ("q", "entity", "ranker", "k", "score", "weighting", "labels", "models", "per", "restating", "graph",
-            LTR_MODEL)  # fmt: skip
+            LTR_MODEL)
 TOP_ENTITIES = defaults.DEFAULT_SUPPORT_ENTITIES
 SPARE = 10  # entities asked for beyond the 20 shown, so setting restating ones aside still shows 20
 MAX_MODELS = 4
@@ -97,19 +97,19 @@ def learned_choice(url: UrlReader) -> str | None:
     if not rankers:
         if url.has(LTR_MODEL):
             url.warnings.append(f"The link's {LTR_MODEL}={url.text(LTR_MODEL)!r} names a learned ranker, but none "
-                                "is stored; learn one on the Evaluate page.")  # fmt: skip
+                                "is stored; learn one on the Evaluate page.")
         return None
     return url.choice(LTR_MODEL, rankers, default_ranker(rankers))
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def cached_support(path: str, query: str, ranker: str, k: int, score: str, weighting: str, labels: tuple[str, ...],
-                   models: tuple[str, ...], per_entity: int, learned: str | None = None) -> SupportResult:  # fmt: skip
+                   models: tuple[str, ...], per_entity: int, learned: str | None = None) -> SupportResult:
     from sentret_core.ui.state import load_index
 
     return support(load_index(path), query, ranker=ranker, k=k, entity_score=score, entity_labels=labels,
                    models=models, per_entity=per_entity, top_entities=TOP_ENTITIES + SPARE,
-                   params=learned_params(learned), entity_weighting=weighting)  # fmt: skip
+                   params=learned_params(learned), entity_weighting=weighting)
 
 
 # --- the URL ---------------------------------------------------------------------------------------
@@ -126,12 +126,12 @@ def _from_url(index: Index) -> None:
     st.session_state["explore_k"] = url.integer("k", 1, defaults.APP_MAX_K, defaults.EXPLORE_K)
     st.session_state["explore_score"] = url.choice("score", ENTITY_SCORES, defaults.DEFAULT_ENTITY_SCORE)
     st.session_state["explore_weighting"] = url.choice("weighting", ENTITY_WEIGHTINGS,
-                                                       defaults.EXPLORE_ENTITY_WEIGHTING)  # fmt: skip
+                                                       defaults.EXPLORE_ENTITY_WEIGHTING)
     st.session_state["explore_labels"] = url.many(
         "labels", labels, [lab for lab in labels if lab not in defaults.DEFAULT_EXCLUDED_LABELS]
     )
     st.session_state["explore_models"] = url.many("models", support_models(), list(defaults.DEFAULT_SUPPORT_MODELS),
-                                                  MAX_MODELS)  # fmt: skip
+                                                  MAX_MODELS)
     st.session_state["explore_per_entity"] = url.integer("per", 1, 10, defaults.DEFAULT_PER_ENTITY)
     st.session_state["explore_restating"] = url.flag("restating", True)
     st.session_state["explore_graph"] = url.flag("graph", False)
@@ -154,7 +154,7 @@ def _url_warnings(query: str) -> None:
 def render() -> None:
     stages = Stages("explore page")
     page_setup("Explore", "Which entities matter to a query, and which sentences say why — under several models "
-               "side by side.")  # fmt: skip
+               "side by side.")
     stages.mark("setup")
     index = current_index()
     stages.mark("index")
@@ -171,7 +171,7 @@ def render() -> None:
             st.session_state["explore_url_entity"] = None
     with left:
         query = st.text_input("Query", key="explore_query", persist_state=PERSIST,
-                              placeholder="e.g. Marie Curie and radioactivity")  # fmt: skip
+                              placeholder="e.g. Marie Curie and radioactivity")
     _url_warnings(query)
     stages.mark("query box")
     stages.done()
@@ -196,31 +196,31 @@ def _results(index: Index, path: str, query: str, stages: Stages) -> None:
     with st.expander("Ranking settings", expanded=False):
         c1, c2, c3 = st.columns(3)
         ranker = c1.selectbox("Ranker (gives S_q)", sentence_models, key="explore_ranker", persist_state=PERSIST,
-                              format_func=model_option)  # fmt: skip
+                              format_func=model_option)
         k = c2.number_input("k = |S_q|", min_value=1, max_value=defaults.APP_MAX_K, step=50, key="explore_k",
-                            persist_state=PERSIST, help=k_help(index.N))  # fmt: skip
+                            persist_state=PERSIST, help=k_help(index.N))
         score = c3.radio("Entity score", ENTITY_SCORES, key="explore_score", persist_state=PERSIST,
-                         format_func=SCORE_NAMES.get, horizontal=True)  # fmt: skip
+                         format_func=SCORE_NAMES.get, horizontal=True)
         weighting = st.radio("Each sentence of S_q counts by", ENTITY_WEIGHTINGS, key="explore_weighting",
                              persist_state=PERSIST, format_func=WEIGHTING_NAMES.get, horizontal=True,
-                             help=WEIGHTING_HELP)  # fmt: skip
+                             help=WEIGHTING_HELP)
         labels = st.multiselect("Entity labels", sorted(set(index.entity_labels)), key="explore_labels",
-                                persist_state=PERSIST)  # fmt: skip
+                                persist_state=PERSIST)
         learned = _learned_picker()
         models = st.multiselect("Support models, side by side", support_models(), key="explore_models",
                                 persist_state=PERSIST, format_func=model_option,
-                                max_selections=MAX_MODELS)  # fmt: skip
+                                max_selections=MAX_MODELS)
         c4, c5 = st.columns(2)
         per_entity = c4.slider("Support sentences per model", 1, 10, key="explore_per_entity",
-                               persist_state=PERSIST)  # fmt: skip
+                               persist_state=PERSIST)
         set_aside = c5.toggle("Set aside entities that only restate the query", key="explore_restating",
                               persist_state=PERSIST,
                               help="An entity whose every term is a query term (\"Spanish\" for \"Spanish Civil "
-                                   "War\") goes to a collapsed group below the table, not away.")  # fmt: skip
+                                   "War\") goes to a collapsed group below the table, not away.")
     state: dict[str, Any] = {"q": query, "ranker": ranker, "k": int(k), "score": score, "weighting": weighting,
                              "labels": labels,
                              "models": models, "per": int(per_entity), "restating": bool(set_aside),
-                             "graph": bool(st.session_state.get("explore_graph"))}  # fmt: skip
+                             "graph": bool(st.session_state.get("explore_graph"))}
     used = learned if any(is_learned(m) for m in (ranker, *models) if m) else None
     state[LTR_MODEL] = used
     state["entity"] = st.session_state.get("explore_url_entity") if query else None
@@ -238,7 +238,7 @@ def _results(index: Index, path: str, query: str, stages: Stages) -> None:
         st.error("Choose at least one entity label.")
         return
     result = guarded("find the support sentences", cached_support, path, query, str(ranker), int(k), str(score),
-                     str(weighting), tuple(labels), tuple(models), int(per_entity), used)  # fmt: skip
+                     str(weighting), tuple(labels), tuple(models), int(per_entity), used)
     if result is None:
         write(state, URL_KEYS)
         return
@@ -266,7 +266,7 @@ def _results(index: Index, path: str, query: str, stages: Stages) -> None:
     explain(path, result, shown, len(kept), state)
     stages.mark("entity fragment")
     if st.toggle("Entity graph: the query, its entities and the documents that support them", key="explore_graph",
-                 persist_state=PERSIST):  # fmt: skip
+                 persist_state=PERSIST):
         st.graphviz_chart(entity_graph_dot(_with(result, kept)))
     stages.mark("graph")
 
@@ -279,7 +279,7 @@ def _learned_picker() -> str | None:
     if st.session_state.get("explore_ltr_model") not in rankers:
         st.session_state["explore_ltr_model"] = default_ranker(rankers)
     chosen = st.selectbox("Learned ranker (read by ltr.v1)", rankers, key="explore_ltr_model",
-                          persist_state=PERSIST, help="A stored ranker, by the name it was learned under.")  # fmt: skip
+                          persist_state=PERSIST, help="A stored ranker, by the name it was learned under.")
     return str(chosen) if chosen is not None else None
 
 
@@ -300,9 +300,9 @@ def _entity_table(
     run_script(ROW_PICK_JS)
     if restating:
         with st.expander(f"Restating the query: {len(restating)} entit{'y' if len(restating) == 1 else 'ies'} "
-                         "set aside", expanded=False):  # fmt: skip
+                         "set aside", expanded=False):
             st.caption("Every term of these entities is a query term, so they say nothing the query did not. "
-                       "They can still be explained below.")  # fmt: skip
+                       "They can still be explained below.")
             show_html(entity_table_html(restating, result.entity_score))
     shown = [*kept, *restating]
     if result.entity_score == "kld" and shown and all(e.entity.kld == 0 for e in shown):
@@ -314,10 +314,10 @@ def _entity_table(
     # the files are made on click (a callable), not on every rerun of the page
     c1.download_button("Download CSV", partial(entities_csv, result, kept, restating), f"{stem}.csv", "text/csv",
                        key="explore_download_csv", on_click="ignore",
-                       help="The entities and their support sentences, one row per sentence.")  # fmt: skip
+                       help="The entities and their support sentences, one row per sentence.")
     c2.download_button("Download JSON", partial(entities_json, result, kept, restating), f"{stem}.json",
                        "application/json", key="explore_download_json", on_click="ignore",
-                       help="The request, the entities and their support sentences.")  # fmt: skip
+                       help="The request, the entities and their support sentences.")
     return shown
 
 
@@ -344,7 +344,7 @@ def explain(path: str, result: SupportResult, shown: list[EntitySupport], n_kept
     if st.session_state.get("explore_entity") not in keys:
         if wanted and wanted not in keys and wanted == st.session_state.pop("explore_link_entity", None):
             st.warning(md(f"The link's entity={wanted!r} is not among this query's entities; "
-                          f"showing {keys[0]!r} instead."))  # fmt: skip
+                          f"showing {keys[0]!r} instead."))
         st.session_state["explore_entity"] = wanted if wanted in keys else keys[0]
     with st.container(key="sentret-row-pick"):
         st.text_input("Entity picked in the table", key=ROW_PICK_KEY, on_change=_picked, label_visibility="collapsed")
@@ -363,7 +363,7 @@ def _support_columns(index: Index, result: SupportResult, entity: EntitySupport,
     e = entity.entity
     short = html_text(shorten(result.query, SHORT_QUERY))
     show_html(f'<h3>Why {html_text(e.text)} ({html_text(e.label)}) matters to '
-              f'<span title="{html_text(result.query)}">“{short}”</span></h3>')  # fmt: skip
+              f'<span title="{html_text(result.query)}">“{short}”</span></h3>')
     if len(result.models) > 1:
         st.caption(NOT_COMPARABLE)
     agreed = entity.agreement()
@@ -374,7 +374,7 @@ def _support_columns(index: Index, result: SupportResult, entity: EntitySupport,
         parts = [f"<p><b>{title}</b><br><small>{entity.candidates[model]} candidate sentences</small></p>"]
         if not sentences:
             parts.append('<p class="sentret-none"><small>No candidate sentence: no sentence mentioning this '
-                         "entity is in this model's top k.</small></p>")  # fmt: skip
+                         "entity is in this model's top k.</small></p>")
         for s in sentences:
             parts.append(_sentence_card(index, s, e.entity, agreed.get(s.sentence, []) if s.rank == 1 else []))
         show_html(f'<div class="support-column">{"".join(parts)}</div>', column)
@@ -390,5 +390,5 @@ def _sentence_card(index: Index, s: SupportSentence, entity: int, agreeing: list
         before = "".join(f"<p style='opacity:0.7'>{html_text(c.text)}</p>" for c in s.context if c.offset < 0)
         after = "".join(f"<p style='opacity:0.7'>{html_text(c.text)}</p>" for c in s.context if c.offset > 0)
         context = (f"<details><summary><small>Context (±{defaults.DEFAULT_WINDOW} sentences)</small></summary>"
-                   f"{before}<p><b>{html_text(s.text)}</b></p>{after}</details>")  # fmt: skip
+                   f"{before}<p><b>{html_text(s.text)}</b></p>{after}</details>")
     return f'<div class="support"><small>{meta}</small><p>{body}</p>{context}</div>'

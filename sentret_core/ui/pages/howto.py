@@ -71,7 +71,7 @@ def _from_url(names: list[str]) -> None:
                 raise ValueError("not on the control's grid")
         except Exception:  # any bad value is named, and the default used
             url.warnings.append(f"The link's {key}={raw!r} is not allowed ({spec.allowed()}); "
-                                f"using {spec.default!r} instead.")  # fmt: skip
+                                f"using {spec.default!r} instead.")
             continue
         values[name] = value
     seed_params(model, values)
@@ -83,7 +83,7 @@ def _from_url(names: list[str]) -> None:
             st.session_state["howto_sentence"] = st.session_state["howto_link_sentence"] = int(raw)
         else:
             url.warnings.append(f"The link's sentence={raw!r} is not a sentence id; explaining the ranking's "
-                                "first sentence instead.")  # fmt: skip
+                                "first sentence instead.")
     if url.has("compare"):
         st.session_state["howto_compare"] = url.choice("compare", [m for m in names if m != model], None)
     if url.has("entity"):
@@ -95,7 +95,7 @@ def _to_url(query: str, model: str, params: tuple[tuple[str, object], ...]) -> N
     values: dict[str, object] = {"q": query.strip(), "model": model}
     values.update({PARAM_PREFIX + name: value for name, value in params})
     for key, state in (("sentence", "howto_sentence"), ("compare", "howto_compare"), ("k", "howto_k"),
-                       ("entity", "howto_entity")):  # fmt: skip
+                       ("entity", "howto_entity")):
         values[key] = st.session_state.get(state) if query.strip() else None
     write(values, list(values))
 
@@ -121,7 +121,7 @@ def render() -> None:
         if st.session_state.get("howto_model") not in names:
             st.session_state["howto_model"] = DEFAULT_RANKER if DEFAULT_RANKER in names else names[0]
         model = st.selectbox("Model", names, key="howto_model", persist_state=PERSIST,
-                             format_func=lambda n: model_label(n, path))  # fmt: skip
+                             format_func=lambda n: model_label(n, path))
     spec = get_model(model or names[0])
     st.latex(spec.formula)
     st.caption(f"**{spec.display_name}.** {spec.description}  \n**Paper:** {spec.paper}")
@@ -202,4 +202,4 @@ def _link_sentence_warning(ids: list[int]) -> None:
     linked = st.session_state.pop("howto_link_sentence", None)
     if linked is not None and linked not in ids:
         st.warning(md(f"The link's sentence={linked} is not in this ranking's top {TOP}; "
-                      f"explaining sentence {ids[0]} instead."))  # fmt: skip
+                      f"explaining sentence {ids[0]} instead."))
