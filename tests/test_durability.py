@@ -206,7 +206,8 @@ def test_an_annotator_never_sees_or_changes_another_annotators_grades(
     public = {name for name in dir(AnnotatorHandle) if not name.startswith("_")}
     assert public == {"grade", "undo", "skip", "next_item", "item", "my_judgments", "progress", "check_access",
                       "flag", "grade_of", "item_at",  # own items only, like the rest
-                      "signed_in_as", "web_session_hash", "bind_web_session"}  # its own web session only
+                      "signed_in_as", "web_session_hash", "bind_web_session", "end_web_session",
+                      "session_is_open"}  # its own web session and session only
     with pytest.raises(SentretError, match="not in session 's'"):
         alice.grade(5, 3)  # item 5 is session t's
     with pytest.raises(SentretError, match="not in session 's'"):

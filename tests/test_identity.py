@@ -13,7 +13,7 @@ import pytest
 
 from sentret_core.annotation import auth
 from sentret_core.annotation.annotator import SignedOut
-from sentret_core.annotation.auth import _hash_passphrase, name_key, normalise_name, split_token
+from sentret_core.annotation.auth import hash_passphrase, name_key, normalise_name, split_token
 from sentret_core.annotation.records import ADMIN_TOKEN_ENV, PoolItem, PoolSettings, Progress
 from sentret_core.annotation.schema import MIGRATIONS
 from sentret_core.annotation.store import JudgmentStore
@@ -291,7 +291,7 @@ def test_a_v2_database_keeps_every_grade_and_waits_for_secrets(tmp_path: Path, m
     conn.execute("PRAGMA user_version = 2")
     conn.execute(
         "INSERT INTO sessions VALUES (1, 'old', '/idx', '[]', '[]', ?, ?, 1, '2024-01-01')",
-        (PoolSettings().to_json(), _hash_passphrase("shared")),
+        (PoolSettings().to_json(), hash_passphrase("shared")),
     )
     conn.executemany(
         "INSERT INTO pool_items VALUES (?, 1, 'q', 'e', ?, ?, 'text', 'title')", [(1, 100, 0), (2, 101, 1)]

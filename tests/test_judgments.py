@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sentret_core.annotation.annotator import AnnotatorHandle
-from sentret_core.annotation.auth import _hash_passphrase, admin_token
+from sentret_core.annotation.auth import admin_token, hash_passphrase
 from sentret_core.annotation.pooling import adjudicate, pool
 from sentret_core.annotation.records import ADMIN_TOKEN_ENV, JUDGMENT_FIELDS, PoolItem, PoolSettings, Progress
 from sentret_core.annotation.schema import MIGRATIONS, SCHEMA_VERSION
@@ -96,7 +96,7 @@ def test_a_v1_database_is_migrated_without_losing_rows(tmp_path: Path, token: st
     conn.execute("PRAGMA user_version = 1")
     conn.execute(
         "INSERT INTO sessions VALUES (1, 'old', '/idx', '[]', '[]', ?, ?, 1, '2024-01-01')",
-        (SETTINGS.to_json(), _hash_passphrase("pw")),
+        (SETTINGS.to_json(), hash_passphrase("pw")),
     )
     conn.executemany(
         "INSERT INTO pool_items VALUES (?, 1, 'q', 'e', ?, ?, 'text', 'title')",

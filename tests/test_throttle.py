@@ -97,13 +97,13 @@ def test_concurrent_guesses_check_at_most_the_free_number_of_passphrases(
 ) -> None:
     path, _ = db
     checked: list[str] = []
-    real = identity._passphrase_matches
+    real = identity.passphrase_matches
 
     def counted(given: str, stored: str | None) -> bool:
         checked.append(given)
         return real(given, stored)
 
-    monkeypatch.setattr(identity, "_passphrase_matches", counted)
+    monkeypatch.setattr(identity, "passphrase_matches", counted)
     stores = [opened(path) for _ in range(40)]  # 40 connections, as 40 app processes would have
     start = threading.Barrier(40)
     results: list[str] = []

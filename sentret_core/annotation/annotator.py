@@ -61,6 +61,14 @@ class AnnotatorHandle:
         """From now on every action also checks web session ``id_hash``: ending it ends the handle."""
         self._web = (id_hash, web_sessions)
 
+    def end_web_session(self, web_id: str) -> None:
+        """Sign this browser out: end the web session ``web_id`` (the one the browser holds)."""
+        self._store.web_sessions.end(self._store, web_id)
+
+    def session_is_open(self) -> bool:
+        """Whether this handle's session still takes grades (an admin may close it at any time)."""
+        return self._store.session(self.session).is_open
+
     def check_access(self, conn: sqlite3.Connection | None = None) -> None:
         """Raise :class:`SignedOut` if this handle no longer acts for its annotator; ``conn``: check
         inside that transaction (the caller's) rather than in a read of its own."""

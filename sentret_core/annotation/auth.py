@@ -98,7 +98,7 @@ def name_key(value: object) -> str:
 _SCRYPT_N, _SCRYPT_R, _SCRYPT_P = 2**14, 8, 1
 
 
-def _hash_passphrase(passphrase: str) -> str:
+def hash_passphrase(passphrase: str) -> str:
     """``scrypt$n$r$p$salt$digest`` with a random 16-byte salt."""
     salt = secrets.token_bytes(16)
     digest = hashlib.scrypt(
@@ -107,14 +107,14 @@ def _hash_passphrase(passphrase: str) -> str:
     return f"scrypt${_SCRYPT_N}${_SCRYPT_R}${_SCRYPT_P}${salt.hex()}${digest.hex()}"
 
 
-def _passphrase_matches(passphrase: str, stored: str | None) -> bool:
+def passphrase_matches(passphrase: str, stored: str | None) -> bool:
     """Recompute the hash with the stored salt and compare in constant time.
 
     Without a stored hash, a hash of the same cost is still computed (and the answer is False), so
     that the time taken does not tell whether a name or a secret exists.
     """
     if not stored or stored.count("$") != 5:
-        _hash_passphrase(passphrase)
+        hash_passphrase(passphrase)
         return False
     _, n, r, p, salt, digest = stored.split("$")
     expected = bytes.fromhex(digest)

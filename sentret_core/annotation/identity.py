@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 from sentret_core.annotation.annotator import AnnotatorHandle
 from sentret_core.annotation.auth import (
     MAX_SECRET,
-    _hash_passphrase,
-    _passphrase_matches,
+    hash_passphrase,
     name_key,
     new_passphrase,
     new_token,
     normalise_name,
+    passphrase_matches,
     split_token,
     timestamp_now,
 )
@@ -62,7 +62,7 @@ def sign_in_with_passphrase(
         found.append((session_id, is_open, row))
         given = passphrase if isinstance(passphrase, str) and len(passphrase) <= MAX_SECRET else ""
         stored = row[3] if row is not None and row[2] == PERSON else None
-        return _passphrase_matches(given, stored) and bool(given)
+        return passphrase_matches(given, stored) and bool(given)
 
     target, others = ("name", session, key, client), (("client", client),)
     if not store.throttle.attempt(store, target, others, f"for {normalise_name(name)!r}", right):
@@ -87,7 +87,7 @@ def sign_in_with_link(store: JudgmentStore, session: str, token: str, client: st
                 ).fetchone()
         found.append((session_id, is_open, row))
         stored = row[4] if row is not None and row[2] == PERSON else None
-        return _passphrase_matches(parsed[1] if parsed else "", stored)
+        return passphrase_matches(parsed[1] if parsed else "", stored)
 
     target: Key
     others: tuple[Key, ...]
@@ -266,7 +266,7 @@ def _new_secret(
     token, passphrase = new_token(annotator_id), chosen or new_passphrase()
     conn.execute(
         "UPDATE annotators SET token_hash = ?, passphrase_hash = ?, credential = credential + 1 WHERE id = ?",
-        (_hash_passphrase(token.partition(".")[2]), _hash_passphrase(passphrase), annotator_id),
+        (hash_passphrase(token.partition(".")[2]), hash_passphrase(passphrase), annotator_id),
     )
     _log(conn, session_id, annotator_id, "secret", None)
     return AnnotatorSecret(session, shown, token, passphrase)

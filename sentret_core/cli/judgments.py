@@ -73,7 +73,7 @@ def register(sub: Any) -> None:
     create.add_argument("--preview", action="store_true",
                         help="print the pooled (query, entity) pairs and store nothing")
     _url(create)
-    _token(create)
+    add_token_option(create)
     create.add_argument("--json", action="store_true", help="print one JSON object")
 
     people = _sub(commands, "annotators", "List a session's annotators; add, rename, disable or remove them.",
@@ -87,7 +87,7 @@ def register(sub: Any) -> None:
     people.add_argument("--remove", action="append", default=[], metavar="NAME",
                         help="remove an annotator: their grades count nowhere, but stay in the history")
     _url(people)
-    _token(people)
+    add_token_option(people)
     people.add_argument("--json", action="store_true", help="print one JSON object")
 
     export = _sub(commands, "export", "Write a session's judgments as qrels, CSV or JSONL.", _export)
@@ -98,7 +98,7 @@ def register(sub: Any) -> None:
     export.add_argument("--adjudicate", default="majority", metavar="RULE",
                         help="qrels only: majority (default), mean, or an annotator's name")
     export.add_argument("--out", default=None, help="the file to write (default: standard output)")
-    _token(export)
+    add_token_option(export)
 
     imp = _sub(commands, "import", "Add judgments to a session from qrels or JSONL.", _import)
     imp.add_argument("--format", required=True, choices=FORMATS_IN)
@@ -107,12 +107,12 @@ def register(sub: Any) -> None:
     imp.add_argument("--scale", default="auto", choices=("auto", "trec", "1-4", "binary"),
                      help="qrels grades: auto (default: sniffed from the values, and said), trec 0-3, 1-4, "
                      "or binary 0 non-relevant / 1 relevant")
-    _token(imp)
+    add_token_option(imp)
     imp.add_argument("--json", action="store_true", help="print one JSON object")
 
     agree = _sub(commands, "agreement", "Cohen's κ per pair, Fleiss' κ and Krippendorff's α.", _agreement)
     agree.add_argument("--json", action="store_true", help="print one JSON object")
-    _token(agree)
+    add_token_option(agree)
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -132,11 +132,11 @@ def _url(p: argparse.ArgumentParser) -> None:
     p.add_argument("--url", default=DEFAULT_URL, help=f"the app's address, for sign-in links (default {DEFAULT_URL})")
 
 
-def _token(p: argparse.ArgumentParser) -> None:
+def add_token_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--token", default=None, help="the admin token (default: $SENTRET_ADMIN_TOKEN)")
 
 
-def _open(path: str, *, create: bool = False, read_only: bool = False) -> JudgmentStore:
+def open_store(path: str, *, create: bool = False, read_only: bool = False) -> JudgmentStore:
     """The store; ``read_only`` for the commands that only read (they never wait for the write lock)."""
     from sentret_core.annotation.topics import open_store
     from sentret_core.errors import SentretError
@@ -146,7 +146,7 @@ def _open(path: str, *, create: bool = False, read_only: bool = False) -> Judgme
     return open_store(path, read_only=read_only)
 
 
-def _admin(store: JudgmentStore, args: argparse.Namespace) -> Admin:
+def admin_of(store: JudgmentStore, args: argparse.Namespace) -> Admin:
     from sentret_core.annotation.records import ADMIN_TOKEN_ENV
     from sentret_core.errors import SentretError
 
@@ -183,8 +183,8 @@ def _create(args: argparse.Namespace) -> int:
     names = [n for n in args.annotators.split(",") if n.strip()]
     if args.preview:
         return _preview(index, topics, models, args)
-    with _open(args.db, create=True) as store:
-        admin = _admin(store, args) if names else None  # checked before anything is written
+    with open_store(args.db, create=True) as store:
+        admin = admin_of(store, args) if names else None  # checked before anything is written
         info, plan = create_session(
             store, args.session, index, topics, order=order,
             models=models, depth=args.pool_depth, seed=args.seed, top_entities=args.top_entities,
@@ -249,8 +249,8 @@ def _print_secrets(secrets: list[Any], url: str) -> None:
 
 
 def _annotators(args: argparse.Namespace) -> int:
-    with _open(args.db) as store:
-        admin = _admin(store, args)
+    with open_store(args.db) as store:
+        admin = admin_of(store, args)
         store.session(args.session)  # the session exists
         secrets = []
         for name in args.add:
@@ -283,8 +283,8 @@ def _export(args: argparse.Namespace) -> int:
 
     if args.out is not None:
         check_output(args.out, [args.db])
-    with _open(args.db, read_only=True) as store:
-        admin = _admin(store, args)
+    with open_store(args.db, read_only=True) as store:
+        admin = admin_of(store, args)
         if args.format == "qrels":
             rule = args.adjudicate
             if rule in ("majority", "mean"):
@@ -318,8 +318,8 @@ def _import(args: argparse.Namespace) -> int:
     if args.format == "jsonl" and (args.annotator or args.scale != AUTO):
         raise SentretError("--annotator and --scale apply to qrels only: JSONL lines name their annotators")
     text = _read(args.file, args.format)
-    with _open(args.db) as store:
-        admin = _admin(store, args)
+    with open_store(args.db) as store:
+        admin = admin_of(store, args)
         if args.format == "qrels":
             lines = text.splitlines()
             reading = sniff_or_default(qrels_grades(lines)) if args.scale == AUTO else None
@@ -340,8 +340,8 @@ def _import(args: argparse.Namespace) -> int:
 def _agreement(args: argparse.Namespace) -> int:
     from sentret_core.annotation.agreement_summary import agreement_summary
 
-    with _open(args.db, read_only=True) as store:
-        admin = _admin(store, args)
+    with open_store(args.db, read_only=True) as store:
+        admin = admin_of(store, args)
         summary = agreement_summary(admin.all_judgments(args.session))
     if args.json:
         print(json.dumps({"session": args.session, **summary.to_dict()}, indent=2, ensure_ascii=False))

@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from sentret_core.cli.common import command
-from sentret_core.cli.judgments import _admin, _open, _token
+from sentret_core.cli.judgments import add_token_option, admin_of, open_store
 
 
 def register(sub: Any) -> None:
@@ -41,7 +41,7 @@ def register(sub: Any) -> None:
     judged.add_argument("--index", required=True, metavar="DIR", help="the session's index")
     judged.add_argument("--rule", choices=("majority", "mean"), default="majority", help="how grades are combined")
     judged.add_argument("--folds", type=int, metavar="K", help="K-fold cross-validation over the topics")
-    _token(judged)
+    add_token_option(judged)
     _common(judged)
     listing = command(sub, "rankers", "List the learned rankers (data/rankers or $SENTRET_RANKERS).", _run_list)
     listing.add_argument("--json", action="store_true", help="print the records as JSON")
@@ -119,7 +119,7 @@ def _run_judgments(args: argparse.Namespace) -> int:
     from sentret_core.learning.topics import session_topics
 
     index = Index.load(args.index)
-    admin = _admin(_open(args.db), args)
+    admin = admin_of(open_store(args.db), args)
     topics = session_topics(admin, args.session, index, args.rule)
     description = {"session": args.session, "database": args.db, "rule": args.rule}
     return _learn(args, Data(index, topics, description, unjudged_non_relevant=False))

@@ -130,7 +130,7 @@ def mixture(
     return [("λ·p_w(t|s)", p.lam * word), ("(1-λ)·p(t|C)·p(C|s)", (1 - p.lam) * p_t_C * p_Cs)]
 
 
-def _cap(
+def cap_candidates(
     cand: np.ndarray, total: np.ndarray, word_hit: np.ndarray, limit: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """At most ``limit`` candidates: every word match, then the best others (ties by id)."""
@@ -303,7 +303,7 @@ def score_class(index: Index, q: Query, p: ClassParams) -> tuple[np.ndarray, np.
     if len(cand) == 0:
         return EMPTY_IDS, EMPTY_SCORES
     total, word_hit = class_likelihood(index, p, use, cand, candidates=True)
-    return _cap(cand, total, word_hit, p.max_candidates)
+    return cap_candidates(cand, total, word_hit, p.max_candidates)
 
 
 # --- lm-class.v2: interpolated with the word model by default ------------------------------------------

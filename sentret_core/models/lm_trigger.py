@@ -89,7 +89,7 @@ import numpy as np
 
 from sentret_core.errors import SentretError
 from sentret_core.models.layout import collection_model, layout
-from sentret_core.models.lm_class import PAPER_001, _cap
+from sentret_core.models.lm_class import PAPER_001, cap_candidates
 from sentret_core.models.lm_params import MU_GRID, MU_MIN
 from sentret_core.models.lm_trigger_data import ask_data, trigger_data
 from sentret_core.models.lm_trigger_explain import (
@@ -191,7 +191,7 @@ _FORMULA = (
 )
 def score_trigger(index: Index, q: Query, p: TriggerParams) -> tuple[np.ndarray, np.ndarray]:
     cand, total, word_hit = _score_terms(index, q, p)
-    return _cap(cand, total, word_hit, p.max_candidates)
+    return cap_candidates(cand, total, word_hit, p.max_candidates)
 
 
 def _score_terms(index: Index, q: Query, p: TriggerParams) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -346,4 +346,4 @@ def score_trigger_v2(index: Index, q: Query, p: TriggerParams) -> tuple[np.ndarr
     asks = ask_scores(index, q, cand, p)
     if asks is not None:
         total = total + asks
-    return _cap(cand, total, word_hit, p.max_candidates)
+    return cap_candidates(cand, total, word_hit, p.max_candidates)

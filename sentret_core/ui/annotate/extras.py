@@ -72,7 +72,7 @@ def watch(handle: AnnotatorHandle, shown_open: bool) -> None:
     """Rerun the page when the sign-in ended or the session was closed or reopened (module docstring)."""
     try:
         handle.check_access()
-        is_open = handle._store.session(handle.session).is_open
+        is_open = handle.session_is_open()
     except SignedOut:
         st.rerun(scope="app")
     except SentretError:

@@ -113,7 +113,7 @@ def sign_out() -> None:
     handle: AnnotatorHandle | None = st.session_state.get(HANDLE)
     web_id = st.session_state.get(WEB_ID)
     if handle is not None and web_id is not None:
-        handle._store.web_sessions.end(handle._store, web_id)
+        handle.end_web_session(web_id)
     _forget_browser()
 
 
