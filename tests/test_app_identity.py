@@ -1,4 +1,4 @@
-"""Impersonation refused through the Annotate page (AppTest; issue 13, failure 1): personal passphrases,
+"""Impersonation refused through the Annotate page (AppTest): personal passphrases,
 sign-in links whose token leaves the address at once, normalised names, and an annotator signed out
 when the admin disables them."""
 

@@ -13,48 +13,48 @@ from typing import Any
 
 import numpy as np
 
-from sentret_core.models.params import Params, grid_range, param
+from sentret_core.models.params import Params, Preset, Range, grid_range, param
 
-_K1 = dict(symbol="k_1", min=0.0, max=10.0, step=0.01, grid=grid_range(1.0, 2.0, 0.1))
-_B = dict(symbol="b", min=0.0, max=1.0, step=0.01, grid=grid_range(0.0, 1.0, 0.1))
-_K3 = dict(symbol="k_3", min=0.0, max=1000.0, step=1.0, grid=(0.0, 1.0, 10.0, 100.0, 1000.0))
-_IDF = dict(choices=("rsj", "lucene"))
-_W = dict(min=0.0, max=10.0, step=0.01, grid=grid_range(0.0, 1.0, 0.1))
-_BF = dict(min=0.0, max=1.0, step=0.01, grid=grid_range(0.0, 1.0, 0.1), nullable=True)
+_K1: Preset = Preset(symbol="k_1", min=0.0, max=10.0, step=0.01, grid=grid_range(1.0, 2.0, 0.1))
+_B: Preset = Preset(symbol="b", min=0.0, max=1.0, step=0.01, grid=grid_range(0.0, 1.0, 0.1))
+_K3: Preset = Preset(symbol="k_3", min=0.0, max=1000.0, step=1.0, grid=(0.0, 1.0, 10.0, 100.0, 1000.0))
+_IDF: Range = Range(choices=("rsj", "lucene"))
+_W: Range = Range(min=0.0, max=10.0, step=0.01, grid=grid_range(0.0, 1.0, 0.1))
+_BF: Range = Range(min=0.0, max=1.0, step=0.01, grid=grid_range(0.0, 1.0, 0.1), nullable=True)
 
 
 @dataclass(frozen=True)
 class BM25Params(Params):
-    k1: float = param(1.2, "term-frequency saturation (0: binary match)", **_K1)  # type: ignore[arg-type]
-    b: float = param(0.75, "sentence-length normalisation (0: none, 1: full)", **_B)  # type: ignore[arg-type]
+    k1: float = param(1.2, "term-frequency saturation (0: binary match)", **_K1)
+    b: float = param(0.75, "sentence-length normalisation (0: none, 1: full)", **_B)
     k3: float = param(
         0.0,
         "query-term-frequency saturation (0: repeated query terms count once)",
-        **_K3,  # type: ignore[arg-type]
+        **_K3,
     )
     idf: str = param(
         "rsj",
         "idf variant: 'rsj' log((N-sf+0.5)/(sf+0.5)) as in the paper (negative above N/2), "
         "'lucene' log(1+(N-sf+0.5)/(sf+0.5))",
-        **_IDF,  # type: ignore[arg-type]
+        **_IDF,
     )
 
 
 @dataclass(frozen=True)
 class BM25FParams(Params):
-    k1: float = param(0.26, "term-frequency saturation of the combined pseudo-frequency", **_K1)  # type: ignore[arg-type]
-    b: float = param(0.15, "length normalisation tied across fields (Blanco & Zaragoza)", **_B)  # type: ignore[arg-type]
+    k1: float = param(0.26, "term-frequency saturation of the combined pseudo-frequency", **_K1)
+    b: float = param(0.15, "length normalisation tied across fields (Blanco & Zaragoza)", **_B)
     w_context: float = param(
         0.23,
         "weight of the context field (the ±window sentences around s)",
         symbol="w_{context}",
-        **_W,  # type: ignore[arg-type]
+        **_W,
     )
     w_title: float = param(
         0.23,
         "weight of the title field (the document's title)",
         symbol="w_{title}",
-        **_W,  # type: ignore[arg-type]
+        **_W,
     )
     window: int = param(
         2,
@@ -69,22 +69,22 @@ class BM25FParams(Params):
         None,
         "b of the sentence field (None: the tied b)",
         symbol="b_{sentence}",
-        **_BF,  # type: ignore[arg-type]
+        **_BF,
     )
     b_context: float | None = param(
         None,
         "b of the context field (None: the tied b)",
         symbol="b_{context}",
-        **_BF,  # type: ignore[arg-type]
+        **_BF,
     )
     b_title: float | None = param(
         None,
         "b of the title field (None: the tied b)",
         symbol="b_{title}",
-        **_BF,  # type: ignore[arg-type]
+        **_BF,
     )
-    k3: float = param(0.0, "query-term-frequency saturation (0: repeats count once)", **_K3)  # type: ignore[arg-type]
-    idf: str = param("rsj", "idf variant over sentences: 'rsj' or 'lucene'", **_IDF)  # type: ignore[arg-type]
+    k3: float = param(0.0, "query-term-frequency saturation (0: repeats count once)", **_K3)
+    idf: str = param("rsj", "idf variant over sentences: 'rsj' or 'lucene'", **_IDF)
 
     def field_b(self) -> tuple[float, float, float]:
         b = self.b

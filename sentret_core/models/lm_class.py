@@ -48,7 +48,7 @@ import scipy.sparse as sp
 from sentret_core.models.cache import cached
 from sentret_core.models.layout import collection_model, layout, sentence_row
 from sentret_core.models.lm_params import MU_GRID, MU_MIN
-from sentret_core.models.params import Params, grid_range, param
+from sentret_core.models.params import Params, Preset, grid_range, param
 from sentret_core.models.postings import Postings, postings
 from sentret_core.models.query import Query
 from sentret_core.models.registry import register
@@ -64,7 +64,7 @@ PAPER_001 = (
     "IP&M 2015"
 )
 # μ = 0 leaves p(C|s) = 0 for a class the sentence lacks and its log-likelihood -inf: refused
-_MU = dict(symbol=r"\mu", min=MU_MIN, max=1e6, step=1.0, grid=MU_GRID)
+_MU: Preset = Preset(symbol=r"\mu", min=MU_MIN, max=1e6, step=1.0, grid=MU_GRID)
 LAM_GRID = grid_range(0.1, 0.9, 0.1)
 
 
@@ -79,7 +79,7 @@ _HELP = {
 
 @dataclass(frozen=True)
 class ClassParams(Params):
-    mu: float = param(100.0, _HELP["mu"], **_MU)  # type: ignore[arg-type]
+    mu: float = param(100.0, _HELP["mu"], **_MU)
     lam: float = param(0.0, _HELP["lam"], symbol=r"\lambda", min=0.0, max=1.0, step=0.05, grid=LAM_GRID)
     mu_word: float = param(
         100.0, _HELP["mu_word"], symbol=r"\mu_w", min=MU_MIN, max=1e6, step=1.0, grid=MU_GRID
@@ -317,7 +317,7 @@ class ClassParamsV2(ClassParams):
     are the values tuned on WikiQA train (MAP, coordinate ascent over the grids, K = 100 classes
     from the bigrams of WikiQA train + dev; ``benchmarks/seed001_rows.py``)."""
 
-    mu: float = param(50.0, _HELP["mu"], **_MU)  # type: ignore[arg-type]
+    mu: float = param(50.0, _HELP["mu"], **_MU)
     lam: float = param(
         0.4, "weight of the word unigram Dirichlet model (exact matches)", symbol=r"\lambda", min=0.0, max=1.0,
         step=0.05, grid=LAM_GRID,

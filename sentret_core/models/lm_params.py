@@ -11,23 +11,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sentret_core.errors import SentretError
-from sentret_core.models.params import Params, grid_range, param
+from sentret_core.models.params import Params, Preset, Range, grid_range, param
 
 MU_GRID = (1.0, 5.0, 10.0, 25.0, 50.0, 100.0, 250.0, 500.0, 1000.0, 2500.0, 5000.0, 10000.0)
 # μ = 0 (unsmoothed) or at least MU_MIN: a smaller positive prior is 0 for any non-empty sentence,
 # and for an empty one its reciprocal overflows (μ = 2.2e-311 gave NaN)
 MU_MIN = 1e-6
-MU_RANGE = dict(symbol=r"\mu", min=0.0, max=1e6, step=1.0, grid=MU_GRID, min_positive=MU_MIN)
+MU_RANGE: Preset = Preset(symbol=r"\mu", min=0.0, max=1e6, step=1.0, grid=MU_GRID, min_positive=MU_MIN)
 # a Dirichlet prior on the collection model, or a JM weight on it, of 0 leaves p(t|s) = 0 for a
 # sentence without t and its log-likelihood -inf (Fernández et al., §3): refused, so every score is finite
-MU_COLLECTION = dict(MU_RANGE, min=MU_MIN, min_positive=None)
-_LAM = dict(symbol=r"\lambda", min=0.0, max=1.0, step=0.05, grid=grid_range(0.1, 0.9, 0.1))
+MU_COLLECTION: Preset = {**MU_RANGE, "min": MU_MIN, "min_positive": None}
+_LAM: Preset = Preset(symbol=r"\lambda", min=0.0, max=1.0, step=0.05, grid=grid_range(0.1, 0.9, 0.1))
 # a collection weight of 0 gives log 0; a subnormal one (5e-324) underflows to the same -inf: at least LAM_MIN
 LAM_MIN = 1e-6
-_LAM_COLLECTION = dict(_LAM, min=LAM_MIN)
-_GAMMA = dict(symbol=r"\gamma", min=0.0, max=1.0, step=0.05, grid=grid_range(0.1, 0.9, 0.1))
-_CONTEXT = dict(choices=("document", "window"))
-_WINDOW = dict(symbol="w", min=1, max=10, step=1, grid=(1, 2, 3))
+_LAM_COLLECTION: Preset = {**_LAM, "min": LAM_MIN}
+_GAMMA: Preset = Preset(symbol=r"\gamma", min=0.0, max=1.0, step=0.05, grid=grid_range(0.1, 0.9, 0.1))
+_CONTEXT: Range = Range(choices=("document", "window"))
+_WINDOW: Preset = Preset(symbol="w", min=1, max=10, step=1, grid=(1, 2, 3))
 _IMPORTANCE = "add log p(d|s), the sentence's importance in its document (Fernández et al. 2011, §3.3)"
 _CONTEXT_HELP = "local model: the whole document, or the window of surrounding sentences"
 _WINDOW_HELP = "window context: this many sentences before and after s (s included); Fernández et al. use 1"
@@ -35,13 +35,13 @@ _WINDOW_HELP = "window context: this many sentences before and after s (s includ
 
 @dataclass(frozen=True)
 class JMParams(Params):
-    lam: float = param(0.5, "weight of the collection model p(t)", **_LAM_COLLECTION)  # type: ignore[arg-type]
+    lam: float = param(0.5, "weight of the collection model p(t)", **_LAM_COLLECTION)
     importance: bool = param(False, _IMPORTANCE, symbol="p(d|s)")
 
 
 @dataclass(frozen=True)
 class DirParams(Params):
-    mu: float = param(100.0, "Dirichlet prior: pseudo-count of the collection model", **MU_COLLECTION)  # type: ignore[arg-type]
+    mu: float = param(100.0, "Dirichlet prior: pseudo-count of the collection model", **MU_COLLECTION)
     importance: bool = param(False, _IMPORTANCE, symbol="p(d|s)")
 
 
@@ -56,10 +56,10 @@ class LocalParams(Params):
 
 @dataclass(frozen=True)
 class ThreeMMParams(LocalParams):
-    lam: float = param(0.5, "weight of the sentence model p(t|s)", **_LAM)  # type: ignore[arg-type]
-    gamma: float = param(0.3, "weight of the local model p(t|d) or p(t|c_s)", **_GAMMA)  # type: ignore[arg-type]
-    context: str = param("document", _CONTEXT_HELP, **_CONTEXT)  # type: ignore[arg-type]
-    window: int = param(1, _WINDOW_HELP, **_WINDOW)  # type: ignore[arg-type]
+    lam: float = param(0.5, "weight of the sentence model p(t|s)", **_LAM)
+    gamma: float = param(0.3, "weight of the local model p(t|d) or p(t|c_s)", **_GAMMA)
+    context: str = param("document", _CONTEXT_HELP, **_CONTEXT)
+    window: int = param(1, _WINDOW_HELP, **_WINDOW)
     importance: bool = param(False, _IMPORTANCE, symbol="p(d|s)")
 
     def check(self) -> None:
@@ -80,10 +80,10 @@ class ThreeMMParams(LocalParams):
 
 @dataclass(frozen=True)
 class TwoStageParams(LocalParams):
-    lam: float = param(0.5, "weight of the collection model p(t) (the JM stage)", **_LAM_COLLECTION)  # type: ignore[arg-type]
-    mu: float = param(100.0, "Dirichlet prior of the local model (the first stage)", **MU_RANGE)  # type: ignore[arg-type]
-    context: str = param("document", _CONTEXT_HELP, **_CONTEXT)  # type: ignore[arg-type]
-    window: int = param(1, _WINDOW_HELP, **_WINDOW)  # type: ignore[arg-type]
+    lam: float = param(0.5, "weight of the collection model p(t) (the JM stage)", **_LAM_COLLECTION)
+    mu: float = param(100.0, "Dirichlet prior of the local model (the first stage)", **MU_RANGE)
+    context: str = param("document", _CONTEXT_HELP, **_CONTEXT)
+    window: int = param(1, _WINDOW_HELP, **_WINDOW)
     importance: bool = param(False, _IMPORTANCE, symbol="p(d|s)")
 
     def local_weighted(self) -> bool:
@@ -92,10 +92,10 @@ class TwoStageParams(LocalParams):
 
 @dataclass(frozen=True)
 class TwoStageInvParams(LocalParams):
-    lam: float = param(0.5, "weight of the local model against the sentence model (the JM stage)", **_LAM)  # type: ignore[arg-type]
-    mu: float = param(100.0, "Dirichlet prior of the collection model (the second stage)", **MU_COLLECTION)  # type: ignore[arg-type]
-    context: str = param("document", _CONTEXT_HELP, **_CONTEXT)  # type: ignore[arg-type]
-    window: int = param(1, _WINDOW_HELP, **_WINDOW)  # type: ignore[arg-type]
+    lam: float = param(0.5, "weight of the local model against the sentence model (the JM stage)", **_LAM)
+    mu: float = param(100.0, "Dirichlet prior of the collection model (the second stage)", **MU_COLLECTION)
+    context: str = param("document", _CONTEXT_HELP, **_CONTEXT)
+    window: int = param(1, _WINDOW_HELP, **_WINDOW)
     importance: bool = param(False, _IMPORTANCE, symbol="p(d|s)")
 
     def local_weighted(self) -> bool:
@@ -104,9 +104,9 @@ class TwoStageInvParams(LocalParams):
 
 @dataclass(frozen=True)
 class ThreeMMPDSParams(Params):
-    lam: float = param(0.5, "weight of the sentence model p(t|s)", **_LAM)  # type: ignore[arg-type]
-    gamma: float = param(0.3, "weight of the surrounding-sentence model p(t|c_s)", **_GAMMA)  # type: ignore[arg-type]
-    window: int = param(1, _WINDOW_HELP, **_WINDOW)  # type: ignore[arg-type]
+    lam: float = param(0.5, "weight of the sentence model p(t|s)", **_LAM)
+    gamma: float = param(0.3, "weight of the surrounding-sentence model p(t|c_s)", **_GAMMA)
+    window: int = param(1, _WINDOW_HELP, **_WINDOW)
 
     def check(self) -> None:
         ThreeMMParams(lam=self.lam, gamma=self.gamma)

@@ -98,7 +98,7 @@ from sentret_core.models.lm_trigger_explain import (
     explain_trigger,
     explain_trigger_v2,
 )
-from sentret_core.models.params import Params, grid_range, param
+from sentret_core.models.params import Params, Range, grid_range, param
 from sentret_core.models.postings import postings
 from sentret_core.models.query import Query
 from sentret_core.models.registry import register
@@ -109,7 +109,7 @@ if TYPE_CHECKING:
     from sentret_core.index.reader import Index
 
 
-_LAM = dict(min=0.0, max=1.0, step=0.05, grid=grid_range(0.1, 0.9, 0.1))
+_LAM: Range = Range(min=0.0, max=1.0, step=0.05, grid=grid_range(0.1, 0.9, 0.1))
 
 
 _HELP = {
@@ -126,11 +126,11 @@ _HELP = {
 
 @dataclass(frozen=True)
 class TriggerParams(Params):
-    lam_self: float = param(0.0, _HELP["self"], symbol=r"\lambda_{self}", **_LAM)  # type: ignore[arg-type]
-    lam_inside: float = param(0.2, _HELP["inside"], symbol=r"\lambda_{in}", **_LAM)  # type: ignore[arg-type]
-    lam_across: float = param(0.0, _HELP["across"], symbol=r"\lambda_{ac}", **_LAM)  # type: ignore[arg-type]
-    lam_qa: float = param(0.0, _HELP["qa"], symbol=r"\lambda_{qa}", **_LAM)  # type: ignore[arg-type]
-    lam_ne: float = param(0.0, _HELP["ne"], symbol=r"\lambda_{ne}", **_LAM)  # type: ignore[arg-type]
+    lam_self: float = param(0.0, _HELP["self"], symbol=r"\lambda_{self}", **_LAM)
+    lam_inside: float = param(0.2, _HELP["inside"], symbol=r"\lambda_{in}", **_LAM)
+    lam_across: float = param(0.0, _HELP["across"], symbol=r"\lambda_{ac}", **_LAM)
+    lam_qa: float = param(0.0, _HELP["qa"], symbol=r"\lambda_{qa}", **_LAM)
+    lam_ne: float = param(0.0, _HELP["ne"], symbol=r"\lambda_{ne}", **_LAM)
     # μ = 0 leaves a sentence without a query term probability 0 (-inf): refused
     mu: float = param(100.0, _HELP["mu"], symbol=r"\mu", min=MU_MIN, max=1e6, step=1.0, grid=MU_GRID)
     max_candidates: int = param(10000, _HELP["max_candidates"], min=1, max=1_000_000, step=1)
@@ -281,7 +281,7 @@ def _likelihood(
 
 # --- lm-trigger.v2: question words kept, tuned defaults --------------------------------------------------
 
-_LAM0 = dict(min=0.0, max=1.0, step=0.05, grid=(0.0, *grid_range(0.1, 0.9, 0.1)))
+_LAM0: Range = Range(min=0.0, max=1.0, step=0.05, grid=(0.0, *grid_range(0.1, 0.9, 0.1)))
 
 
 @dataclass(frozen=True)
@@ -292,13 +292,13 @@ class TriggerParamsV2(TriggerParams):
     tables memorised; ``benchmarks/seed001_rows.py``). They suit tables trained with QA pairs;
     with corpus-only tables the QA and NE weights act as extra collection smoothing."""
 
-    lam_self: float = param(0.0, _HELP["self"], symbol=r"\lambda_{self}", **_LAM0)  # type: ignore[arg-type]
-    lam_inside: float = param(0.1, _HELP["inside"], symbol=r"\lambda_{in}", **_LAM0)  # type: ignore[arg-type]
-    lam_across: float = param(0.0, _HELP["across"], symbol=r"\lambda_{ac}", **_LAM0)  # type: ignore[arg-type]
+    lam_self: float = param(0.0, _HELP["self"], symbol=r"\lambda_{self}", **_LAM0)
+    lam_inside: float = param(0.1, _HELP["inside"], symbol=r"\lambda_{in}", **_LAM0)
+    lam_across: float = param(0.0, _HELP["across"], symbol=r"\lambda_{ac}", **_LAM0)
     lam_qa: float = param(0.1, _HELP["qa"] + "; also question words → answer terms", symbol=r"\lambda_{qa}",
-                          **_LAM0)  # type: ignore[arg-type]
+                          **_LAM0)
     lam_ne: float = param(0.4, _HELP["ne"] + "; also question words (?when → DATE)", symbol=r"\lambda_{ne}",
-                          **_LAM0)  # type: ignore[arg-type]
+                          **_LAM0)
     # μ = 0 with every trigger weight 0 leaves a sentence without a query term probability 0: refused
     mu: float = param(50.0, _HELP["mu"], symbol=r"\mu", min=MU_MIN, max=1e6, step=1.0, grid=MU_GRID)
 

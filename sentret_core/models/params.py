@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 import numpy as np
 
@@ -133,6 +133,24 @@ class ParamSpec:
 
     def _error(self, value: Any) -> SentretError:
         return SentretError(f"parameter {self.name!r} = {value!r} is not allowed; it must be {self.allowed()}")
+
+
+class Range(TypedDict, total=False):
+    """A range several parameters share, each with its own symbol: ``param(default, help, symbol=…, **range)``."""
+
+    min: float | None
+    max: float | None
+    choices: tuple[Any, ...] | None
+    step: float | None
+    grid: tuple[Any, ...] | None
+    nullable: bool
+    min_positive: float | None
+
+
+class Preset(Range, total=False):
+    """A range with its symbol, for parameters that share both: ``param(default, help, **preset)``."""
+
+    symbol: str
 
 
 def param(

@@ -14,14 +14,14 @@ import numpy as np
 
 from sentret_core.models.cache import cached
 from sentret_core.models.layout import layout
-from sentret_core.models.params import Params, grid_range, param
+from sentret_core.models.params import Params, Preset, grid_range, param
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
 
-_ALPHA = dict(symbol=r"\alpha", min=0.0, max=1.0, step=0.05, grid=grid_range(0.0, 1.0, 0.1))
-_MU = dict(symbol=r"\mu", min=0.0, max=1.0, step=0.05, grid=grid_range(0.0, 1.0, 0.05))
-_DEPTH = dict(symbol="L", min=0, max=10, step=1, grid=(1, 2, 3, 4, 5))
+_ALPHA: Preset = Preset(symbol=r"\alpha", min=0.0, max=1.0, step=0.05, grid=grid_range(0.0, 1.0, 0.1))
+_MU: Preset = Preset(symbol=r"\mu", min=0.0, max=1.0, step=0.05, grid=grid_range(0.0, 1.0, 0.05))
+_DEPTH: Preset = Preset(symbol="L", min=0, max=10, step=1, grid=(1, 2, 3, 4, 5))
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class TfMixParams(Params):
         0.7,
         "weight of the sentence's own count c(t,s) against its ±1-sentence context count "
         "(Doko et al. 2013 tuned 0.6-0.85; α = 1 is TF-ISF)",
-        **_ALPHA,  # type: ignore[arg-type]
+        **_ALPHA,
     )
 
 
@@ -39,12 +39,12 @@ class TfIsfConParams(Params):
     mu: float = param(
         0.2,
         "weight of the neighbours' recursive relevance (published optimum 0.1-0.2; μ ≥ 0.5 hurts P@k)",
-        **_MU,  # type: ignore[arg-type]
+        **_MU,
     )
     depth: int = param(
         3,
         "recursion depth L: sentences up to L away in the document contribute",
-        **_DEPTH,  # type: ignore[arg-type]
+        **_DEPTH,
     )
 
 
