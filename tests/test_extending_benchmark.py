@@ -1,7 +1,7 @@
-"""A toy benchmark added the way docs/extending.md's "Add a benchmark" says: step 1's code block written to a
-module file and imported, registered in-process (what its line in
-``sentret_core/evaluation/benchmarks/__init__.py`` does), then ``sentret eval`` and ``sentret learn`` run on it
-through the CLI's main function; unregistered after.
+"""A toy benchmark added the way docs/extending.md's "Add a benchmark" says: step 1's code block written as a
+module of the benchmarks package (in a temporary folder put on the package's ``__path__``) and found by the
+package's own ``discover()``, then ``sentret eval`` and ``sentret learn`` run on it through the CLI's main
+function; unregistered after.
 
 The data (``QA``): q1 "Who painted Guernica?" with candidates "The museum opens at ten." (0) and "Picasso
 painted Guernica in 1937." (1); q2 "When did the war end?" with "The war began in 1936." (0) and "It ended in
@@ -11,7 +11,6 @@ April 1939." (1); q3 has no correct sentence, so it is counted but is no topic. 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import sys
@@ -24,6 +23,7 @@ import pytest
 
 from sentret_core.cli import main as cli
 from sentret_core.errors import SentretError
+from sentret_core.evaluation import benchmarks
 from sentret_core.evaluation.benchmarks import (
     BenchmarkSpec,
     benchmark_names,
@@ -62,20 +62,19 @@ def recipe_code() -> str:
 
 
 @pytest.fixture
-def qa_tsv(tmp_path: Path) -> Iterator[types.ModuleType]:
-    """The recipe's module, written to a file, imported and registered; unregistered afterwards."""
-    path = tmp_path / "sentret_toy_qa_tsv.py"
-    path.write_text(recipe_code(), encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module  # a real module: dataclasses resolve annotations through it
+def qa_tsv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[types.ModuleType]:
+    """The recipe's module, written beside the package's own benchmarks and found by ``discover()``."""
+    folder = tmp_path / "benchmarks"
+    folder.mkdir()
+    (folder / "qa_tsv.py").write_text(recipe_code(), encoding="utf-8")
+    monkeypatch.setattr(benchmarks, "__path__", [*benchmarks.__path__, str(folder)])
+    name = f"{benchmarks.__name__}.qa_tsv"
     try:
-        spec.loader.exec_module(module)
-        register_benchmark(module.BENCHMARK)
-        yield module
+        found = benchmarks.discover()
+        assert [spec.name for spec in found] == ["qa-tsv"]  # the built-in ones were registered at import
+        yield sys.modules[name]
     finally:
-        sys.modules.pop(path.stem, None)
+        sys.modules.pop(name, None)
         if "qa-tsv" in benchmark_names():
             unregister_benchmark("qa-tsv")
 

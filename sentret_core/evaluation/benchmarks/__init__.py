@@ -4,18 +4,23 @@ and a user's own candidates file).
 ``wikiqa``, ``trecqa`` and a user's own ``candidates`` JSONL are plain sentence retrieval over a closed
 candidate set per question (one code path: :mod:`~sentret_core.evaluation.benchmarks.candidates`);
 ``squad-support`` is entity support (graded qrels). Each converter reads its file offline and builds (once, cached)
-the collection's index through :mod:`~sentret_core.evaluation.benchmarks.indexing`. Each module declares a
-``BENCHMARK`` (:class:`~sentret_core.evaluation.benchmarks.registry.BenchmarkSpec`), registered below in the
+the collection's index through :mod:`~sentret_core.evaluation.benchmarks.indexing`.
+
+A benchmark is one module of this package that declares a ``BENCHMARK``
+(:class:`~sentret_core.evaluation.benchmarks.registry.BenchmarkSpec`): :func:`discover` finds and registers
+it when the package is imported, in the order of its ``listed`` (then its module's name), which is the
 order the CLI lists them.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
+import pkgutil
+from collections.abc import Iterable
 from pathlib import Path
 
 from sentret_core.errors import SentretError
-from sentret_core.evaluation.benchmarks import candidates, squad, trecqa, wikiqa
 from sentret_core.evaluation.benchmarks.base import Benchmark, Log
 from sentret_core.evaluation.benchmarks.registry import (
     OPTIONS,
@@ -27,11 +32,23 @@ from sentret_core.evaluation.benchmarks.registry import (
     unregister_benchmark,
 )
 
-__all__ = ["Benchmark", "BenchmarkSpec", "benchmark_names", "get_benchmark", "list_benchmarks", "load_benchmark",
-           "register_benchmark", "unregister_benchmark"]
+__all__ = ["Benchmark", "BenchmarkSpec", "benchmark_names", "discover", "get_benchmark", "list_benchmarks",
+           "load_benchmark", "register_benchmark", "unregister_benchmark"]
 
-for _module in (wikiqa, squad, trecqa, candidates):  # a new benchmark: its module here, and imported above
-    register_benchmark(_module.BENCHMARK)
+
+def discover(folders: Iterable[str] | None = None) -> tuple[BenchmarkSpec, ...]:
+    """Import every module of this package found in ``folders`` (default: the package's path) and register
+    each ``BENCHMARK`` declared there that is not registered yet, by its ``listed`` and then its module's
+    name; return those registered."""
+    found = []
+    for module in pkgutil.iter_modules(list(__path__ if folders is None else folders)):
+        spec = getattr(importlib.import_module(f"{__name__}.{module.name}"), "BENCHMARK", None)
+        if isinstance(spec, BenchmarkSpec) and spec.name not in benchmark_names():
+            found.append((spec.listed, module.name, spec))
+    return tuple(register_benchmark(spec) for *_, spec in sorted(found, key=lambda entry: entry[:2]))
+
+
+discover()
 
 
 def load_benchmark(

@@ -205,4 +205,5 @@ def candidate_benchmark(
                      "graded" if max(max(q.values()) for q in qrels.values()) > 1 else "binary", {}, stats)
 
 
-BENCHMARK = BenchmarkSpec("candidates", load_candidates, training_file="a candidates JSONL file (see the README)")
+BENCHMARK = BenchmarkSpec("candidates", load_candidates, training_file="a candidates JSONL file (see the README)",
+                          listed=40)

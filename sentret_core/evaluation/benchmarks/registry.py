@@ -36,7 +36,8 @@ class BenchmarkSpec:
     candidate its own document, so ``doc-order`` ties everything). ``data``: how ``--data``'s help names
     the file (``""``: not named). ``learnable``: ``sentret learn <name>`` exists; ``training_file`` is
     what its help says it learns from (default ``"<name>'s training file"``). ``options``: the keys of
-    :data:`OPTIONS` the loader accepts.
+    :data:`OPTIONS` the loader accepts. ``listed``: where the package's own discovery puts it in the CLI's
+    listings (lower first, then by module name); the built-in ones take 10-40.
     """
 
     name: str
@@ -47,6 +48,7 @@ class BenchmarkSpec:
     learnable: bool = True
     training_file: str = ""
     options: tuple[str, ...] = ()
+    listed: int = 50
 
     def __post_init__(self) -> None:
         if not _NAME.fullmatch(self.name):

@@ -233,4 +233,4 @@ def _squad_topics(
 
 
 BENCHMARK = BenchmarkSpec("squad-support", load_squad_support, kind="support", data="a SQuAD v1.1 .json",
-                          options=("distractors", "min_candidates"))
+                          options=("distractors", "min_candidates"), listed=20)
