@@ -163,7 +163,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-# Data flows one way (README "The code"): a module never imports a layer above its own.
+# Data flows one way (docs/code.md): a module never imports a layer above its own.
 LAYERS = {"ingest": 1, "index": 1, "models": 2, "support": 3, "evaluation": 4, "annotation": 4, "learning": 4,
           "cli": 5, "ui": 5, "integrations": 5}
 ENTRY_POINTS = {"sentret_core.__main__"}

@@ -13,7 +13,7 @@ from sentret_core.integrations.docnos import docno  # noqa: F401  (sentret_core.
 
 log = logging.getLogger(__name__)
 RUN_TAG = "sentret"
-TIES = "ties-docorder"  # the default tag says how tied scores are ordered in the file (the README says it too)
+TIES = "ties-docorder"  # the default tag says how tied scores are ordered in the file (docs/evaluation.md says it too)
 
 
 def register(sub: Any) -> None:

@@ -97,7 +97,7 @@ def read_candidates(path: str | os.PathLike[str]) -> CandidateSet:
             candidates.append((doc, position, label))
         questions.append(CandidateQuestion(qid, text, tuple(candidates)))
     if not questions:
-        raise SentretError(f"{path}: no questions (one JSON object per line, see the README's candidates format)")
+        raise SentretError(f"{path}: no questions (one JSON object per line; the format: docs/evaluation.md)")
     documents = {doc: (titles[doc], [known.get(i, "") for i in range(max(known) + 1)])
                  for doc, known in sentences.items()}
     return CandidateSet(documents, questions)
@@ -205,5 +205,5 @@ def candidate_benchmark(
                      "graded" if max(max(q.values()) for q in qrels.values()) > 1 else "binary", {}, stats)
 
 
-BENCHMARK = BenchmarkSpec("candidates", load_candidates, training_file="a candidates JSONL file (see the README)",
-                          listed=40)
+BENCHMARK = BenchmarkSpec("candidates", load_candidates, listed=40,
+                          training_file="a candidates JSONL file (see docs/evaluation.md)")
