@@ -73,7 +73,7 @@ RANKER_EDITS: dict[str, Callable[[str], str]] = {
 def _store_rankers() -> dict[str, str]:
     """Every crafted ranker stored under its own name: case → name."""
     from sentret_core.index import artefacts
-    from sentret_core.models.ltr.features import feature_names
+    from sentret_core.learning.features import feature_names
 
     scorers = ("bm25.v1",)
     names = feature_names(scorers)
@@ -99,7 +99,7 @@ def _store_rankers() -> dict[str, str]:
 def ranker_workload(path: str, name: str) -> tuple[int, str, str]:
     from sentret_core import Index, score, top_k
     from sentret_core.errors import SentretError
-    from sentret_core.models.ltr.store import load
+    from sentret_core.learning.store import load
 
     try:
         index = Index.load(path)

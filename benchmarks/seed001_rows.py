@@ -46,7 +46,7 @@ from sentret_core.evaluation.benchmarks.base import Benchmark
 from sentret_core.evaluation.driver import evaluate_benchmark
 from sentret_core.evaluation.report import Report
 from sentret_core.evaluation.significance import compare
-from sentret_core.models.query import ANSWER_TYPES, prepare
+from sentret_core.models.core.query import ANSWER_TYPES, prepare
 from sentret_core.models.training.classes import train_classes
 from sentret_core.models.training.triggers import load_triggers, sentence_labels, train_triggers
 

@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from retrieval_speed import DEFAULT_INDEX, draw_queries, ensure_index
 
 from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
-from sentret_core.index.entity_stats import entity_stats
 from sentret_core.support.engine import support
+from sentret_core.support.entity_stats import entity_stats
 
 PAPER_QUERIES = ["Picasso and peace", "Spanish Civil War", "Lennon and religion"]
 

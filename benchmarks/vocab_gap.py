@@ -49,7 +49,7 @@ from sentret_core.evaluation.driver import evaluate_benchmark
 from sentret_core.evaluation.runs import Evaluator
 from sentret_core.evaluation.significance import compare
 from sentret_core.evaluation.tuning import grid_search
-from sentret_core.models.query import normalise
+from sentret_core.models.core.query import normalise
 from sentret_core.models.training.classes import fit_classes, train_classes
 from sentret_core.models.training.triggers import train_triggers
 

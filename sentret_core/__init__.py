@@ -16,6 +16,7 @@ from sentret_core.errors import (
 from sentret_core.index.reader import Index, verify
 from sentret_core.ingest.build import BuildSummary, add_documents, build_from_shards, build_index, parse_source
 from sentret_core.ingest.corpus import Document, read_corpus
+from sentret_core.learning import scorer as _ltr  # noqa: F401  registers ltr.v1, which sits above support
 from sentret_core.models import Explanation, Scores, explain, get_model, list_models, score, search, top_k
 from sentret_core.support.engine import support
 from sentret_core.support.records import SupportResult

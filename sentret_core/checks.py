@@ -141,7 +141,7 @@ def check_params(value: Any, name: str = "params") -> dict[str, dict[str, Any]]:
     """``None`` or a mapping from a model name to a mapping of its parameter names to values.
 
     The values themselves are checked by each model's declared ranges when the model resolves
-    them (:meth:`~sentret_core.models.spec.ModelSpec.resolve`).
+    them (:meth:`~sentret_core.models.core.spec.ModelSpec.resolve`).
     """
     if value is None:
         return {}

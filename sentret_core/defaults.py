@@ -7,7 +7,7 @@ from __future__ import annotations
 # context is the best support scorer of Blanco & Zaragoza (SIGIR 2010, Table 2) and what the app,
 # the CLI and sessions start from.
 # Its parameters' defaults (k1 = 0.26, b = 0.15, w_context = w_title = 0.23) are Blanco & Zaragoza's optimum
-# on Wikipedia (SIGIR 2010, §5.1) and live with the model (sentret_core.models.bm25_formulas.BM25FParams).
+# on Wikipedia (SIGIR 2010, §5.1) and live with the model (sentret_core.models.bm25.formulas.BM25FParams).
 DEFAULT_RANKER = "bm25f.v1"
 
 # The spaCy pipeline an index is parsed with (sentences, tokens, entities) unless another is named.

@@ -191,9 +191,9 @@ def judgments_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, index: Index,
 
 def store_default_ranker() -> None:
     """A stored ranker under ltr.v1's default name, so that tests over every model can score ltr.v1."""
-    from sentret_core.models.ltr.features import feature_names
-    from sentret_core.models.ltr.learners import Ranker
-    from sentret_core.models.ltr.store import save
+    from sentret_core.learning.features import feature_names
+    from sentret_core.learning.learners import Ranker
+    from sentret_core.learning.store import save
 
     names = feature_names(("bm25.v1",))
     coef = np.linspace(-1.0, 1.0, len(names))  # every feature counts

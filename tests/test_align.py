@@ -9,9 +9,9 @@ from conftest import build_from_texts
 
 from sentret_core import Index
 from sentret_core.models import explain, score, top_k
+from sentret_core.models.core.query import prepare
 from sentret_core.models.embed import align as align_module
 from sentret_core.models.embed.encoder import encoder
-from sentret_core.models.query import prepare
 
 DOCS = [
     {"id": "a", "title": "Towns", "text": "Alder was settled by farmers in 1702. Alder has a harbour."},

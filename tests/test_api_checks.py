@@ -22,7 +22,7 @@ from sentret_core.evaluation.benchmarks import load_benchmark
 from sentret_core.evaluation.benchmarks.base import Benchmark
 from sentret_core.evaluation.driver import check_settings, evaluate_benchmark
 from sentret_core.models import distribution
-from sentret_core.models.registry import get_model
+from sentret_core.models.core.registry import get_model
 
 Q = "Picasso peace"
 

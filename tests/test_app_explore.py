@@ -236,9 +236,9 @@ def store_ranker(name: str, sign: float) -> None:
     """A linear ranker named ``name`` over bm25.v1's features (``sign`` flips its order)."""
     import numpy as np
 
-    from sentret_core.models.ltr.features import feature_names
-    from sentret_core.models.ltr.learners import Ranker
-    from sentret_core.models.ltr.store import save
+    from sentret_core.learning.features import feature_names
+    from sentret_core.learning.learners import Ranker
+    from sentret_core.learning.store import save
 
     names = feature_names(("bm25.v1",))
     arrays = {"mean": np.zeros(len(names)), "scale": np.ones(len(names)),

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from sentret_core import Index
-from sentret_core.index.entity_stats import entity_sentences
 from sentret_core.models import explain, get_model, list_models, score, top_k
+from sentret_core.support.entity_stats import entity_sentences
 from sentret_core.support.sets import entry_ranks, first_hits
 from sentret_core.support.teaching import (
     contribution_parts,
@@ -204,7 +204,7 @@ def test_the_explanation_total_equals_the_score_for_every_model(
 ) -> None:
     from test_ltr_learning import one_feature_ranker
 
-    from sentret_core.models.ltr.store import save
+    from sentret_core.learning.store import save
 
     save("ltr", one_feature_ranker("bm25.v1:score"), first_stage="bm25.v1", depth=100, scorers=("bm25.v1",),
          meta={})  # a stored ranker, so that the page offers ltr.v1 too
@@ -435,7 +435,7 @@ def test_contribution_bars_say_which_way_is_better(small_index: Index, monkeypat
 def test_learned_ranker_features_are_named_in_words(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
     from test_ltr_learning import one_feature_ranker
 
-    from sentret_core.models.ltr.store import save
+    from sentret_core.learning.store import save
 
     save("ltr", one_feature_ranker("inv_position"), first_stage="bm25.v1", depth=100, scorers=("bm25.v1",),
          meta={})

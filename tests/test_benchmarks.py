@@ -28,11 +28,11 @@ from sentret_core.evaluation.evaluable import tuning_space
 from sentret_core.evaluation.measures import evaluate
 from sentret_core.evaluation.plan import plan
 from sentret_core.evaluation.runs import Evaluator
-from sentret_core.index.entity_stats import entity_sentences
 from sentret_core.ingest.corpus import Document
 from sentret_core.ingest.qa_files import read_wikiqa
 from sentret_core.models import MODELS, get_model
 from sentret_core.support.context import QueryContext
+from sentret_core.support.entity_stats import entity_sentences
 
 WIKIQA_HEADER = "QuestionID\tQuestion\tDocumentID\tDocumentTitle\tSentenceID\tSentence\tLabel\n"
 Row = tuple[str, str, str, str, str, str, int]
@@ -546,8 +546,8 @@ def test_an_evaluation_trains_missing_default_artefacts_explicitly_and_records_t
 def test_a_learned_ranker_is_given_each_topics_entity(squad: Benchmark) -> None:
     from test_ltr_learning import one_feature_ranker
 
+    from sentret_core.learning.store import save
     from sentret_core.models import score, top_k
-    from sentret_core.models.ltr.store import save
 
     # a ranker that reads only an entity feature: without the topic's entity every score would be 0
     save("by-other-top", one_feature_ranker("e:other_top"), first_stage="bm25.v1", depth=100,

@@ -10,9 +10,10 @@ import scipy.sparse as sp
 from conftest import build_from_texts
 
 from sentret_core import Index
-from sentret_core.models import bm25, score
-from sentret_core.models.layout import sentence_doc_matrix, window_matrix
-from sentret_core.models.postings import Postings, field_postings, postings
+from sentret_core.models import score
+from sentret_core.models.arrays.layout import sentence_doc_matrix, window_matrix
+from sentret_core.models.arrays.postings import Postings, field_postings, postings
+from sentret_core.models.bm25 import scorer as bm25
 
 WORDS = ["river", "bridge", "city", "market", "harbour", "castle", "garden", "forest", "meadow", "valley", "tower"]
 
@@ -127,7 +128,7 @@ def test_sentence_postings_slice_xt_as_the_old_copy_did(indexes: list[Index]) ->
 
 
 def test_the_kept_fields_stay_within_their_byte_budget(indexes: list[Index], monkeypatch: pytest.MonkeyPatch) -> None:
-    from sentret_core.models import postings as module
+    from sentret_core.models.arrays import postings as module
 
     index = indexes[1]
     monkeypatch.setattr(module, "FIELD_BYTES", 2000)
@@ -148,7 +149,7 @@ def test_the_kept_fields_stay_within_their_byte_budget(indexes: list[Index], mon
 
 @pytest.mark.parametrize("window", [0, 1, 2, 4])
 def test_context_lengths_equal_the_window_matrix_product(small_index: Index, window: int) -> None:
-    from sentret_core.models.layout import context_len, layout, window_matrix
+    from sentret_core.models.arrays.layout import context_len, layout, window_matrix
 
     reference = np.asarray(window_matrix(small_index, window) @ layout(small_index).sent_len, dtype=np.float64)
     assert np.array_equal(context_len(small_index, window), reference)

@@ -14,9 +14,9 @@ from sentret_core.cli.main import main
 from sentret_core.defaults import MAX_QUERY_CHARS, MAX_QUERY_TERMS
 from sentret_core.errors import QueryError
 from sentret_core.ingest.nlp import QUERY_TERM_CACHE, QueryTokenizer, TermRules, query_terms
-from sentret_core.models import query as query_module
 from sentret_core.models import score
-from sentret_core.models.query import normalise, pipeline, prepare, query_tokenizer
+from sentret_core.models.core import query as query_module
+from sentret_core.models.core.query import normalise, pipeline, prepare, query_tokenizer
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
@@ -57,7 +57,7 @@ def test_the_term_cap_counts_terms_not_question_markers(small_index: Index) -> N
 
 def test_the_index_own_texts_are_not_capped(small_index: Index) -> None:
     """An entity's name is the index's, not a visitor's: restating tokenises it whatever its length."""
-    from sentret_core.models.query import text_terms
+    from sentret_core.models.core.query import text_terms
 
     assert text_terms(small_index, "peace " * 500) == ["peace"] * 500
 

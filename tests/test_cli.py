@@ -130,5 +130,5 @@ def test_models_show_where_each_formula_lives(capsys: pytest.CaptureFixture[str]
     for name in ("lm-class.v1", "lm-trigger.v1", "bm25f.v1"):
         file, line = rows[name]["source"].rsplit(":", 1)
         assert Path(file).is_file() and int(line) > 0
-    assert rows["lm-class.v1"]["source"].split(":")[0].endswith("models/lm_class.py")
+    assert rows["lm-class.v1"]["source"].split(":")[0].endswith("models/lm_class/scorer.py")
     assert "artefact" in rows["lm-trigger.v1"]["params"]["tables"]["allowed"]

@@ -55,7 +55,7 @@ def _python_files() -> list[str]:
 
 def missing_paths(text: str, files: list[str]) -> list[str]:
     """Backticked ``*.py`` paths of ``text`` that no file of the repository ends with (a path may be
-    given from the repository root, or shortened to its last parts: ``models/pruning.py``)."""
+    given from the repository root, or shortened to its last parts: ``bm25/pruning.py``)."""
     quoted = {token for token in CODE.findall(text) if PATH.match(token)}
     return sorted(
         token for token in quoted - EXAMPLES
@@ -77,9 +77,9 @@ def test_the_checks_find_what_is_broken(tmp_path: Path) -> None:
     assert broken_links(doc) == ["c.md", "b.md#other"]
     doc.write_text("[no](c.md#notation)\n", encoding="utf-8")
     assert broken_links(doc) == ["c.md#notation"]
-    files = ["sentret_core/models/bm25.py", "tests/test_x.py"]
-    text = "`models/bm25.py` `bm25.py` `sentret_core/models/bm25.py` `odels/bm25.py` `models/lm.py` `coord.py`"
-    assert missing_paths(text, files) == ["models/lm.py", "odels/bm25.py"]
+    files = ["sentret_core/models/bm25/scorer.py", "tests/test_x.py"]
+    text = "`bm25/scorer.py` `scorer.py` `sentret_core/models/bm25/scorer.py` `m25/scorer.py` `lm/scorer.py` `coord.py`"
+    assert missing_paths(text, files) == ["lm/scorer.py", "m25/scorer.py"]
     assert missing_tests("`test_here` `test_gone`", "def test_here() -> None:") == ["test_gone"]
 
 

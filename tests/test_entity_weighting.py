@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from sentret_core import Index
 from sentret_core.errors import ArgumentTypeError, SentretError
-from sentret_core.index.entity_stats import entity_stats
 from sentret_core.support.context import QueryContext
 from sentret_core.support.engine import support
+from sentret_core.support.entity_stats import entity_stats
 from sentret_core.support.weighting import ENTITY_WEIGHTINGS, sentence_weights, weighted_entity_stats
 
 DOCS = [

@@ -16,9 +16,9 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from sentret_core import Index, support
 from sentret_core.defaults import EXPLORE_ENTITY_WEIGHTING, EXPLORE_K
 from sentret_core.errors import SentretError
-from sentret_core.index.entity_stats import entity_sentences
 from sentret_core.ingest.corpus import read_demo
-from sentret_core.models.query import prepare
+from sentret_core.models.core.query import prepare
+from sentret_core.support.entity_stats import entity_sentences
 from sentret_core.support.restating import split_restating
 from sentret_core.ui.pages.explore import example_queries as page_examples
 

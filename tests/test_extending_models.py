@@ -26,12 +26,12 @@ from conftest import build_from_texts
 from sentret_core import Index
 from sentret_core.errors import SentretError
 from sentret_core.models import explain, get_model, list_models, score, search
-from sentret_core.models.layout import sentence_counts
-from sentret_core.models.params import Params
-from sentret_core.models.postings import postings
-from sentret_core.models.registry import register, unregister
-from sentret_core.models.spec import Explained, ExplanationParts, zero_without_a_match
-from sentret_core.models.vectors import union_sum
+from sentret_core.models.arrays.layout import sentence_counts
+from sentret_core.models.arrays.postings import postings
+from sentret_core.models.arrays.vectors import union_sum
+from sentret_core.models.core.params import Params
+from sentret_core.models.core.registry import register, unregister
+from sentret_core.models.core.spec import Explained, ExplanationParts, zero_without_a_match
 from sentret_core.support.teaching import contribution_parts
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "extending.md"

@@ -29,11 +29,11 @@ from test_ltr_learning import synthetic
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
 from sentret_core.index.reader import Index
+from sentret_core.learning.features import feature_names
+from sentret_core.learning.forest import parse_forest
+from sentret_core.learning.learners import Ranker, fit
+from sentret_core.learning.store import load, save
 from sentret_core.models import score
-from sentret_core.models.ltr.features import feature_names
-from sentret_core.models.ltr.forest import parse_forest
-from sentret_core.models.ltr.learners import Ranker, fit
-from sentret_core.models.ltr.store import load, save
 
 SCORERS = ("bm25.v1",)
 NAMES = feature_names(SCORERS)

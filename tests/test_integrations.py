@@ -18,7 +18,7 @@ from sentret_core.errors import SentretError
 from sentret_core.integrations.docnos import docno, sentence_docnos, sentence_ids
 from sentret_core.integrations.frames import rerank, retrieve, to_ir_measures
 from sentret_core.models import get_model, search
-from sentret_core.models.query import prepare
+from sentret_core.models.core.query import prepare
 
 pt = pytest.importorskip("pyterrier")  # the test extra installs python-terrier
 from sentret_core.integrations.pyterrier import SentretRetriever  # noqa: E402

@@ -13,11 +13,11 @@ from sentret_core.errors import SentretError
 from sentret_core.index.reader import Index
 from sentret_core.learning.comparison import compare_with_baselines, verdict
 from sentret_core.learning.enough import MIN_PER_FOLD, MIN_TOPICS, check_enough, usable_topics
+from sentret_core.learning.examples import Examples, LearningTopic
+from sentret_core.learning.features import feature_names
 from sentret_core.learning.learn import Data, _check_not_constant, learn, topic_values
-from sentret_core.models.ltr.examples import Examples, LearningTopic
-from sentret_core.models.ltr.features import feature_names
-from sentret_core.models.ltr.learners import Ranker
-from sentret_core.models.query import normalise
+from sentret_core.learning.learners import Ranker
+from sentret_core.models.core.query import normalise
 
 TOWNS = 12
 

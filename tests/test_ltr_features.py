@@ -10,9 +10,9 @@ import pytest
 from conftest import build_from_texts
 
 from sentret_core.index.reader import Index
+from sentret_core.learning.features import ENTITY, FIXED, feature_matrix, feature_names
 from sentret_core.models import prepare, score
-from sentret_core.models.ltr.features import ENTITY, FIXED, feature_matrix, feature_names
-from sentret_core.models.query import expected_labels, normalise, question_markers
+from sentret_core.models.core.query import expected_labels, normalise, question_markers
 
 DOCS = [
     {"id": "paris", "title": "Paris",

@@ -9,12 +9,12 @@ from conftest import build_from_texts
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
 from sentret_core.index.reader import Index
+from sentret_core.learning.examples import LearningTopic, build_examples
+from sentret_core.learning.features import feature_matrix, feature_names
+from sentret_core.learning.learners import Ranker
+from sentret_core.learning.store import load, save
 from sentret_core.models import prepare, score
-from sentret_core.models.ltr.examples import LearningTopic, build_examples
-from sentret_core.models.ltr.features import feature_matrix, feature_names
-from sentret_core.models.ltr.learners import Ranker
-from sentret_core.models.ltr.store import load, save
-from sentret_core.models.registry import get_model
+from sentret_core.models.core.registry import get_model
 
 DOCS = [
     {"id": "clinic", "title": "Clinic",

@@ -14,12 +14,12 @@ from test_ltr_features import DOCS
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
 from sentret_core.index.reader import Index
+from sentret_core.learning.examples import Examples, LearningTopic, build_examples
+from sentret_core.learning.features import feature_matrix, feature_names
 from sentret_core.learning.learn import Data, learn, topic_values
+from sentret_core.learning.learners import Ranker, fit
+from sentret_core.learning.store import load, save
 from sentret_core.models import explain, prepare, score
-from sentret_core.models.ltr.examples import Examples, LearningTopic, build_examples
-from sentret_core.models.ltr.features import feature_matrix, feature_names
-from sentret_core.models.ltr.learners import Ranker, fit
-from sentret_core.models.ltr.store import load, save
 from sentret_core.support.engine import support
 
 
@@ -166,7 +166,7 @@ def test_cross_validation_never_tests_on_a_training_topic(tiny: Index, tmp_path:
 
 
 def normalise_terms(index: Index, text: str) -> list[str]:
-    from sentret_core.models.query import normalise
+    from sentret_core.models.core.query import normalise
 
     return normalise(index, text)
 

@@ -10,10 +10,10 @@ from conftest import build_from_texts
 from test_ltr_learning import synthetic
 
 from sentret_core.errors import SentretError
+from sentret_core.learning.examples import LearningTopic
 from sentret_core.learning.learn import Data, learn, one_standard_error, position_share, top_share
-from sentret_core.models.ltr.examples import LearningTopic
-from sentret_core.models.ltr.learners import LAMBDAMART, LAMBDAMART_GRID, LINEAR_GRID, MIN_CHILD_SHARE, fit
-from sentret_core.models.query import normalise
+from sentret_core.learning.learners import LAMBDAMART, LAMBDAMART_GRID, LINEAR_GRID, MIN_CHILD_SHARE, fit
+from sentret_core.models.core.query import normalise
 
 
 def towns(tmp_path: Path) -> Data:
@@ -83,9 +83,9 @@ def test_choosing_needs_folds_never_a_development_set(tmp_path: Path) -> None:
 
 
 def test_a_ranker_learned_without_the_position_group_never_reads_position(tmp_path: Path) -> None:
+    from sentret_core.learning.features import POSITION, feature_names
+    from sentret_core.learning.store import load
     from sentret_core.models import score
-    from sentret_core.models.ltr.features import POSITION, feature_names
-    from sentret_core.models.ltr.store import load
 
     data = towns(tmp_path)
     result = learn("towns-nopos", data, folds=3, learner="linear", depth=30, without=("position",))

@@ -13,7 +13,7 @@ import pytest
 
 from sentret_core import Index
 from sentret_core.models import get_model, list_models, score
-from sentret_core.models.params import ParamSpec
+from sentret_core.models.core.params import ParamSpec
 
 MODELS = [spec.name for spec in list_models() if spec.name != "ltr.v1"]  # ltr.v1's parameters name a ranker
 QUERIES = (["picasso", "peace"], ["war", "republic", "franco"], ["religion"])

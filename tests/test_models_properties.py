@@ -32,7 +32,7 @@ from sentret_core.models import (
     score,
     top_k,
 )
-from sentret_core.models.params import ParamSpec
+from sentret_core.models.core.params import ParamSpec
 
 # Includes a sentence with no terms ("And so it was.") between two that have some, documents of
 # one and of several sentences, and a title word that no sentence uses ("Estuary").

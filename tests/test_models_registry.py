@@ -12,7 +12,7 @@ from sentret_core import Index
 from sentret_core.errors import SentretError
 from sentret_core.index.artefacts import NAME as ARTEFACT_NAME
 from sentret_core.models import MODELS, get_model, list_models, score
-from sentret_core.models.params import ParamSpec
+from sentret_core.models.core.params import ParamSpec
 
 EXPECTED = [
     "tfisf.v1",

@@ -12,7 +12,7 @@ from conftest import build_from_texts
 from sentret_core import Index
 from sentret_core.index import artefacts
 from sentret_core.models import explain, get_model, score
-from sentret_core.models.lm_trigger_explain import ask_distribution
+from sentret_core.models.lm_trigger.explain import ask_distribution
 from sentret_core.models.training.triggers import (
     ASK_TABLES,
     ASKS,

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from sentret_core import Index
 from sentret_core.errors import ArgumentTypeError, ArgumentValueError, SentretError
-from sentret_core.models import Scores, get_model, prepare, pruning, score, search, top_k
+from sentret_core.models import Scores, get_model, prepare, score, search, top_k
+from sentret_core.models.bm25 import pruning
 
 # a Zipf-ish vocabulary; "river" is in most sentences (sf > N/2: a negative rsj idf)
 WORDS = ["bridge", "city", "market", "harbour", "castle", "garden", "forest", "meadow", "valley", "tower", "village",

@@ -11,10 +11,10 @@ from conftest import build_from_texts
 
 from sentret_core import Index
 from sentret_core.errors import SentretError
-from sentret_core.index.entity_position import position_scores
-from sentret_core.index.entity_stats import entity_stats
 from sentret_core.support.context import QueryContext
 from sentret_core.support.engine import support
+from sentret_core.support.entity_position import position_scores
+from sentret_core.support.entity_stats import entity_stats
 
 DOCS = [
     {

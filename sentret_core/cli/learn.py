@@ -49,8 +49,8 @@ def register(sub: Any) -> None:
 
 def _common(parser: argparse.ArgumentParser) -> None:
     from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER
+    from sentret_core.learning.features import DEFAULT_SCORERS
     from sentret_core.learning.learn import DEFAULT_DEPTH
-    from sentret_core.models.ltr.features import DEFAULT_SCORERS
 
     parser.add_argument("--out", required=True, metavar="NAME", help="the ranker's name (ltr.v1.model=NAME)")
     parser.add_argument("--learner", choices=("lambdamart", "linear"), default="lambdamart",

@@ -2,7 +2,7 @@
 
 **Candidates.** Plain sentence retrieval (WikiQA, TrecQA): a topic's candidates are the
 question's own sentences. A model scores every candidate (collection statistics are the
-split's) with :meth:`~sentret_core.models.spec.ModelSpec.score_at`: a candidate its scorer does
+split's) with :meth:`~sentret_core.models.core.spec.ModelSpec.score_at`: a candidate its scorer does
 not return (it matches no query term in any field the model uses) gets the model's own score
 for it, the smoothed likelihood of a language model (finite: the collection model is never 0)
 or TF-ISF's and BM25's 0. Only under a model with no such score (none registered) is it
@@ -42,11 +42,11 @@ from sentret_core.evaluation.measures import DEFAULT_METRICS, Metric, evaluate, 
 from sentret_core.evaluation.metrics import Mode, average_precision, precision_at_k, r_precision, reciprocal_rank
 from sentret_core.evaluation.trec_io import Qrels, Run
 from sentret_core.evaluation.tuning import TuningResult, coordinate_ascent
-from sentret_core.index.entity_stats import entity_sentences
 from sentret_core.models import get_model, score, search
-from sentret_core.models.query import normalise, prepare
-from sentret_core.models.spec import ENTITY_PARAM
+from sentret_core.models.core.query import normalise, prepare
+from sentret_core.models.core.spec import ENTITY_PARAM
 from sentret_core.support.context import QueryContext
+from sentret_core.support.entity_stats import entity_sentences
 from sentret_core.support.sets import first_hits, ranking_of
 
 PESSIMISTIC = "map-pessimistic"

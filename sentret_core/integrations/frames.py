@@ -25,7 +25,7 @@ from sentret_core.integrations.docnos import sentence_docnos, sentence_ids
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
-    from sentret_core.models.records import Scores
+    from sentret_core.models.core.records import Scores
 
 RESULT_COLUMNS = ["qid", "query", "docno", "score", "rank"]
 ENTITY = "entity"
@@ -35,8 +35,8 @@ def rank_topic(index: Index, model: str, params: Mapping[str, Any], query: str, 
                k: int) -> Scores:
     """``model``'s top ``k`` sentences for ``query``; with ``entity``, only the sentences that mention it."""
     from sentret_core.annotation.topics import find_entity
-    from sentret_core.index.entity_stats import entity_sentences
     from sentret_core.models import score, search, top_k
+    from sentret_core.support.entity_stats import entity_sentences
 
     if entity is None:
         return search(index, query, model, k, **params)
@@ -84,7 +84,7 @@ def rerank(index: Index, results: pd.DataFrame, model: str, params: Mapping[str,
     ranks last with a finite score: one below the lowest finite score of its query (or -1).
     """
     from sentret_core.models import get_model
-    from sentret_core.models.query import prepare
+    from sentret_core.models.core.query import prepare
 
     _need(results, ["qid", "query", "docno"], "results")
     spec = get_model(model)

@@ -21,7 +21,7 @@ from sentret_core.evaluation.evaluable import DOC_ORDER
 from sentret_core.evaluation.significance import paired_t_test
 
 if TYPE_CHECKING:
-    from sentret_core.models.ltr.examples import Examples
+    from sentret_core.learning.examples import Examples
 
 _SCORE = ":score"
 

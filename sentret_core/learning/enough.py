@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sentret_core.errors import SentretError
-from sentret_core.models.ltr.examples import LearningTopic
+from sentret_core.learning.examples import LearningTopic
 
 MIN_TOPICS = 8
 MIN_PER_FOLD = 2

@@ -8,7 +8,7 @@
   on every topic with the folds' median number of trees, and the CV scores are recorded.
 * With neither, it is fitted once (LambdaMART: 200 trees) and no score is recorded.
 * With ``folds`` and ``choose``, the learner's regularisation is chosen among
-  :func:`~sentret_core.models.ltr.learners.grid` by the same cross-validation over the training
+  :func:`~sentret_core.learning.learners.grid` by the same cross-validation over the training
   topics (never on development topics): the most regularised setting within one standard error of
   the best CV MAP; each setting's CV MAP, its standard error and the gain share of its ranker's top
   feature are recorded (``meta["grid"]``).
@@ -36,11 +36,11 @@ from sentret_core.evaluation.metrics import average_precision, reciprocal_rank
 from sentret_core.index.reader import Index
 from sentret_core.learning.comparison import Comparison, compare_with_baselines
 from sentret_core.learning.enough import Usable, check_enough, usable_topics
-from sentret_core.models.ltr.examples import Examples, LearningTopic, build_examples
-from sentret_core.models.ltr.features import DEFAULT_SCORERS, GROUPS, POSITION, SEMANTIC_STAGE
-from sentret_core.models.ltr.learners import Ranker, check_learner, fit, grid
-from sentret_core.models.ltr.store import MAX_DEPTH, Learned, save
-from sentret_core.models.registry import get_model
+from sentret_core.learning.examples import Examples, LearningTopic, build_examples
+from sentret_core.learning.features import DEFAULT_SCORERS, GROUPS, POSITION, SEMANTIC_STAGE
+from sentret_core.learning.learners import Ranker, check_learner, fit, grid
+from sentret_core.learning.store import MAX_DEPTH, Learned, save
+from sentret_core.models.core.registry import get_model
 
 DEFAULT_DEPTH = 100
 INNER_SHARE = 0.2  # of a fold's training topics, held out for early stopping
@@ -127,7 +127,7 @@ def learn(
     other model ranks its own top k, and a ranker that re-ranks fewer loses the relevant sentences
     beyond (squad-support, linear: MRR 0.932 at depth 100, 0.956 at 1,000). The ``depth`` best of
     ``semantic_stage`` join C (``None``: the first stage's only); its features are always read.
-    ``without`` names feature groups (:data:`~sentret_core.models.ltr.features.GROUPS`) the ranker is
+    ``without`` names feature groups (:data:`~sentret_core.learning.features.GROUPS`) the ranker is
     learned without, e.g. ``("position",)`` for a ranker meant for collections whose position prior
     differs from the training set's.
     """

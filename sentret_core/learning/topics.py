@@ -10,9 +10,9 @@ from sentret_core.defaults import RELEVANT_GRADE
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.benchmarks.base import Benchmark
 from sentret_core.evaluation.trec_io import split_topic_id
-from sentret_core.index.entity_stats import entity_sentences
-from sentret_core.models.ltr.examples import LearningTopic
-from sentret_core.models.query import normalise
+from sentret_core.learning.examples import LearningTopic
+from sentret_core.models.core.query import normalise
+from sentret_core.support.entity_stats import entity_sentences
 
 if TYPE_CHECKING:
     from sentret_core.annotation.admin import Admin

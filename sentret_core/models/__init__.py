@@ -5,27 +5,31 @@
     best = search(index, "spanish civil war", "bm25.v1", 10)   # the same as top_k(score(...)), pruned
 
 Every model is registered under a versioned name (``list_models()``) by the ``@register``
-decorator on its scorer, in its family's module (``tfisf``, ``bm25``, ``lm``, ``lm_class``,
-``lm_trigger``, ``ltr.scorer``, ``embed.scorer``, ``embed.align``), with its formula and the paper it comes from;
-``ModelSpec.source`` says where.
+decorator on its scorer, in its family's subpackage (``tfisf``, ``bm25``, ``lm``, ``lm_class``,
+``lm_trigger``, ``embed``; the learned ranker ``ltr.v1`` in :mod:`sentret_core.learning.scorer`, a stage
+above support, registered by the top package), with its formula and the paper it comes from;
+``ModelSpec.source`` says where. ``core`` holds the machinery, ``arrays`` the derived arrays.
 """
 
 from __future__ import annotations
 
 # Importing a family registers its models, in import order: `sentret models` lists them so.
 # isort: off
-from sentret_core.models import tfisf, bm25, lm, lm_class, lm_trigger  # noqa: F401
-from sentret_core.models.ltr import scorer  # noqa: F401
+from sentret_core.models.tfisf import scorer as _tfisf  # noqa: F401
+from sentret_core.models.bm25 import scorer as _bm25  # noqa: F401
+from sentret_core.models.lm import scorer as _lm  # noqa: F401
+from sentret_core.models.lm_class import scorer as _lm_class  # noqa: F401
+from sentret_core.models.lm_trigger import scorer as _lm_trigger  # noqa: F401
 from sentret_core.models.embed import scorer as _embed  # noqa: F401
 from sentret_core.models.embed import align as _align  # noqa: F401
 
 # isort: on
-from sentret_core.models.api import distribution, explain, score, search, top_k
-from sentret_core.models.params import Params, ParamSpec
-from sentret_core.models.query import NO_MATCH, NO_TERMS, Query, prepare
-from sentret_core.models.records import Explanation, Scores
-from sentret_core.models.registry import MODELS, add, aliases, get_model, list_models, register
-from sentret_core.models.spec import ModelSpec
+from sentret_core.models.core.api import distribution, explain, score, search, top_k
+from sentret_core.models.core.params import Params, ParamSpec
+from sentret_core.models.core.query import NO_MATCH, NO_TERMS, Query, prepare
+from sentret_core.models.core.records import Explanation, Scores
+from sentret_core.models.core.registry import MODELS, add, aliases, get_model, list_models, register
+from sentret_core.models.core.spec import ModelSpec
 
 __all__ = [
     "MODELS",

@@ -17,13 +17,13 @@ import numpy as np
 from sentret_core.checks import check_int, check_labels, check_model_name, check_params, check_query
 from sentret_core.defaults import DEFAULT_ENTITY_WEIGHTING, DEFAULT_K, DEFAULT_RANKER, DEFAULT_WINDOW, MAX_K, MAX_WINDOW
 from sentret_core.errors import SentretError
-from sentret_core.index.entity_stats import EntityStats, entity_sentences, entity_stats
 from sentret_core.index.loaded import check_index
 from sentret_core.index.reader import Index
 from sentret_core.models import get_model, search
-from sentret_core.models.query import normalise
-from sentret_core.models.spec import ENTITY_PARAM
+from sentret_core.models.core.query import normalise
+from sentret_core.models.core.spec import ENTITY_PARAM
 from sentret_core.support.entities import label_mask, resolve_labels
+from sentret_core.support.entity_stats import EntityStats, entity_sentences, entity_stats
 from sentret_core.support.registry import OVER_TOP, support_model, support_model_names
 from sentret_core.support.sets import in_sorted
 from sentret_core.support.weighting import NONE, check_weighting, sentence_weights, weighted_entity_stats
@@ -75,7 +75,7 @@ class QueryContext:
 
     def model_top(self, model: str, entity: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """A model's top-k as (ids ascending, scores); for a model that takes the entity
-        (:attr:`~sentret_core.models.spec.ModelSpec.takes_entity`), its top-k for ``entity``."""
+        (:attr:`~sentret_core.models.core.spec.ModelSpec.takes_entity`), its top-k for ``entity``."""
         key = model if entity is None else f"{model}@{entity}"
         if key not in self._tops:
             extra = {} if entity is None else {ENTITY_PARAM: entity}

@@ -47,12 +47,12 @@ from sentret_core.defaults import (
     MAX_K,
 )
 from sentret_core.errors import ArgumentValueError, SentretError
-from sentret_core.index.entity_stats import ENTITY_SCORES, check_entity_score, rarity
 from sentret_core.index.loaded import check_index
 from sentret_core.index.reader import Index
-from sentret_core.models.query import retrieval_terms
-from sentret_core.models.registry import get_model
+from sentret_core.models.core.query import retrieval_terms
+from sentret_core.models.core.registry import get_model
 from sentret_core.support.context import QueryContext, check_support_model
+from sentret_core.support.entity_stats import ENTITY_SCORES, check_entity_score, rarity
 from sentret_core.support.records import ContextSentence, EntitySupport, RankedEntity, SupportResult, SupportSentence
 from sentret_core.support.registry import support_model
 from sentret_core.support.weighting import check_weighting

@@ -1,5 +1,5 @@
 """Entity labels, and eq. 7's aggregation over a sentence's entities of the entity scores of Blanco & Zaragoza
-§3.1 (eqs. 9-12, computed in :mod:`sentret_core.index.entity_stats`).
+§3.1 (eqs. 9-12, computed in :mod:`sentret_core.support.entity_stats`).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numpy as np
 
 from sentret_core.defaults import DEFAULT_EXCLUDED_LABELS
 from sentret_core.errors import SentretError
-from sentret_core.index.entity_stats import EntityStats, entity_sf
 from sentret_core.index.reader import Index
-from sentret_core.models.cache import cached_lru
+from sentret_core.models.core.cache import cached_lru
+from sentret_core.support.entity_stats import EntityStats, entity_sf
 
 AGGREGATORS = ("sum", "avg")
 

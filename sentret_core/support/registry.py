@@ -5,7 +5,7 @@
   sentence's entities, over Ŝ_qe (S_q with each sentence's ±window neighbours, those that mention e).
 
 Every registered sentence scorer is a support model too (eqs. 5/6, over its own top k), from
-:mod:`sentret_core.models.registry`; :func:`title` names a support model of either kind.
+:mod:`sentret_core.models.core.registry`; :func:`title` names a support model of either kind.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sentret_core.index.entity_position import position_scores
-from sentret_core.index.entity_stats import ENTITY_SCORES
-from sentret_core.models.registry import get_model
+from sentret_core.models.core.registry import get_model
 from sentret_core.support.entities import AGGREGATORS, aggregate
+from sentret_core.support.entity_position import position_scores
+from sentret_core.support.entity_stats import ENTITY_SCORES
 
 if TYPE_CHECKING:
     from sentret_core.support.context import QueryContext

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from sentret_core.index.reader import Index
-from sentret_core.models.query import text_terms
+from sentret_core.models.core.query import text_terms
 from sentret_core.support.records import EntitySupport
 
 

@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 
 from sentret_core.defaults import DEFAULT_WINDOW
-from sentret_core.index.entity_stats import entity_sentences
-from sentret_core.models.registry import MODELS
+from sentret_core.models.core.registry import MODELS
+from sentret_core.support.entity_stats import entity_sentences
 from sentret_core.support.sets import entry_ranks
 
 if TYPE_CHECKING:
@@ -196,7 +196,7 @@ def contribution_parts(explanation: Explanation) -> Parts:
     """Each term's contribution split into parts that stack to it, plus query-independent addends.
 
     * TF-ISF_con: the rows are already per (neighbour, term) and add up: part = the neighbour.
-    * a model registered with :class:`~sentret_core.models.spec.ExplanationParts` (BM25F: the
+    * a model registered with :class:`~sentret_core.models.core.spec.ExplanationParts` (BM25F: the
       saturation k1 acts on x̃ = Σ_f w_f·c(t,f)/B_f, so a term's contribution is shared among the
       fields in proportion to their share of x̃): the declared columns, in proportion to their share
       of the declared whole.

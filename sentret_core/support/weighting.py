@@ -5,7 +5,7 @@ the hundredth sentence, which may share one word with the query, weighs as much 
 sentences of S_q = (s_1, …, s_k), in the ranker's order with scores F_1 ≥ … ≥ F_k, weights
 w_i ∈ [0, 1]:
 
-* ``none``   w_i = 1: Blanco & Zaragoza's statistics, exactly (:func:`~sentret_core.index.entity_stats.entity_stats`);
+* ``none``   w_i = 1: Blanco & Zaragoza's statistics, exactly (:func:`~sentret_core.support.entity_stats.entity_stats`);
 * ``rank``   w_i = 1 / log2(i + 1): the rank discount of DCG (Järvelin & Kekäläinen, TOIS 2002);
 * ``score``  w_i = (F_i − F_k) / (F_1 − F_k), the first-stage score min-max normalised over S_q
   (any scorer's scale, LMs' negative log-likelihoods too); w_i = 1 when F_1 = F_k.
@@ -30,8 +30,8 @@ import numpy as np
 
 from sentret_core.checks import check_str
 from sentret_core.errors import SentretError
-from sentret_core.index.entity_stats import EntityStats, entity_sf, entity_stats, rarity
 from sentret_core.index.reader import Index
+from sentret_core.support.entity_stats import EntityStats, entity_sf, entity_stats, rarity
 
 NONE, RANK, SCORE = "none", "rank", "score"
 ENTITY_WEIGHTINGS = (NONE, RANK, SCORE)

@@ -56,7 +56,7 @@ NEGATIVE_BARS = (
 )
 POSITIVE_BARS = "Higher is better: a taller bar adds more to the sentence's score."
 
-# the learned ranker's fixed features (sentret_core.models.ltr.features), in words
+# the learned ranker's fixed features (sentret_core.learning.features), in words
 FEATURE_WORDS = {
     "position": "position in the document (0 = first sentence)",
     "inv_position": "closeness to the document's start, 1/(1+position)",

@@ -23,7 +23,7 @@ def stored_rankers() -> list[str]:
 
 def default_ranker(names: list[str]) -> str | None:
     """The ranker used until one is chosen: ``ltr.v1``'s default name when stored, else the first."""
-    from sentret_core.models.ltr.scorer import DEFAULT_RANKER_NAME
+    from sentret_core.learning.scorer import DEFAULT_RANKER_NAME
 
     return DEFAULT_RANKER_NAME if DEFAULT_RANKER_NAME in names else (names[0] if names else None)
 

@@ -20,17 +20,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sentret_core.models.cache import cached
+from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES
+from sentret_core.models.core.cache import cached
+from sentret_core.models.core.params import NoParams
+from sentret_core.models.core.registry import register
+from sentret_core.models.core.spec import Explained
 from sentret_core.models.embed.scorer import PAPER as EMBED_PAPER
 from sentret_core.models.embed.scorer import query_vector, term_vectors
-from sentret_core.models.params import NoParams
-from sentret_core.models.registry import register
-from sentret_core.models.spec import Explained
-from sentret_core.models.vectors import EMPTY_IDS, EMPTY_SCORES
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
-    from sentret_core.models.query import Query
+    from sentret_core.models.core.query import Query
 
 PAPER = f"Kusner et al., From word embeddings to document distances, ICML 2015 (relaxed WMD); {EMBED_PAPER}"
 BLOCK = 4_000_000  # term occurrences gathered at once (× query terms × 4 bytes)

@@ -21,16 +21,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sentret_core.models.cache import cached
+from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES
+from sentret_core.models.core.cache import cached
+from sentret_core.models.core.params import NoParams
+from sentret_core.models.core.registry import register
+from sentret_core.models.core.spec import Explained
 from sentret_core.models.embed.encoder import encoder
-from sentret_core.models.params import NoParams
-from sentret_core.models.registry import register
-from sentret_core.models.spec import Explained
-from sentret_core.models.vectors import EMPTY_IDS, EMPTY_SCORES
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
-    from sentret_core.models.query import Query
+    from sentret_core.models.core.query import Query
 
 PAPER = ("Miller, WordLlama: recycled token embeddings from large language models (2024); "
          "Momtazi & Klakow, IP&M 51(4) 2015 (the vocabulary gap)")

@@ -23,7 +23,7 @@ def trainers() -> dict[str, Callable[..., Any]]:
 
 def needed(model: str, params: Mapping[str, Any] | None = None) -> dict[str, tuple[str, str]]:
     """Parameter → (kind, name) of every artefact ``model`` names with ``params``."""
-    from sentret_core.models.registry import get_model
+    from sentret_core.models.core.registry import get_model
 
     spec = get_model(model)
     resolved = spec.resolve(params)
@@ -49,7 +49,7 @@ def train_missing_defaults(
     An explicit step for indexes sentret builds itself (the benchmarks'): a name a user chose must
     already exist, so it is never trained here.
     """
-    from sentret_core.models.registry import get_model
+    from sentret_core.models.core.registry import get_model
 
     made = []
     for model, params in models:

@@ -55,7 +55,7 @@ import numpy as np
 
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
-from sentret_core.models.cache import cached
+from sentret_core.models.core.cache import cached
 from sentret_core.models.training.exchange import RARE_CHOICES, Progress, bigrams, exchange
 from sentret_core.models.training.sources import describe_sources, source_list
 

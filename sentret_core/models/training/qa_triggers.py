@@ -1,7 +1,7 @@
 """Counts from question/answer-sentence pairs: the QA-pair and named-entity trigger tables of
 Momtazi & Klakow, IP&M 2015, §6.4-6.5, and their question-word rows.
 
-For every pair (Q, A) the question is normalised like a query (:func:`~sentret_core.models.query.normalise`),
+For every pair (Q, A) the question is normalised like a query (:func:`~sentret_core.models.core.query.normalise`),
 which gives its terms and its question-word markers (``?who``, ``?when``, ``?where``, ``?how-many``:
 the wh-words are spaCy stop words, so they are kept apart as markers); the answer sentence
 goes through the index's spaCy pass (terms and NER mentions).
@@ -30,7 +30,7 @@ import scipy.sparse as sp
 
 from sentret_core.errors import SentretError
 from sentret_core.ingest.qa_files import WIKIQA_HEADER, read_lines, read_wikiqa
-from sentret_core.models.query import ANSWER_TYPES
+from sentret_core.models.core.query import ANSWER_TYPES
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -107,7 +107,7 @@ def qa_tables(index: Index, pairs: Sequence[tuple[str, str]], labels: list[str],
     index's spaCy pass."""
     from sentret_core.ingest.corpus import Document
     from sentret_core.ingest.nlp import DEFAULT_PIPELINE, parse_documents
-    from sentret_core.models.query import is_marker, normalise, pipeline
+    from sentret_core.models.core.query import is_marker, normalise, pipeline
 
     nlp, _ = pipeline(str(index.manifest.get("model", DEFAULT_PIPELINE)))
     lookup = index.term_index

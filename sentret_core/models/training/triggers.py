@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
 from sentret_core.index.format import sha256_of
-from sentret_core.models.cache import cached
+from sentret_core.models.core.cache import cached
 from sentret_core.models.training.qa_triggers import ASKS, label_counts, qa_tables, read_qa_pairs
 from sentret_core.models.training.sources import describe_sources, source_list
 

@@ -56,7 +56,7 @@ def _same_sentence(index: Index, item: ItemView) -> bool:
 
 
 def _sentence(index: Index, item: ItemView) -> str:
-    from sentret_core.models.query import normalise
+    from sentret_core.models.core.query import normalise
 
     text, label = split_entity_key(item.entity)
     entity = index.entity_index.get((text, label)) if label else None

@@ -14,7 +14,7 @@ import streamlit as st
 
 from sentret_core.defaults import DEFAULT_WINDOW, EXPLORE_ENTITY_WEIGHTING
 from sentret_core.models import explain, score, top_k
-from sentret_core.models.records import Explanation
+from sentret_core.models.core.records import Explanation
 from sentret_core.support.context import QueryContext
 from sentret_core.support.engine import rank_entities
 from sentret_core.support.teaching import SetSizes, entity_growth, log_ks, set_sizes

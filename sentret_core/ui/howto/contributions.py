@@ -10,7 +10,7 @@ import streamlit as st
 
 from sentret_core.index.reader import Index
 from sentret_core.models import ModelSpec
-from sentret_core.models.records import Explanation
+from sentret_core.models.core.records import Explanation
 from sentret_core.support.teaching import EXTRA_TERM, Parts, contribution_parts
 from sentret_core.ui.glossary import NEGATIVE_BARS, POSITIVE_BARS
 from sentret_core.ui.howto.computations import ParamItems, Ranked, explained

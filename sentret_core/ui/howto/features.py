@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from sentret_core.models.records import Explanation
+from sentret_core.models.core.records import Explanation
 from sentret_core.ui.glossary import feature_label
 
 

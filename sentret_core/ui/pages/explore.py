@@ -18,10 +18,10 @@ from typing import Any
 import streamlit as st
 
 from sentret_core import defaults
-from sentret_core.index.entity_stats import ENTITY_SCORES
 from sentret_core.index.reader import Index
 from sentret_core.models import get_model
 from sentret_core.support.engine import support
+from sentret_core.support.entity_stats import ENTITY_SCORES
 from sentret_core.support.records import EntitySupport, SupportResult, SupportSentence
 from sentret_core.support.registry import support_model, support_model_names, title
 from sentret_core.support.restating import split_restating

@@ -1,0 +1,215 @@
+"""Posting lists of every term as plain arrays: c(t,s), c(t,ctx_w(s)), c(t,d) and BM25F's fields.
+
+One slice per query term gives a scorer its candidates and counts (their formulas: docs/spec.md).
+Sentence postings are read straight from the index's memory-mapped ``XT``, and BM25F's fields
+are built per query term (kept for the last few terms), so no query needs a corpus-wide matrix.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from sentret_core.index.neighbours import expand_ranges
+from sentret_core.models.arrays.layout import layout, sentence_doc_matrix, window_matrix
+from sentret_core.models.arrays.vectors import run_starts
+from sentret_core.models.core.cache import cached
+
+if TYPE_CHECKING:
+    from sentret_core.index.reader import Index
+
+FIELD_BYTES = 256 * 2**20  # BM25F fields kept per index, the most recently used terms first
+_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Postings:
+    """A CSC matrix (rows × terms) as plain arrays: ``rows[indptr[t]:indptr[t+1]]`` are sorted."""
+
+    indptr: np.ndarray  # int64
+    rows: np.ndarray  # int32
+    vals: np.ndarray  # float64
+
+    @classmethod
+    def of(cls, matrix: Any) -> Postings:
+        csc = sp.csc_matrix(matrix)
+        csc.sum_duplicates()
+        csc.sort_indices()
+        return cls(
+            np.asarray(csc.indptr, dtype=np.int64),
+            np.asarray(csc.indices, dtype=np.int32),
+            np.asarray(csc.data, dtype=np.float64),
+        )
+
+    def raw(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+        """The term's rows (sorted, distinct) and values, in their stored dtypes."""
+        lo, hi = int(self.indptr[term]), int(self.indptr[term + 1])
+        return self.rows[lo:hi], self.vals[lo:hi]
+
+    def __call__(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+        rows, vals = self.raw(term)
+        return np.asarray(rows, dtype=np.int32), np.asarray(vals, dtype=np.float64)
+
+    def size(self, term: int) -> int:
+        return int(self.indptr[term + 1] - self.indptr[term])
+
+    def lookup(self, term: int, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The ``targets`` (sorted) the term occurs in, and its values there (float64)."""
+        rows, vals = self.raw(term)
+        if len(rows) == 0 or len(targets) == 0:
+            return targets[:0], np.zeros(0)
+        pos = np.searchsorted(rows, targets)
+        np.minimum(pos, len(rows) - 1, out=pos)
+        hit = rows.take(pos) == targets
+        return targets[hit], np.asarray(vals.take(pos[hit]), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class MappedPostings(Postings):
+    """``XT``'s own (memory-mapped) arrays: only a query term's slice is read and converted.
+
+    A slice is checked once to be sorted and distinct, as the index builder writes it; one that
+    is not is put in that form (as :meth:`Postings.of` would) each time it is read.
+    """
+
+    checked: set[int] = field(default_factory=set, compare=False)
+
+    def raw(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+        rows, vals = super().raw(term)
+        if term not in self.checked:
+            if len(rows) > 1 and not bool(np.all(rows[1:] > rows[:-1])):
+                return _canonical(rows, vals)
+            self.checked.add(term)
+        return rows, vals
+
+
+def _canonical(rows: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``rows`` sorted with duplicates summed."""
+    order = np.argsort(rows, kind="stable")
+    r = rows.take(order)
+    starts = run_starts(r)
+    return r.take(starts), np.add.reduceat(np.asarray(vals, dtype=np.float64).take(order), starts)
+
+
+def postings(index: Index) -> Postings:
+    """c(t,s): the sentence postings of every term (slices of ``index.XT``, no copy of it)."""
+    XT = index.XT
+    return cached(index, "models.postings", lambda: MappedPostings(XT.indptr, XT.indices, XT.data))
+
+
+def context_postings(index: Index, window: int, include_self: bool = False) -> Postings:
+    """c(t, ctx_w(s)): counts of t in the ±window sentences around s in its document.
+
+    s itself is excluded (BM25F's context field) unless ``include_self`` (the window model
+    p(t|c_s) of the LMs and tfmix's prev+s+next).
+    """
+
+    def build() -> Postings:
+        W = window_matrix(index, window)
+        if include_self:
+            W = W + sp.identity(index.N, format="csr")
+        return Postings.of(W @ index.X)
+
+    return cached(index, f"models.context/{window}/{'self' if include_self else 'around'}", build)
+
+
+def doc_postings(index: Index) -> Postings:
+    """c(t,d): document postings (rows are document ids)."""
+    return cached(index, "models.doc", lambda: Postings.of(sentence_doc_matrix(index) @ index.X))
+
+
+@dataclass(frozen=True)
+class FieldPostings:
+    """BM25F's sentence, context and title counts of a term, aligned on one posting list.
+
+    ``fields(term)`` gives the sentences where the term occurs in any of the three fields
+    (sorted, int32) and an (n, 3) float32 array of its counts there (sentence, context, title;
+    float32 is exact for counts). Built per term on first use; the most recently used terms are
+    kept, up to :data:`FIELD_BYTES` in all (a frequent term's fields are large, a rare one's small).
+    """
+
+    index: Index
+    window: int
+
+    def __call__(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+        key = (self.window, int(term))
+        store = self.index.cache.setdefault("models.fields", OrderedDict())
+        with _LOCK:
+            if key in store:
+                store.move_to_end(key)
+                found: tuple[np.ndarray, np.ndarray] = store[key]
+                return found
+        found = term_fields(self.index, self.window, key[1])
+        with _LOCK:
+            cache = self.index.cache
+            size = cache.get("models.fields.bytes", 0) + _nbytes(found)
+            if key in store:  # another thread built it meanwhile
+                size -= _nbytes(store[key])
+            store[key] = found
+            while size > FIELD_BYTES and len(store) > 1:  # the least recently used go first
+                size -= _nbytes(store.popitem(last=False)[1])
+            cache["models.fields.bytes"] = size
+        return found
+
+
+def _nbytes(fields: tuple[np.ndarray, np.ndarray]) -> int:
+    return int(fields[0].nbytes + fields[1].nbytes)
+
+
+def field_postings(index: Index, window: int) -> FieldPostings:
+    """BM25F's three fields (sentence, ±window context, title) on one posting list per term."""
+    return FieldPostings(index, window)
+
+
+def title_postings(index: Index) -> Postings:
+    """c(t, title(d)): title postings (rows are document ids), from ``title_X`` (D×V, small)."""
+    return cached(index, "models.title_postings", lambda: Postings.of(_nonzero(index.title_X)))
+
+
+def _nonzero(matrix: Any) -> sp.csc_matrix:
+    csc = sp.csc_matrix(matrix, dtype=np.float64)
+    csc.sum_duplicates()
+    csc.eliminate_zeros()
+    return csc
+
+
+def term_fields(index: Index, window: int, term: int) -> tuple[np.ndarray, np.ndarray]:
+    """One term's BM25F fields: the sentences holding it in the sentence, ±window context or
+    title field, and its counts in each (what the matrices X, W·X and Sᵀ·T hold in column t).
+
+    Every field's rows are sorted runs (the postings, each shifted by one offset, the title
+    documents' sentences): one stable sort merges them, a bincount sums them per row and field.
+    """
+    lay = layout(index)
+    r, c = postings(index)(term)
+    keep = c != 0
+    r, c = r[keep].astype(np.int64), c[keep]
+    first, end = lay.first.take(r), lay.end.take(r)
+    rows, vals, fields = [r], [c], [np.zeros(len(r), dtype=np.int64)]
+    for offset in (*range(-window, 0), *range(1, window + 1)):  # s gets c(t,s') for s' = s ∓ offset
+        s = r + offset
+        same = (s >= first) & (s < end)
+        rows.append(s[same])
+        vals.append(c[same])
+        fields.append(np.ones(len(rows[-1]), dtype=np.int64))
+    docs, tc = title_postings(index)(term)
+    lo = lay.doc_first.take(docs).astype(np.int64)
+    n = lay.doc_nsent.take(docs).astype(np.int64)
+    rows.append(expand_ranges(lo, lo + n))
+    vals.append(np.repeat(tc, n))
+    fields.append(np.full(len(rows[-1]), 2, dtype=np.int64))
+    every = np.concatenate(rows)
+    order = np.argsort(every, kind="stable")
+    every = every.take(order)
+    new = np.empty(len(every), dtype=bool)
+    new[:1] = True
+    np.not_equal(every[1:], every[:-1], out=new[1:])
+    slot = (np.cumsum(new) - 1) * 3 + np.concatenate(fields).take(order)
+    distinct = every[new]
+    sums = np.bincount(slot, weights=np.concatenate(vals).take(order), minlength=3 * len(distinct))
+    return distinct.astype(np.int32), sums.reshape(len(distinct), 3).astype(np.float32)

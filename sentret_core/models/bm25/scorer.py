@@ -1,0 +1,178 @@
+"""BM25 and BM25F over sentences (Fernández et al., Inf. Retr. 2011, §3.5; Blanco & Zaragoza, SIGIR 2010, §5.1).
+
+BM25 (Fernández et al., Inf. Retr. 2011, §3.5)::
+
+    Σ_{t∈q∩s} idf(t) · (k1+1)·c(t,s) / (k1·((1-b) + b·|s|/avsl) + c(t,s)) · (k3+1)·c(t,q) / (k3+c(t,q))
+    idf(t) = log((N - sf(t) + 0.5) / (sf(t) + 0.5))            ("rsj", the paper's; < 0 when sf > N/2)
+           = log(1 + (N - sf(t) + 0.5) / (sf(t) + 0.5))        ("lucene", always > 0)
+
+The sum runs over distinct query terms; a repeated term enters through c(t,q) (with k3 = 0 the
+query factor is 1, so repeats do not count).
+
+BM25F (Blanco & Zaragoza, SIGIR 2010, §5.1; Robertson & Zaragoza 2009) with three fields per sentence — the sentence,
+its context (the ±w sentences around it in its document, s itself excluded) and its
+document's title::
+
+    x̃(t,s) = Σ_f w_f · c(t,f_s) / B_f(s),   B_f(s) = (1-b_f) + b_f · len_f(s)/avglen_f
+    score  = Σ_{t∈q} idf(t) · (k1+1)·x̃ / (k1+x̃) · (k3+1)·c(t,q) / (k3+c(t,q))
+
+Readings: w_sentence = 1 (Blanco & Zaragoza fix w1 = 1 without loss of generality); every sentence
+is a BM25F "document", so avglen_f is the mean of len_f over all sentences (for the title
+field: the mean, over sentences, of their document's title length); idf is BM25's, over
+sentences. One tied b by default (Blanco & Zaragoza); ``b_sentence``/``b_context``/``b_title``
+override it per field (Fernández et al.'s BM25f: its α·x_sentence + (1-α)·x_context weighting is
+this function with w_context = (1-α)/α and k1/α, a rank-equivalent reparametrisation).
+The k3 query factor is Fernández et al.'s (their BM25f has it); with k3 = 0 it is 1, as in Blanco & Zaragoza.
+A field with weight 0 is not used: it neither adds to x̃ nor makes a sentence a candidate, so
+BM25F with w_context = w_title = 0 is exactly BM25 with the same k1, b, k3 and idf.
+
+The parameters and term formulas are in :mod:`bm25_formulas`, the explainers in
+:mod:`bm25_explain`; this module holds the vectorised scorers, each registered where it is defined.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sentret_core.models.arrays.layout import context_len, layout, title_len
+from sentret_core.models.arrays.postings import field_postings, postings
+from sentret_core.models.arrays.vectors import union_sum
+from sentret_core.models.bm25.explain import BM25F_PARTS, explain_bm25, explain_bm25f
+from sentret_core.models.bm25.formulas import (
+    BM25FParams,
+    BM25Params,
+    idf_of,
+    length_norm,
+    query_factor,
+    saturation,
+)
+from sentret_core.models.bm25.pruning import saturated_top_k
+from sentret_core.models.core.cache import cached, cached_lru
+from sentret_core.models.core.papers import PAPER_000, PAPER_002, ROBERTSON
+from sentret_core.models.core.registry import register
+from sentret_core.models.core.spec import zero_without_a_match
+
+if TYPE_CHECKING:
+    from sentret_core.index.reader import Index
+    from sentret_core.models.core.query import Query
+
+
+def idf(index: Index, variant: str) -> np.ndarray:
+    """:func:`idf_of` every term, over sentences."""
+    return cached(
+        index, f"models.bm25.idf/{variant}", lambda: idf_of(index.N, np.asarray(index.sf, dtype=np.float64), variant)
+    )
+
+
+def inverse_norm(index: Index, field: str, b: float, window: int = 0) -> np.ndarray:
+    """1 / B_f(s) for every sentence (0 where B_f = 0); avglen of the sentence field is avsl."""
+
+    def build() -> np.ndarray:
+        if field == "sentence":
+            lengths, avg = layout(index).sent_len, index.avsl
+        else:
+            lengths = context_len(index, window) if field == "context" else title_len(index)
+            avg = float(lengths.mean()) if len(lengths) else 0.0
+        norm = length_norm(lengths, avg, b)
+        out = np.zeros(len(lengths))
+        np.divide(1.0, norm, out=out, where=norm > 0)
+        return out
+
+    return cached_lru(index, "models.bm25.invB", (field, window, b), build)
+
+
+def sentence_k(index: Index, k1: float, b: float) -> np.ndarray:
+    """k1·B(s) = k1·((1-b) + b·|s|/avsl) for every sentence."""
+    return cached_lru(index, "models.bm25.K", (k1, b), lambda: k1 * length_norm(layout(index).sent_len, index.avsl, b))
+
+
+def field_weights(index: Index, p: BM25FParams) -> np.ndarray:
+    """N×3: w_f / B_f(s) of every sentence for the sentence, context and title fields
+    (0 for a field of weight 0)."""
+
+    def build() -> np.ndarray:
+        b_s, b_c, b_t = p.field_b()
+        out = np.zeros((index.N, 3))
+        out[:, 0] = inverse_norm(index, "sentence", b_s)
+        if p.w_context > 0:
+            out[:, 1] = p.w_context * inverse_norm(index, "context", b_c, p.window)
+        if p.w_title > 0:
+            out[:, 2] = p.w_title * inverse_norm(index, "title", b_t)
+        return out
+
+    key = (p.field_b(), p.w_context, p.w_title, p.window)
+    return cached_lru(index, "models.bm25f.weights", key, build)
+
+
+_ONES = np.ones(3)
+
+
+def top_k_bm25(index: Index, q: Query, p: BM25Params, k: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """bm25.v1's top k without scoring every candidate (MaxScore, :mod:`~sentret_core.models.bm25.pruning`)."""
+    return saturated_top_k(index, q, k, term_weights(index, q, p), p.k1, lambda: sentence_k(index, p.k1, p.b))
+
+
+@register(
+    "bm25.v1",
+    display_name="BM25",
+    family="bm25",
+    closed=zero_without_a_match,
+    top_k=top_k_bm25,
+    params=BM25Params,
+    explainer=explain_bm25,
+    formula=r"\sum_{t\in q\cap s}\log\frac{N-sf(t)+0.5}{sf(t)+0.5}\cdot"
+    r"\frac{(k_1+1)\,c(t,s)}{k_1\left((1-b)+b\frac{|s|}{avsl}\right)+c(t,s)}\cdot"
+    r"\frac{(k_3+1)\,c(t,q)}{k_3+c(t,q)}",
+    paper=f"{PAPER_000} §3.5; {ROBERTSON}",
+    description="Okapi BM25 with the sentence as the document",
+)
+def score_bm25(index: Index, q: Query, p: BM25Params) -> tuple[np.ndarray, np.ndarray]:
+    post = postings(index)
+    K = sentence_k(index, p.k1, p.b)
+    rows, vals = [], []
+    for t, w in zip(q.ids, term_weights(index, q, p)):
+        r, c = post(t)
+        if len(r):
+            rows.append(r)
+            vals.append(saturation(c, K.take(r), p.k1, w))
+    return union_sum(rows, vals)
+
+
+def term_weights(index: Index, q: Query, p: BM25Params) -> np.ndarray:
+    """idf(t)·(k3+1)·c(t,q)/(k3+c(t,q)) of each distinct query term, in the order of ``q.ids``."""
+    weights = idf(index, p.idf)
+    return np.array([weights[t] * query_factor(qf, p.k3) for t, qf in zip(q.ids, q.qtf)], dtype=np.float64)
+
+
+@register(
+    "bm25f.v1",
+    display_name="BM25F (sentence, context, title)",
+    family="bm25",
+    closed=zero_without_a_match,
+    params=BM25FParams,
+    explainer=explain_bm25f,
+    parts=BM25F_PARTS,
+    formula=r"\sum_{t\in q} idf(t)\,\frac{(k_1+1)\,\tilde{x}}{k_1+\tilde{x}},\;"
+    r"\tilde{x}=\sum_{f}\frac{w_f\,c(t,f_s)}{(1-b_f)+b_f\,len_f(s)/avglen_f}",
+    paper=f"{PAPER_002}; {ROBERTSON}; {PAPER_000} §4.2.3",
+    description="BM25 over three weighted fields: the sentence, its ±w surrounding sentences, its document's title",
+)
+def score_bm25f(index: Index, q: Query, p: BM25FParams) -> tuple[np.ndarray, np.ndarray]:
+    fp = field_postings(index, p.window)
+    fw = field_weights(index, p)
+    unused = p.w_context == 0 or p.w_title == 0  # rows may match only in a field of weight 0
+    weights = idf(index, p.idf)
+    rows, vals = [], []
+    for t, qf in zip(q.ids, q.qtf):
+        r, counts = fp(t)
+        if len(r) == 0:
+            continue
+        x = (counts * fw.take(r, axis=0)) @ _ONES  # x̃(t,s) = Σ_f w_f·c(t,f_s)/B_f(s)
+        if unused:
+            keep = x > 0
+            r, x = r[keep], x[keep]
+        rows.append(r)
+        vals.append(saturation(x, p.k1, p.k1, weights[t] * query_factor(qf, p.k3)))
+    return union_sum(rows, vals)
