@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-from browser_util import CHROMIUM, chromium, streamlit_server  # noqa: E402
+sys.path.insert(0, str(ROOT))  # the tests package: its browser helpers
+from tests.browser_util import CHROMIUM, chromium, streamlit_server  # noqa: E402
 
 QUERIES = [
     "Picasso and peace",

@@ -4,7 +4,7 @@
                                                [--query "Spanish Civil War"]
 
 Starts `streamlit run app.py` on the index, opens each page in Debian's Chromium emulating
-``prefers-color-scheme``, prints what tests/test_browser_layout.py asserts (sidebar folded, page
+``prefers-color-scheme``, prints what tests/browser/test_layout.py asserts (sidebar folded, page
 width, the entity table's key columns in view, How it works' height) and writes
 ``<page>-<scheme>-<width>.png``. Needs /usr/bin/chromium and Playwright; the index must be built.
 """
@@ -17,10 +17,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
-import browser_util  # noqa: E402
-from browser_util import CHROMIUM, chromium, streamlit_server  # noqa: E402
-from layout_views import KEY_COLUMNS, PAGES, SCHEMES, WIDTHS, measure, open_view, shoot  # noqa: E402
+sys.path.insert(0, str(ROOT))  # the tests package: its browser helpers
+from tests import browser_util  # noqa: E402
+from tests.browser_util import CHROMIUM, chromium, streamlit_server  # noqa: E402
+from tests.layout_views import KEY_COLUMNS, PAGES, SCHEMES, WIDTHS, measure, open_view, shoot  # noqa: E402
 
 
 def main() -> int:

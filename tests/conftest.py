@@ -13,72 +13,64 @@ from hypothesis import settings
 from sentret_core import Index, build_index
 from sentret_core.ingest.nlp import load_pipeline
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+TESTS = Path(__file__).resolve().parent
+SHARED_DATA = TESTS.parents[1] / "shared" / "data"
 
 # Hypothesis runs the same examples on every machine and every run: a failure reproduces.
 settings.register_profile("sentret", derandomize=True, deadline=None, print_blob=True)
 settings.load_profile("sentret")
 
 
-# Which tests are slow or need a stored ranker is listed here, by module, until the tests move into
-# folders that mirror the package; each entry says why (tests/README.md explains the markers). The times are
-# from `pytest -m "not browser" --durations=0` on 2 shared cores at load 5-8. `make test-fast` leaves the slow
-# ones out; `make test` runs them.
+# Which tests are slow is listed here, by module (its path under tests/, without .py); each entry says why
+# (tests/README.md explains the markers). The times are from `pytest -m "not browser" --durations=0` on 2
+# shared cores at load 5-8. `make test-fast` leaves the slow ones out; `make test` runs them. Every module
+# under browser/ is marked `browser`.
 SLOW_MODULES: dict[str, str] = {
     "test_wheel_app": "builds the wheel and installs it with spaCy into a fresh virtualenv (52 s)",
-    "test_resealed": "runs the resealed hostile-artefact benchmark in subprocesses (49 s)",
-    "test_ray_engine": "starts a Ray cluster (34 s)",
-    "test_durability": "spawns writer processes and kills them (33 s)",
-    "test_corruption": "damages every file of an index in turn (20 s)",
-    "test_shards": "parses in worker processes and builds indexes shard by shard (23 s)",
-    "test_hostile_rankers": "hundreds of mutated and crafted rankers (18 s)",
-    "test_build_safety": "builds in subprocesses, signalled and killed (22 s)",
-    "test_store_access": "other processes hold the database's locks (14 s)",
-    "test_example_queries": "every example query under every model (8 s)",
-    "test_throttle": "guesses from several processes at once (9 s)",
-    "test_app_upload": "builds indexes from uploaded files (13 s)",
-    "test_index": "builds and rebuilds indexes (6 s)",
-    "test_spacy_pass": "runs spaCy's own API over the corpus (3 s)",
-    "test_eval_cli": "evaluates benchmarks through the CLI (3 s)",
-    "test_cli_judgments": "judgment commands through the CLI (3 s)",
-    "test_cli_errors": "starts the CLI as a real process (16 s)",
-    "test_ltr_regularise": "cross-validates learners (3 s)",
-    "test_adjudication": "sessions, judgments and the admin page (6 s)",
-    "test_hostile_artefacts": "reseals damaged artefacts and verifies them (3 s)",
-    "test_training_running": "trains in another process (2 s)",
+    "index/test_resealed": "runs the resealed hostile-artefact benchmark in subprocesses (49 s)",
+    "ingest/test_ray_engine": "starts a Ray cluster (34 s)",
+    "annotation/test_durability": "spawns writer processes and kills them (33 s)",
+    "index/test_corruption": "damages every file of an index in turn (20 s)",
+    "ingest/test_shards": "parses in worker processes and builds indexes shard by shard (23 s)",
+    "learning/test_hostile_rankers": "hundreds of mutated and crafted rankers (18 s)",
+    "ingest/test_build_safety": "builds in subprocesses, signalled and killed (22 s)",
+    "annotation/test_store_access": "other processes hold the database's locks (14 s)",
+    "ui/test_example_queries": "every example query under every model (8 s)",
+    "annotation/test_throttle": "guesses from several processes at once (9 s)",
+    "ui/test_app_upload": "builds indexes from uploaded files (13 s)",
+    "index/test_index": "builds and rebuilds indexes (6 s)",
+    "ingest/test_nlp": "runs spaCy's own API over the corpus (3 s)",
+    "cli/test_eval": "evaluates benchmarks through the CLI (3 s)",
+    "cli/test_judgments": "judgment commands through the CLI (3 s)",
+    "cli/test_errors": "starts the CLI as a real process (16 s)",
+    "learning/test_regularise": "cross-validates learners (3 s)",
+    "annotation/test_adjudication": "sessions, judgments and the admin page (6 s)",
+    "index/test_hostile_artefacts": "reseals damaged artefacts and verifies them (3 s)",
+    "models/test_training_running": "trains in another process (2 s)",
 }
 SLOW_PREFIXES: dict[str, str] = {
-    "test_app_": "Streamlit's AppTest runs the whole page script at every step (0.2-5 s a test, 85 s in all)",
+    "ui/test_app_": "Streamlit's AppTest runs the whole page script at every step (0.2-5 s a test, 85 s in all)",
 }
 SLOW_TESTS: dict[str, str] = {  # "module::test" (every parametrisation of it)
-    "test_benchmarks::test_wikiqa_real_topic_counts": "reads the real WikiQA files (27 s)",
-    "test_benchmarks::test_squad_min_candidates_and_distractors": "reads the real SQuAD file (4 s)",
-    "test_candidates::test_learn_then_eval_a_ranker_on_a_hand_written_file": "learns a ranker in the CLI (8 s)",
-    "test_models_properties::test_explain_total_equals_score_for_any_parameters": "every model under generated "
+    "evaluation/test_benchmarks::test_wikiqa_real_topic_counts": "reads the real WikiQA files (27 s)",
+    "evaluation/test_benchmarks::test_squad_min_candidates_and_distractors": "reads the real SQuAD file (4 s)",
+    "evaluation/test_candidates::test_learn_then_eval_a_ranker_on_a_hand_written_file": "learns a ranker in the "
+    "CLI (8 s)",
+    "models/test_properties::test_explain_total_equals_score_for_any_parameters": "every model under generated "
     "parameters (12 s; the test at the defaults stays fast)",
-    "test_pruning::test_search_is_top_k_of_score": "generated queries over every pruned model (5 s)",
+    "models/test_pruning::test_search_is_top_k_of_score": "generated queries over every pruned model (5 s)",
 }
-# Modules whose tests score ltr.v1 under its default ranker name, or count on the app offering it: each gets
-# the `default_ranker` fixture, as `pytestmark = pytest.mark.usefixtures("default_ranker")` in it would.
-NEEDS_DEFAULT_RANKER = frozenset(
-    {"test_app_evaluate", "test_app_explore", "test_app_learn", "test_models_properties", "test_scoring_is_pure"}
-)
 
 
 def is_slow(module: str, test: str) -> bool:
     return module in SLOW_MODULES or module.startswith(tuple(SLOW_PREFIXES)) or f"{module}::{test}" in SLOW_TESTS
 
 
-def pytest_collectstart(collector: pytest.Collector) -> None:
-    if isinstance(collector, pytest.Module) and collector.path.stem in NEEDS_DEFAULT_RANKER:
-        collector.add_marker(pytest.mark.usefixtures("default_ranker"))  # before its tests are collected
-
-
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        module = item.path.stem
-        if module.startswith("test_browser"):
+        module = item.path.relative_to(TESTS).with_suffix("").as_posix()
+        if module.startswith("browser/"):
             item.add_marker(pytest.mark.browser)
         if is_slow(module, getattr(item, "originalname", item.name)):
             item.add_marker(pytest.mark.slow)

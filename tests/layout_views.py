@@ -1,6 +1,6 @@
 """Explore and How it works in a given colour scheme and window width: open, measure, screenshot.
 
-Shared by tests/test_browser_layout.py (a small index of its own) and benchmarks/screenshots.py
+Shared by tests/browser/test_layout.py (a small index of its own) and benchmarks/screenshots.py
 (the demo index, writing docs/screenshots/). Chromium emulates ``prefers-color-scheme``; the
 measurements are element boxes read in the page with JavaScript.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote_plus
 
-from browser_util import screenshot, wait_until_idle
+from tests.browser_util import screenshot, wait_until_idle
 
 PAGES = {"explore": "explore", "how-it-works": "how-it-works"}
 WIDTHS = (800, 1400)

@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_benchmarks import write_wikiqa
 
 from sentret_core import Index, explain, score, support, top_k
 from sentret_core.checks import ONLY_CONTROL, check_int, check_params, check_query, clean_text
@@ -23,6 +22,7 @@ from sentret_core.evaluation.benchmarks.base import Benchmark
 from sentret_core.evaluation.driver import check_settings, evaluate_benchmark
 from sentret_core.models import distribution
 from sentret_core.models.core.registry import get_model
+from tests.evaluation.test_benchmarks import write_wikiqa
 
 Q = "Picasso peace"
 

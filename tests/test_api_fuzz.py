@@ -23,7 +23,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_benchmarks import write_wikiqa
 
 from sentret_core import Index, explain, score, support, top_k
 from sentret_core.checks import clean_text
@@ -32,6 +31,7 @@ from sentret_core.evaluation.benchmarks import load_benchmark
 from sentret_core.evaluation.benchmarks.base import Benchmark
 from sentret_core.evaluation.driver import evaluate_benchmark
 from sentret_core.models import distribution
+from tests.evaluation.test_benchmarks import write_wikiqa
 
 FAST = settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 

@@ -15,7 +15,8 @@ DOCS = sorted((ROOT / "docs").glob("*.md"))
 LINKED = [*DOCS, ROOT / "README.md"]
 SEARCHED = ("sentret_core", "tests", "benchmarks")
 # files docs/extending.md writes as its worked example: they do not exist until a reader follows it
-EXAMPLES = {"sentret_core/models/coord.py", "tests/test_coord.py", "coord.py", "test_coord.py"}
+EXAMPLES = {"sentret_core/models/coord.py", "tests/models/test_coord.py", "coord.py", "test_coord.py",
+            "models/test_coord.py"}
 
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 CODE = re.compile(r"`([^`\n]+)`")
@@ -77,7 +78,7 @@ def test_the_checks_find_what_is_broken(tmp_path: Path) -> None:
     assert broken_links(doc) == ["c.md", "b.md#other"]
     doc.write_text("[no](c.md#notation)\n", encoding="utf-8")
     assert broken_links(doc) == ["c.md#notation"]
-    files = ["sentret_core/models/bm25/scorer.py", "tests/test_x.py"]
+    files = ["sentret_core/models/bm25/scorer.py", "tests/models/test_x.py"]
     text = "`bm25/scorer.py` `scorer.py` `sentret_core/models/bm25/scorer.py` `m25/scorer.py` `lm/scorer.py` `coord.py`"
     assert missing_paths(text, files) == ["lm/scorer.py", "m25/scorer.py"]
     assert missing_tests("`test_here` `test_gone`", "def test_here() -> None:") == ["test_gone"]

@@ -13,10 +13,10 @@ import json
 from pathlib import Path
 
 import pytest
-from golden.make_scores import QUERIES, SKIP
 
 from sentret_core import Index
 from sentret_core.models import list_models, score
+from tests.golden.make_scores import QUERIES, SKIP
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "scores.json").read_text(encoding="utf-8"))
 MODELS = [spec.name for spec in list_models() if spec.name not in SKIP]

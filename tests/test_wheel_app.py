@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from browser_util import free_port, stop
 
 from sentret_core import Index
+from tests.browser_util import free_port, stop
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGED = ("pyproject.toml", "README.md", "LICENSE", "sentret_core")  # what a wheel is built from

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parents[1]))  # the repository: the tests package
 
 QUERIES = ["Picasso and peace", "Spanish Civil War", "Lennon and religion", "who fought for the Republic",
            "when did the war end", "peace prize 1950", "George", "Guernica bombing town"]
@@ -37,9 +37,8 @@ def golden(index: Any) -> dict[str, Any]:
 
 
 def small_index(folder: Path) -> Any:
-    from conftest import SMALL_DOCS, train_default_artefacts
-
     from sentret_core import Index, build_index
+    from tests.conftest import SMALL_DOCS, train_default_artefacts
 
     source = folder / "small.jsonl"
     source.write_text("".join(json.dumps(doc) + "\n" for doc in SMALL_DOCS))

@@ -1,0 +1,1 @@
+"""The tests, mirroring sentret_core/ (tests/README.md)."""

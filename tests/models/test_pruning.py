@@ -1,0 +1,134 @@
+"""search() (MaxScore-pruned top-k) against top_k(score(...)): same ids, scores bit for bit, order and fields."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sentret_core import Index
+from sentret_core.errors import ArgumentTypeError, ArgumentValueError, SentretError
+from sentret_core.models import Scores, get_model, prepare, score, search, top_k
+from sentret_core.models.bm25 import pruning
+from tests.conftest import build_from_texts
+
+# a Zipf-ish vocabulary; "river" is in most sentences (sf > N/2: a negative rsj idf)
+WORDS = ["bridge", "city", "market", "harbour", "castle", "garden", "forest", "meadow", "valley", "tower", "village",
+         "church", "school", "bakery", "mill", "farm", "orchard", "lake", "island", "mountain", "station", "museum",
+         "library", "theatre"]
+
+
+def zipf_docs(seed: int, n_docs: int) -> list[dict[str, str]]:
+    rng = np.random.default_rng(seed)
+    p = 1.0 / np.arange(1, len(WORDS) + 1) ** 1.1
+    p /= p.sum()
+    docs = []
+    for d in range(n_docs):
+        sentences = []
+        for _ in range(rng.integers(1, 7)):
+            words = list(rng.choice(WORDS, size=rng.integers(1, 9), p=p))
+            if rng.random() < 0.7:
+                words.insert(int(rng.integers(0, len(words) + 1)), "river")
+            sentences.append("The " + " and ".join(words) + ".")
+        docs.append({"id": f"d{d}", "title": str(rng.choice(WORDS)).title(), "text": " ".join(sentences)})
+    return docs
+
+
+@pytest.fixture(scope="module")
+def corpora(tmp_path_factory: pytest.TempPathFactory) -> list[Index]:
+    root = Path(tmp_path_factory.mktemp("pruning"))
+    return [build_from_texts(root, zipf_docs(seed, n), f"z{seed}") for seed, n in ((1, 40), (2, 90), (3, 15))]
+
+
+def same(got: Scores, want: Scores) -> None:
+    assert got.ids.dtype == want.ids.dtype and got.scores.dtype == want.scores.dtype
+    assert np.array_equal(got.ids, want.ids), (got.ids, want.ids)
+    assert np.array_equal(got.scores, want.scores), got.scores - want.scores if len(got) == len(want) else None
+    assert (got.terms, got.model, got.params, got.reason, got.oov, got.ranked) == (
+        want.terms, want.model, want.params, want.reason, want.oov, want.ranked,
+    )
+
+
+PARAMS = st.fixed_dictionaries(
+    {
+        "k1": st.sampled_from([0.0, 0.3, 1.2, 2.0]),
+        "b": st.sampled_from([0.0, 0.75, 1.0]),
+        "k3": st.sampled_from([0.0, 1.5, 8.0]),
+        "idf": st.sampled_from(["rsj", "lucene"]),
+    }
+)
+TERMS = st.lists(st.sampled_from([*WORDS, "river", "nowhere"]), min_size=1, max_size=12)
+
+
+@settings(derandomize=True, max_examples=400, deadline=None)
+@given(
+    which=st.integers(0, 2), terms=TERMS, k=st.integers(0, 60), params=PARAMS, sample=st.sampled_from([1, 2, 5, 4096])
+)
+def test_search_is_top_k_of_score(
+    corpora: list[Index], which: int, terms: list[str], k: int, params: dict[str, object], sample: int
+) -> None:
+    index = corpora[which]
+    # small samples and no minimum: the pruned path runs on small corpora
+    with mock.patch.object(pruning, "SAMPLE", sample), mock.patch.object(pruning, "PRUNE_FROM", 0):
+        got = search(index, terms, "bm25.v1", k, **params)
+    same(got, top_k(score(index, terms, "bm25.v1", **params), k))
+
+
+def test_pruning_happens_and_drops_candidates(corpora: list[Index]) -> None:
+    """The pruned path runs (and returns fewer candidates than score) on many of these queries."""
+    rng = np.random.default_rng(5)
+    pruned = 0
+    bm25_top_k = get_model("bm25.v1").top_k  # MaxScore, registered with bm25.v1
+    assert bm25_top_k is not None
+    for _ in range(300):
+        index = corpora[1]
+        terms = list(rng.choice([*WORDS[:8], "river"], size=rng.integers(2, 5)))
+        k = int(rng.integers(1, 6))
+        params = {"idf": str(rng.choice(["rsj", "lucene"]))}
+        with mock.patch.object(pruning, "SAMPLE", 1), mock.patch.object(pruning, "PRUNE_FROM", 0):
+            q = prepare(index, terms)
+            found = bm25_top_k(index, q, score(index, terms, "bm25.v1", **params).params, k)
+            got = search(index, terms, "bm25.v1", k, **params)
+        full = score(index, terms, "bm25.v1", **params)
+        same(got, top_k(full, k))
+        if found is not None and len(found[0]) < len(full):
+            pruned += 1
+            assert set(found[0].tolist()) <= set(full.ids.tolist())
+    assert pruned > 50
+
+
+def test_sf_above_half_of_the_sentences_is_in_the_corpora(corpora: list[Index]) -> None:
+    for index in corpora:
+        assert index.sf[index.term_index["river"]] > index.N / 2
+
+
+@pytest.mark.parametrize("model", ["bm25f.v1", "tfisf.v1", "lm-dir.v1"])
+def test_other_models_are_top_k_of_score(corpora: list[Index], model: str) -> None:
+    for terms in (["river", "bridge", "city"], ["castle"], ["nowhere"]):
+        for k in (0, 1, 5, 1000):
+            same(search(corpora[1], terms, model, k), top_k(score(corpora[1], terms, model), k))
+
+
+@pytest.mark.parametrize("query", ["", "\x00\x01", "the of and", "nowhere", "river bridge", "Bridges of the city?"])
+@pytest.mark.parametrize("k", [0, 3, 10_000])
+def test_text_queries_and_empty_ones(corpora: list[Index], query: str, k: int) -> None:
+    with mock.patch.object(pruning, "SAMPLE", 1), mock.patch.object(pruning, "PRUNE_FROM", 0):
+        same(search(corpora[1], query, "bm25.v1", k), top_k(score(corpora[1], query, "bm25.v1"), k))
+
+
+def test_bad_arguments_raise_as_score_and_top_k_do(corpora: list[Index]) -> None:
+    index = corpora[0]
+    with pytest.raises(ArgumentValueError):
+        search(index, "river", "bm25.v1", -1)
+    with pytest.raises(ArgumentTypeError):
+        search(index, "river", "bm25.v1", 2.0)  # type: ignore[arg-type]
+    with pytest.raises(SentretError):
+        search(index, "river", "no-such-model.v1", 3)
+    with pytest.raises(SentretError):
+        search(index, "river", "bm25.v1", 3, k1=-1.0)
+    with pytest.raises(ArgumentTypeError):
+        search("not an index", "river", "bm25.v1", 3)  # type: ignore[arg-type]
