@@ -78,7 +78,7 @@ def squad(bench: Benchmark, k: int) -> pd.DataFrame:
         reciprocal: list[float] = []
         runs: dict[str, dict[str, dict[str, float]]] = {m: {} for m in SUPPORT_MODELS}
         for group in by_question.values():
-            ctx = QueryContext(bench.index, evaluator.terms(group[0]), k=k, entity_weighting=weighting)
+            ctx = QueryContext.of(bench.index, evaluator.terms(group[0]), k=k, entity_weighting=weighting)
             answers = {int(t.entity) for t in group if t.entity is not None and ctx.allowed[t.entity]}
             if answers:
                 ranked = ctx.stats.ids[entity_order(ctx, "kld")]
@@ -150,7 +150,7 @@ def demo(index: Index, k: int) -> tuple[pd.DataFrame, dict[str, dict[str, list[s
     for weighting in ENTITY_WEIGHTINGS:
         hits: list[list[list[bool]]] = [[], []]
         for query in queries:
-            ctx = QueryContext(index, query, k=k, entity_weighting=weighting)
+            ctx = QueryContext.of(index, query, k=k, entity_weighting=weighting)
             ranked = rank_entities(ctx, "kld", ALL, None)
             kept = [e for e in ranked if not restates(index, ctx.terms, e.entity)][:10]
             for rule, good in enumerate(judged[query]):

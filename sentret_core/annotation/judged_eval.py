@@ -150,7 +150,7 @@ def evaluate_judgments(
     for tid, (query, entity) in targets.items():
         ctx = contexts.get(query)
         if ctx is None:
-            ctx = contexts[query] = QueryContext(index, query, ranker=ranker, k=k, window=window, params=params)
+            ctx = contexts[query] = QueryContext.of(index, query, ranker=ranker, k=k, window=window, params=params)
         for model in names:
             ids, scores = ctx.candidates(entity, model)
             runs[model][tid] = {str(int(s)): float(v) for s, v in zip(ids.tolist(), scores.tolist())}

@@ -138,7 +138,7 @@ def build_pool(
     set_aside: list[tuple[str, str]] = []
     seen: set[tuple[str, int]] = set()
     for query, asked in by_query.items():
-        ctx = QueryContext(index, query, ranker=ranker, k=k, entity_labels=labels)
+        ctx = QueryContext.of(index, query, ranker=ranker, k=k, entity_labels=labels)
         if ctx.reason:
             notes.append(f"{query!r}: {ctx.reason}")
             continue

@@ -133,7 +133,7 @@ class Evaluator:
         for group in by_question.values():
             terms = self.terms(group[0])
             if contextual:
-                ctx = QueryContext(self.index, terms, ranker=self.ranker, k=self.k, window=self.window,
+                ctx = QueryContext.of(self.index, terms, ranker=self.ranker, k=self.k, window=self.window,
                                    params={self.ranker: self.ranker_params})
                 for i in contextual:
                     out[i] += [(topic, *self._support_scores(ctx, topic, names[i])) for topic in group]

@@ -28,6 +28,7 @@ import re
 import shutil
 import tempfile
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -49,7 +50,9 @@ STORE_ENV = "SENTRET_RANKERS"
 DEFAULT_STORE = Path("data") / "rankers"
 # how to make a missing artefact of each kind
 _MAKE = {"ranker": "learn it first with `sentret learn` (or the Evaluate page's Learn button)"}
-_SHARED_MEMO: dict[Path, tuple[tuple[int, int, int], Artefact]] = {}
+# shared artefacts (rankers) by folder, checked against their record's stamp; the ones read last are kept
+_SHARED_MEMO: OrderedDict[Path, tuple[tuple[int, int, int], Artefact]] = OrderedDict()
+SHARED_KEPT = 64
 # the index files whose checksums identify what an artefact was trained on
 _FINGERPRINTED = ("seq_terms.npy", "seq_indptr.npy", "terms.parquet", "X.data.npy", "X.indices.npy",
                   "mentions.parquet", "entities.parquet", "sent_pos.npy")
@@ -185,16 +188,19 @@ def read(index: Index, kind: str, name: str) -> Artefact:
         stamp = (root / name / META).stat()
     except OSError:
         raise _missing(index, kind, name) from None
-    shared = kind in SHARED_KINDS
-    memo: dict[Any, Any] = _SHARED_MEMO if shared else index.cache
-    key = (root / name).resolve() if shared else f"artefact/{name}"
-    seen = memo.get(key)
     signature = (stamp.st_mtime_ns, stamp.st_size, stamp.st_ino)
-    if seen is not None and seen[0] == signature:
-        found: Artefact = seen[1]
+    if kind in SHARED_KINDS:
+        key = (root / name).resolve()
+        seen = _SHARED_MEMO.get(key)
+        if seen is not None and seen[0] == signature:
+            found: Artefact = seen[1]
+        else:
+            found = _load(root, name, None)
+            _SHARED_MEMO[key] = (signature, found)
+            while len(_SHARED_MEMO) > SHARED_KEPT:
+                _SHARED_MEMO.popitem(last=False)
     else:
-        found = _load(root, name, None if shared else index)
-        memo[key] = (signature, found)
+        found = index.cache.get_stamped(f"artefact/{name}", signature, lambda: _load(root, name, index))
     if found.kind != kind:
         raise SentretError(f"artefact {name!r} of {root} holds {found.kind}, not {kind}")
     return found

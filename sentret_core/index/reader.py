@@ -27,6 +27,7 @@ import scipy.sparse as sp
 from sentret_core.defaults import DEFAULT_WINDOW
 from sentret_core.errors import IndexFormatError
 from sentret_core.index import artefacts, validate
+from sentret_core.index.cache import DerivedCache
 from sentret_core.index.format import MANIFEST, SHARDS, index_path, read_manifest
 from sentret_core.index.neighbours import neighbourhood
 
@@ -69,8 +70,9 @@ def verify(path: str | Path) -> list[str]:
 class Index:
     """A loaded index. Arrays are memory-mapped; tables and derived data load on first use.
 
-    Query-independent data that scorers derive (context counts, p(d|s), length factors)
-    belongs in ``cache``, keyed by a name, so it is computed once per loaded index.
+    Query-independent data derived from it (context counts, p(d|s), length factors, an artefact's
+    tables) belongs in ``cache``, a bounded :class:`~sentret_core.index.cache.DerivedCache`, so it is
+    computed once per loaded index.
 
     :meth:`load` checks what is cheap to check at every load, and every file is checked against
     its sha256 the first time it is read (:mod:`sentret_core.index.validate`); ``notes`` says what
@@ -80,7 +82,7 @@ class Index:
     def __init__(self, path: Path, manifest: dict[str, Any]) -> None:
         self.path = path
         self.manifest = manifest
-        self.cache: dict[str, Any] = {}
+        self.cache = DerivedCache()  # everything derived from the index, bounded (index/cache.py)
         self.notes: tuple[str, ...] = ()
         self._mapped: dict[str, np.ndarray] = {}
         self._sound: set[str] = set()  # files found to match their sha256 in this process

@@ -300,7 +300,4 @@ def entity_features(index: Index, q: Query, ids: np.ndarray, stats: EntityStats,
 
 
 def _labels(index: Index) -> np.ndarray:
-    if "ltr/labels" not in index.cache:
-        index.cache["ltr/labels"] = index.entities["label"].to_numpy()
-    labels: np.ndarray = index.cache["ltr/labels"]
-    return labels
+    return index.cache.get("ltr.labels", lambda: index.entities["label"].to_numpy())

@@ -36,7 +36,6 @@ from sentret_core.learning.features import (
     query_features,
 )
 from sentret_core.learning.store import MAX_DEPTH, Learned, load
-from sentret_core.models.core.cache import cached_lru
 from sentret_core.models.core.papers import VOSKARIDES
 from sentret_core.models.core.params import Params, param
 from sentret_core.models.core.registry import register
@@ -87,7 +86,7 @@ def _prepared(index: Index, q: Query, p: LtrParams) -> tuple[Learned, np.ndarray
         return chosen, found, query_features(index, q, chosen, learned.scorers, found)
 
     key = (learned.reference, learned.first_stage, learned.semantic_stage, q.terms, q.asks, depth)
-    chosen, first, base = cached_lru(index, "ltr/query", key, build, size=QUERIES_KEPT)
+    chosen, first, base = index.cache.get_lru("ltr/query", key, build, size=QUERIES_KEPT)
     return learned, chosen, first, base
 
 

@@ -10,6 +10,7 @@ mention e; a scorer that takes the entity, like ``ltr.v1``, is run once per enti
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,8 @@ from sentret_core.defaults import DEFAULT_ENTITY_WEIGHTING, DEFAULT_K, DEFAULT_R
 from sentret_core.errors import SentretError
 from sentret_core.index.loaded import check_index
 from sentret_core.index.reader import Index
-from sentret_core.models import get_model, search
+from sentret_core.models import Scores, get_model
+from sentret_core.models.core.api import run_search
 from sentret_core.models.core.query import normalise
 from sentret_core.models.core.spec import ENTITY_PARAM
 from sentret_core.support.entities import label_mask, resolve_labels
@@ -29,11 +31,22 @@ from sentret_core.support.sets import in_sorted
 from sentret_core.support.weighting import NONE, check_weighting, sentence_weights, weighted_entity_stats
 
 
-class QueryContext:
-    """What every entity of one query shares: S_q, Ŝ_q, entity statistics and each model's top-k."""
+@dataclass(frozen=True)
+class ContextArgs:
+    """A query context's arguments once checked (:meth:`checked`); the query is cleaned, labels a tuple."""
 
-    def __init__(
-        self,
+    index: Index
+    query: str | Sequence[str]
+    ranker: str
+    k: int
+    window: int
+    params: dict[str, dict[str, Any]]
+    labels: tuple[str, ...] | None
+    weighting: str
+
+    @classmethod
+    def checked(
+        cls,
         index: Index,
         query: str | Sequence[str],
         *,
@@ -43,20 +56,51 @@ class QueryContext:
         params: Mapping[str, Mapping[str, Any]] | None = None,
         entity_labels: Iterable[str] | None = None,
         entity_weighting: str = DEFAULT_ENTITY_WEIGHTING,
-    ) -> None:
-        index, query = check_index(index), check_query(query)  # arguments: sentret_core.checks
-        self.weighting = check_weighting(entity_weighting)
+    ) -> ContextArgs:
+        """Each argument checked once (:mod:`sentret_core.checks`), before any work."""
+        index, query = check_index(index), check_query(query)
+        weighting = check_weighting(entity_weighting)
         k, window = check_int("k", k, 1, MAX_K), check_int("window", window, 0, MAX_WINDOW)
-        ranker, entity_labels = check_model_name(ranker, "ranker"), check_labels(entity_labels)
-        self.index, self.k, self.window = index, k, window
-        self.params = {get_model(name).name: dict(values) for name, values in check_params(params).items()}
+        ranker, labels = check_model_name(ranker, "ranker"), check_labels(entity_labels)
+        models = {get_model(name).name: dict(values) for name, values in check_params(params).items()}
+        return cls(index, query, get_model(ranker).name, k, window, models, labels, weighting)
+
+
+class QueryContext:
+    """What every entity of one query shares: S_q, Ŝ_q, entity statistics and each model's top-k.
+
+    ``QueryContext.of(index, query, ...)`` checks its arguments; ``QueryContext(args)`` takes them checked
+    already (by :meth:`ContextArgs.checked`, as :func:`~sentret_core.support.engine.support` does), so no
+    argument is checked twice, and its models' top-k run without checking again either.
+    """
+
+    @classmethod
+    def of(
+        cls,
+        index: Index,
+        query: str | Sequence[str],
+        *,
+        ranker: str = DEFAULT_RANKER,
+        k: int = DEFAULT_K,
+        window: int = DEFAULT_WINDOW,
+        params: Mapping[str, Mapping[str, Any]] | None = None,
+        entity_labels: Iterable[str] | None = None,
+        entity_weighting: str = DEFAULT_ENTITY_WEIGHTING,
+    ) -> QueryContext:
+        return cls(ContextArgs.checked(index, query, ranker=ranker, k=k, window=window, params=params,
+                                       entity_labels=entity_labels, entity_weighting=entity_weighting))
+
+    def __init__(self, args: ContextArgs) -> None:
+        index, query, window = args.index, args.query, args.window
+        self.index, self.k, self.window, self.weighting = index, args.k, window, args.weighting
+        self.params = args.params
         self.query = query if isinstance(query, str) else " ".join(query)
         self.terms = tuple(normalise(index, query) if isinstance(query, str) else query)
         ids = index.term_ids(list(self.terms))
         self.term_ids = np.unique(ids[ids >= 0])  # the query's in-vocabulary term ids
         self.term_id_set = set(self.term_ids.tolist())
-        self.ranker = get_model(ranker).name
-        self.labels = resolve_labels(index, entity_labels)
+        self.ranker = args.ranker
+        self.labels = resolve_labels(index, args.labels)
         self.allowed = label_mask(index, self.labels)
         self._tops: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         ranked = self._ranked(self.ranker)
@@ -70,8 +114,10 @@ class QueryContext:
         # |S_qe| as a count, aligned with stats.ids (the weighted frequency is stats.frequency)
         self.counts = self.stats.frequency if self.weights is None else entity_stats(index, self.top).frequency
 
-    def _ranked(self, model: str, extra: Mapping[str, Any] | None = None) -> Any:
-        return search(self.index, list(self.terms), model, self.k, **{**self.params.get(model, {}), **(extra or {})})
+    def _ranked(self, model: str, extra: Mapping[str, Any] | None = None) -> Scores:
+        spec = get_model(model)
+        resolved = spec.resolve({**self.params.get(model, {}), **(extra or {})})
+        return run_search(self.index, list(self.terms), spec, resolved, self.k)
 
     def model_top(self, model: str, entity: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """A model's top-k as (ids ascending, scores); for a model that takes the entity

@@ -30,7 +30,6 @@ from sentret_core.checks import (
     ONLY_CONTROL,
     check_entity_ids,
     check_int,
-    check_query,
     check_str,
     check_strings,
     query_emptied,
@@ -44,18 +43,15 @@ from sentret_core.defaults import (
     DEFAULT_SUPPORT_ENTITIES,
     DEFAULT_SUPPORT_MODELS,
     DEFAULT_WINDOW,
-    MAX_K,
 )
 from sentret_core.errors import ArgumentValueError, SentretError
-from sentret_core.index.loaded import check_index
 from sentret_core.index.reader import Index
 from sentret_core.models.core.query import retrieval_terms
 from sentret_core.models.core.registry import get_model
-from sentret_core.support.context import QueryContext, check_support_model
+from sentret_core.support.context import ContextArgs, QueryContext, check_support_model
 from sentret_core.support.entity_stats import ENTITY_SCORES, check_entity_score, rarity
 from sentret_core.support.records import ContextSentence, EntitySupport, RankedEntity, SupportResult, SupportSentence
 from sentret_core.support.registry import support_model
-from sentret_core.support.weighting import check_weighting
 
 
 def support(
@@ -93,21 +89,16 @@ def support(
     """
     timings: dict[str, float] = {}
     clock = time.perf_counter()
-    index = check_index(index)
-    cleaned = check_query(query)
+    args = ContextArgs.checked(index, query, ranker=ranker, k=k, window=window, params=params,
+                               entity_labels=entity_labels, entity_weighting=entity_weighting)
     check_entity_score(check_str("entity_score", entity_score))
-    check_weighting(entity_weighting)
     top_entities = check_int("top_entities", top_entities, 1, 1000)
     per_entity = check_int("per_entity", per_entity, 1, 100)
-    k = check_int("k", k, 1, MAX_K)
-    entities = check_entity_ids(index, entities)
+    entities = check_entity_ids(args.index, entities)
     models = tuple(check_support_model(m) for m in check_strings("models", models))
     if not models:
         raise ArgumentValueError("models is empty: choose at least one support model")
-    ctx = QueryContext(
-        index, cleaned, ranker=ranker, k=k, window=window, params=params, entity_labels=entity_labels,
-        entity_weighting=entity_weighting,
-    )
+    ctx = QueryContext(args)
     if ctx.reason is not None and query_emptied(query):
         ctx.reason = ONLY_CONTROL
     timings["S_q"] = time.perf_counter() - clock
@@ -129,7 +120,7 @@ def support(
         query=ctx.query,
         terms=retrieval_terms(ctx.terms),
         ranker=ctx.ranker,
-        k=k,
+        k=ctx.k,
         entity_score=entity_score,
         entity_weighting=ctx.weighting,
         labels=tuple(sorted(ctx.labels)),

@@ -11,7 +11,6 @@ import numpy as np
 from sentret_core.defaults import DEFAULT_EXCLUDED_LABELS
 from sentret_core.errors import SentretError
 from sentret_core.index.reader import Index
-from sentret_core.models.core.cache import cached_lru
 from sentret_core.support.entity_stats import EntityStats, entity_sf
 
 AGGREGATORS = ("sum", "avg")
@@ -37,7 +36,7 @@ def label_mask(index: Index, labels: frozenset[str]) -> np.ndarray:
     def build() -> np.ndarray:
         return np.isin(index.entities["label"].to_numpy(), sorted(labels))
 
-    mask: np.ndarray = cached_lru(index, "label_mask", ",".join(sorted(labels)), build)  # the last few label sets
+    mask: np.ndarray = index.cache.get_lru("label_mask", ",".join(sorted(labels)), build)  # the last few label sets
     return mask
 
 

@@ -15,11 +15,12 @@ from sentret_core.index.reader import Index
 
 def _seq_keys(index: Index) -> np.ndarray:
     """A sorted key per term occurrence: sentence · 2³² + token position (cached)."""
-    if "seq_keys" not in index.cache:
+
+    def build() -> np.ndarray:
         owners = np.repeat(np.arange(index.N, dtype=np.int64), np.diff(np.asarray(index.seq_indptr)))
-        index.cache["seq_keys"] = (owners << 32) + np.asarray(index.seq_tokens, dtype=np.int64)
-    keys: np.ndarray = index.cache["seq_keys"]
-    return keys
+        return (owners << 32) + np.asarray(index.seq_tokens, dtype=np.int64)
+
+    return index.cache.get("support.seq_keys", build)
 
 
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -54,10 +54,7 @@ def rarity(index: Index, entities: np.ndarray) -> np.ndarray:
 
 def entity_sf(index: Index) -> np.ndarray:
     """Σ_s G[s,e] for every entity, as float64 (cached on the index)."""
-    if "entity_sf" not in index.cache:
-        index.cache["entity_sf"] = index.entities["sf"].to_numpy(np.float64)
-    sf: np.ndarray = index.cache["entity_sf"]
-    return sf
+    return index.cache.get("support.entity_sf", lambda: index.entities["sf"].to_numpy(np.float64))
 
 
 def entity_sentences(index: Index, entity: int) -> np.ndarray:

@@ -19,13 +19,14 @@ from sentret_core.index.reader import Index
 from sentret_core.models.core.query import text_terms
 from sentret_core.support.records import EntitySupport
 
+ENTITY_TERMS_KEPT = 4096  # entities' names held per index: far more than the entities of a few queries
+
 
 def entity_terms(index: Index, entity: int) -> tuple[str, ...]:
-    """The terms of an entity's name by the index's rules (cached on the index per entity)."""
-    cache: dict[int, tuple[str, ...]] = index.cache.setdefault("restating:entity_terms", {})
-    if entity not in cache:
-        cache[entity] = tuple(text_terms(index, index.entity_texts[entity]))  # a name: never capped
-    return cache[entity]
+    """The terms of an entity's name by the index's rules (cached on the index for the entities used last)."""
+    return index.cache.get_lru("support.entity_terms", entity,
+                               lambda: tuple(text_terms(index, index.entity_texts[entity])),  # a name: never capped
+                               size=ENTITY_TERMS_KEPT)
 
 
 def restates(index: Index, query_terms: Iterable[str], entity: int) -> bool:

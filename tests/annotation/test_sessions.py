@@ -86,7 +86,7 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> JudgmentStore:
 
 
 def ranking(index: Index, model: str, entity: str = PICASSO) -> list[int]:
-    ctx = QueryContext(index, QUERY)
+    ctx = QueryContext.of(index, QUERY)
     return [int(s) for s in ctx.ranked_candidates(find_entity(index, entity), model)[0]]
 
 
@@ -260,7 +260,7 @@ def test_agreement_summary_by_hand() -> None:
 def test_evaluation_of_hand_made_judgments(index: Index) -> None:
     bm25f, lm, tfisf = (ranking(index, m) for m in ("bm25f.v1", "lm-2si.v1", "tfisf.v1"))
     assert bm25f[:2] == [11, 12] and lm[:2] == [12, 11]
-    tf = dict(zip(*(QueryContext(index, QUERY).ranked_candidates(find_entity(index, PICASSO), "tfisf.v1"))))
+    tf = dict(zip(*(QueryContext.of(index, QUERY).ranked_candidates(find_entity(index, PICASSO), "tfisf.v1"))))
     assert tfisf[:4] == [3, 5, 11, 12] and len({tf[s] for s in (3, 5, 11, 12)}) == 1  # a 4-way tie on top
     assert tf[1] < tf[3]
     tid = topic_id(QUERY, PICASSO)

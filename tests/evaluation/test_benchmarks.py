@@ -463,8 +463,8 @@ def test_squad_candidates_follow_the_support_engine(squad: Benchmark) -> None:
         [("bm25f.v1", None), ("sum-kld", None), ("position", None)])))
     for topic in squad.topics:
         assert topic.entity is not None
-        ctx = QueryContext(squad.index, ev.terms(topic), ranker="bm25.v1", k=1000)
-        own = QueryContext(squad.index, ev.terms(topic), ranker="bm25f.v1", k=1000)
+        ctx = QueryContext.of(squad.index, ev.terms(topic), ranker="bm25.v1", k=1000)
+        own = QueryContext.of(squad.index, ev.terms(topic), ranker="bm25f.v1", k=1000)
         for model, engine_ctx, engine_model in (
             ("bm25f.v1", own, "bm25f.v1"),
             ("sum-kld", ctx, "sum-kld"),

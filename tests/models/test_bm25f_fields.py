@@ -132,19 +132,18 @@ def test_the_kept_fields_stay_within_their_byte_budget(indexes: list[Index], mon
 
     index = indexes[1]
     monkeypatch.setattr(module, "FIELD_BYTES", 2000)
-    index.cache.pop("models.fields", None)
-    index.cache.pop("models.fields.bytes", None)
+    index.cache.drop("models.fields")
     ref = Reference(index, 2)
     for t in [*range(index.V), *range(index.V)]:
         rows, counts = field_postings(index, 2)(t)
         want_rows, want_counts = ref(t)
         assert np.array_equal(rows, want_rows) and np.array_equal(counts, want_counts)
-        kept = index.cache["models.fields"]
-        size = sum(r.nbytes + c.nbytes for r, c in kept.values())
-        assert size == index.cache["models.fields.bytes"]
+        kept = index.cache.held("models.fields")
+        assert kept[-1] == (2, t)  # the term just asked for is the newest
+        size = sum(r.nbytes + c.nbytes for r, c in (ref(term) for _, term in kept))  # recomputed by the reference
+        assert size == index.cache.bytes_kept("models.fields")
         assert size <= 2000 or len(kept) == 1
-    index.cache.pop("models.fields", None)
-    index.cache.pop("models.fields.bytes", None)
+    index.cache.drop("models.fields")
 
 
 @pytest.mark.parametrize("window", [0, 1, 2, 4])

@@ -45,13 +45,13 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Index:
 
 
 def test_sets_by_hand(index: Index) -> None:
-    ctx = QueryContext(index, "capital museums", ranker="tfisf.v1", k=1000)
+    ctx = QueryContext.of(index, "capital museums", ranker="tfisf.v1", k=1000)
     # "capital" is in s0 and s4, "museums" in s2
     assert sorted(ctx.top) == [0, 2, 4]
     # ±2 neighbours inside each document: s0 → 0,1,2; s2 → 0..3; s4 → 4,5 (s5 is in another document than s3)
     assert list(ctx.context) == [0, 1, 2, 3, 4, 5]
-    assert sorted(QueryContext(index, "capital museums", ranker="tfisf.v1", k=2).top.tolist()) != [0, 2, 4]
-    assert len(QueryContext(index, "capital museums", ranker="tfisf.v1", k=2).top) == 2
+    assert sorted(QueryContext.of(index, "capital museums", ranker="tfisf.v1", k=2).top.tolist()) != [0, 2, 4]
+    assert len(QueryContext.of(index, "capital museums", ranker="tfisf.v1", k=2).top) == 2
 
 
 def test_entity_scores_against_the_formulas(index: Index) -> None:
@@ -94,7 +94,7 @@ def test_eq5_support_is_the_model_score_over_its_own_top_k(index: Index) -> None
 
 
 def test_eq7_sum_and_average_aggregation(index: Index) -> None:
-    ctx = QueryContext(index, "capital museums", ranker="tfisf.v1", k=1000)
+    ctx = QueryContext.of(index, "capital museums", ranker="tfisf.v1", k=1000)
     third = (1 / 3) * math.log(0.5)  # KLD of Paris; France +(1/3)·log 2; Berlin 0; others outside S_q: 0
     ids, summed = ctx.candidates(PARIS, "sum-kld")
     assert list(ids) == [0, 1, 3, 5]
@@ -116,10 +116,10 @@ def test_eq8_position_scorer(index: Index) -> None:
     assert list(scores) == [1, 0, 1, 3]
     # "crowned" is term 2 of s3; Paris ends after term 3: 4 - max(2, 3) = 1
     assert list(position_scores(index, np.array([3]), ["crowned"], PARIS)) == [1]
-    ctx = QueryContext(index, "capital museums", ranker="tfisf.v1", k=1000)
+    ctx = QueryContext.of(index, "capital museums", ranker="tfisf.v1", k=1000)
     ids, ranked = ctx.ranked_candidates(PARIS, "position")
     assert list(ids) == [0] and list(ranked) == [1]  # over S_qe = S_q ∩ {0, 1, 3, 5}
-    ctx = QueryContext(index, "paris", ranker="tfisf.v1", k=1000)  # S_q = every Paris sentence
+    ctx = QueryContext.of(index, "paris", ranker="tfisf.v1", k=1000)  # S_q = every Paris sentence
     ids, ranked = ctx.ranked_candidates(PARIS, "position")
     # pos_q = pos_e for each: s0 3-1, s1 4-4, s3 4-3, s5 4-1; ties by id
     assert list(ids) == [5, 0, 3, 1] and list(ranked) == [3, 2, 1, 0]

@@ -79,7 +79,7 @@ def test_a_registered_support_model_is_read_by_the_engine(index: Index, monkeypa
     toy = SupportModel("toy-earliest", "Earliest first", OVER_CONTEXT, earliest, "a toy for tests", False)
     monkeypatch.setitem(SUPPORT_MODELS, toy.name, toy)
     assert check_support_model("toy-earliest") == "toy-earliest"
-    ctx = QueryContext(index, "capital museums", ranker="tfisf.v1", k=1000)
+    ctx = QueryContext.of(index, "capital museums", ranker="tfisf.v1", k=1000)
     ids, scores = ctx.candidates(PARIS, "toy-earliest")  # Paris's sentences in Ŝ_q: all four
     assert ids.tolist() == [0, 1, 3, 5] and scores.tolist() == [0.0, -1.0, -3.0, -5.0]
     result = support(index, "capital museums", ranker="tfisf.v1", models=("toy-earliest", "position"),

@@ -54,13 +54,13 @@ def kld(p: float, sf: int) -> float:
 
 
 def test_the_weights_by_hand(index: Index) -> None:
-    ctx = QueryContext(index, Q, ranker="tfisf.v1", k=3, entity_weighting="rank")
+    ctx = QueryContext.of(index, Q, ranker="tfisf.v1", k=3, entity_weighting="rank")
     assert ctx.top.tolist() == TOP
     assert ctx.weights is not None and ctx.weights.tolist() == pytest.approx([1, 1 / math.log2(3), 1 / 2])
     # score: min-max over S_q, (F_i - F_3) / (F_1 - F_3): s0 → 1, s2 and s6 → 0
-    score = QueryContext(index, Q, ranker="tfisf.v1", k=3, entity_weighting="score")
+    score = QueryContext.of(index, Q, ranker="tfisf.v1", k=3, entity_weighting="score")
     assert score.weights is not None and score.weights.tolist() == pytest.approx([1, 0, 0])
-    assert QueryContext(index, Q, ranker="tfisf.v1", k=3).weights is None  # none: Blanco & Zaragoza's, no weights
+    assert QueryContext.of(index, Q, ranker="tfisf.v1", k=3).weights is None  # none: Blanco & Zaragoza's, no weights
     assert sentence_weights(np.array([-3.0, -3.0]), "score").tolist() == [1.0, 1.0]  # all tied: all count
     assert sentence_weights(np.array(SCORES), "none").tolist() == [1.0, 1.0, 1.0]
     assert sentence_weights(np.array([np.inf, 4.0, 2.0, -np.inf]), "score").tolist() == [1.0, 1.0, 0.0, 0.0]
@@ -104,7 +104,7 @@ def test_score_weighting_by_hand(index: Index) -> None:
 
 
 def test_eq7_aggregates_the_weighted_scores(index: Index) -> None:
-    ctx = QueryContext(index, Q, ranker="tfisf.v1", k=3, entity_weighting="rank")
+    ctx = QueryContext.of(index, Q, ranker="tfisf.v1", k=3, entity_weighting="rank")
     w_q = 1 + 1 / math.log2(3) + 1 / 2
     franco = spain = kld(1 / w_q, 2)
     ids, summed = ctx.candidates(FRANCO, "sum-kld")  # Ŝ_qe: s0 and its neighbour s1 (1975 is outside S_q: 0)
@@ -115,7 +115,7 @@ def test_eq7_average_of_an_entity_outside_the_context_is_empty(index: Index) -> 
     # S_q = [s0], Ŝ_q = {s0, s1}: Kentucky (s3) has no candidate; the average once failed on numpy's
     # int64 bincount of nothing ("Cannot cast ufunc 'divide' output"), crashing `sentret eval` on avg-*
     for weighting in ("none", "rank"):
-        ctx = QueryContext(index, Q, ranker="tfisf.v1", k=1, entity_weighting=weighting)
+        ctx = QueryContext.of(index, Q, ranker="tfisf.v1", k=1, entity_weighting=weighting)
         for model in ("avg-kld", "sum-kld"):
             ids, values = ctx.candidates(KENTUCKY, model)
             assert ids.tolist() == [] and values.tolist() == [], model
@@ -125,7 +125,7 @@ def test_bad_weighting_is_one_clear_error(index: Index) -> None:
     with pytest.raises(SentretError, match="unknown entity weighting 'bm25'; choose one of none, rank, score"):
         support(index, Q, entity_weighting="bm25")
     with pytest.raises(ArgumentTypeError, match=r"^entity_weighting must be a string \(got None\)$"):
-        QueryContext(index, Q, entity_weighting=None)  # type: ignore[arg-type]
+        QueryContext.of(index, Q, entity_weighting=None)  # type: ignore[arg-type]
 
 
 def test_the_cli_option(index: Index, capsys: pytest.CaptureFixture[str]) -> None:
@@ -155,6 +155,6 @@ def test_equal_weights_are_the_unweighted_statistics(index: Index, top: list[int
         same = weighted_entity_stats(index, np.array(top), weights)
         for name in ("ids", "frequency", "rarity", "combination", "kld"):
             assert getattr(same, name).tolist() == getattr(plain, name).tolist(), name
-    tied = QueryContext(index, ["war"], ranker="tfisf.v1", k=len(top), entity_weighting="score")
+    tied = QueryContext.of(index, ["war"], ranker="tfisf.v1", k=len(top), entity_weighting="score")
     assert tied.weights is not None and set(tied.weights.tolist()) == {1.0}  # "war" alone: every score ties
     assert tied.stats.kld.tolist() == entity_stats(index, tied.top).kld.tolist()

@@ -14,7 +14,6 @@ import scipy.sparse as sp
 
 from sentret_core.index.neighbours import expand_ranges
 from sentret_core.models.arrays.vectors import gather
-from sentret_core.models.core.cache import cached
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -47,7 +46,7 @@ def layout(index: Index) -> Layout:
             np.asarray(index.doc_nsent, dtype=np.int32),
         )
 
-    return cached(index, "models.layout", build)
+    return index.cache.get("models.layout", build)
 
 
 def window_matrix(index: Index, window: int) -> sp.csr_matrix:
@@ -64,7 +63,7 @@ def window_matrix(index: Index, window: int) -> sp.csr_matrix:
         rows, cols = rows[other], cols[other]
         return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(lay.N, lay.N))
 
-    return cached(index, f"models.window/{window}", build)
+    return index.cache.get(f"models.window/{window}", build)
 
 
 def sentence_doc_matrix(index: Index) -> sp.csr_matrix:
@@ -84,7 +83,7 @@ def context_len(index: Index, window: int) -> np.ndarray:
         before = np.concatenate([[0], np.cumsum(lay.sent_len, dtype=np.int64)])
         return (before[hi] - before[lo] - lay.sent_len).astype(np.float64)
 
-    return cached(index, f"models.context_len/{window}", build)
+    return index.cache.get(f"models.context_len/{window}", build)
 
 
 def doc_len(index: Index) -> np.ndarray:
@@ -94,7 +93,7 @@ def doc_len(index: Index) -> np.ndarray:
         lay = layout(index)
         return np.bincount(lay.sent_doc, weights=lay.sent_len, minlength=lay.D).astype(np.float64)
 
-    return cached(index, "models.doc_len", build)
+    return index.cache.get("models.doc_len", build)
 
 
 def title_len(index: Index) -> np.ndarray:
@@ -104,15 +103,13 @@ def title_len(index: Index) -> np.ndarray:
         per_doc = np.asarray(index.title_X.sum(axis=1)).ravel().astype(np.float64)
         return per_doc[layout(index).sent_doc] if index.N else np.zeros(0)
 
-    return cached(index, "models.title_len", build)
+    return index.cache.get("models.title_len", build)
 
 
 def collection_model(index: Index) -> np.ndarray:
     """p(t) = c(t,C)/|C| over the vocabulary."""
-    return cached(
-        index,
-        "models.p_collection",
-        lambda: np.asarray(index.cf, dtype=np.float64) / max(index.total_terms, 1),
+    return index.cache.get(
+        "models.p_collection", lambda: np.asarray(index.cf, dtype=np.float64) / max(index.total_terms, 1)
     )
 
 

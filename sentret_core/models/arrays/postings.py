@@ -7,8 +7,6 @@ are built per query term (kept for the last few terms), so no query needs a corp
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -18,13 +16,11 @@ import scipy.sparse as sp
 from sentret_core.index.neighbours import expand_ranges
 from sentret_core.models.arrays.layout import layout, sentence_doc_matrix, window_matrix
 from sentret_core.models.arrays.vectors import run_starts
-from sentret_core.models.core.cache import cached
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
 
 FIELD_BYTES = 256 * 2**20  # BM25F fields kept per index, the most recently used terms first
-_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -99,7 +95,7 @@ def _canonical(rows: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, np.ndarr
 def postings(index: Index) -> Postings:
     """c(t,s): the sentence postings of every term (slices of ``index.XT``, no copy of it)."""
     XT = index.XT
-    return cached(index, "models.postings", lambda: MappedPostings(XT.indptr, XT.indices, XT.data))
+    return index.cache.get("models.postings", lambda: MappedPostings(XT.indptr, XT.indices, XT.data))
 
 
 def context_postings(index: Index, window: int, include_self: bool = False) -> Postings:
@@ -115,12 +111,12 @@ def context_postings(index: Index, window: int, include_self: bool = False) -> P
             W = W + sp.identity(index.N, format="csr")
         return Postings.of(W @ index.X)
 
-    return cached(index, f"models.context/{window}/{'self' if include_self else 'around'}", build)
+    return index.cache.get(f"models.context/{window}/{'self' if include_self else 'around'}", build)
 
 
 def doc_postings(index: Index) -> Postings:
     """c(t,d): document postings (rows are document ids)."""
-    return cached(index, "models.doc", lambda: Postings.of(sentence_doc_matrix(index) @ index.X))
+    return index.cache.get("models.doc", lambda: Postings.of(sentence_doc_matrix(index) @ index.X))
 
 
 @dataclass(frozen=True)
@@ -138,23 +134,8 @@ class FieldPostings:
 
     def __call__(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         key = (self.window, int(term))
-        store = self.index.cache.setdefault("models.fields", OrderedDict())
-        with _LOCK:
-            if key in store:
-                store.move_to_end(key)
-                found: tuple[np.ndarray, np.ndarray] = store[key]
-                return found
-        found = term_fields(self.index, self.window, key[1])
-        with _LOCK:
-            cache = self.index.cache
-            size = cache.get("models.fields.bytes", 0) + _nbytes(found)
-            if key in store:  # another thread built it meanwhile
-                size -= _nbytes(store[key])
-            store[key] = found
-            while size > FIELD_BYTES and len(store) > 1:  # the least recently used go first
-                size -= _nbytes(store.popitem(last=False)[1])
-            cache["models.fields.bytes"] = size
-        return found
+        return self.index.cache.get_sized("models.fields", key, lambda: term_fields(self.index, *key), FIELD_BYTES,
+                                          _nbytes)
 
 
 def _nbytes(fields: tuple[np.ndarray, np.ndarray]) -> int:
@@ -168,7 +149,7 @@ def field_postings(index: Index, window: int) -> FieldPostings:
 
 def title_postings(index: Index) -> Postings:
     """c(t, title(d)): title postings (rows are document ids), from ``title_X`` (D×V, small)."""
-    return cached(index, "models.title_postings", lambda: Postings.of(_nonzero(index.title_X)))
+    return index.cache.get("models.title_postings", lambda: Postings.of(_nonzero(index.title_X)))
 
 
 def _nonzero(matrix: Any) -> sp.csc_matrix:

@@ -49,7 +49,6 @@ from sentret_core.models.bm25.formulas import (
     saturation,
 )
 from sentret_core.models.bm25.pruning import saturated_top_k
-from sentret_core.models.core.cache import cached, cached_lru
 from sentret_core.models.core.papers import PAPER_000, PAPER_002, ROBERTSON
 from sentret_core.models.core.registry import register
 from sentret_core.models.core.spec import zero_without_a_match
@@ -61,8 +60,8 @@ if TYPE_CHECKING:
 
 def idf(index: Index, variant: str) -> np.ndarray:
     """:func:`idf_of` every term, over sentences."""
-    return cached(
-        index, f"models.bm25.idf/{variant}", lambda: idf_of(index.N, np.asarray(index.sf, dtype=np.float64), variant)
+    return index.cache.get(
+        f"models.bm25.idf/{variant}", lambda: idf_of(index.N, np.asarray(index.sf, dtype=np.float64), variant)
     )
 
 
@@ -80,12 +79,13 @@ def inverse_norm(index: Index, field: str, b: float, window: int = 0) -> np.ndar
         np.divide(1.0, norm, out=out, where=norm > 0)
         return out
 
-    return cached_lru(index, "models.bm25.invB", (field, window, b), build)
+    return index.cache.get_lru("models.bm25.invB", (field, window, b), build)
 
 
 def sentence_k(index: Index, k1: float, b: float) -> np.ndarray:
     """k1·B(s) = k1·((1-b) + b·|s|/avsl) for every sentence."""
-    return cached_lru(index, "models.bm25.K", (k1, b), lambda: k1 * length_norm(layout(index).sent_len, index.avsl, b))
+    return index.cache.get_lru("models.bm25.K", (k1, b),
+                               lambda: k1 * length_norm(layout(index).sent_len, index.avsl, b))
 
 
 def field_weights(index: Index, p: BM25FParams) -> np.ndarray:
@@ -103,7 +103,7 @@ def field_weights(index: Index, p: BM25FParams) -> np.ndarray:
         return out
 
     key = (p.field_b(), p.w_context, p.w_title, p.window)
-    return cached_lru(index, "models.bm25f.weights", key, build)
+    return index.cache.get_lru("models.bm25f.weights", key, build)
 
 
 _ONES = np.ones(3)

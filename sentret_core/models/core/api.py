@@ -67,17 +67,25 @@ def search(
     a query the pruning cannot help, is scored exhaustively. Raises what :func:`score` and :func:`top_k` raise.
     """
     index, text, spec, resolved = _checked(index, query, model, params)
-    k = check_int("k", k, 0)
+    return run_search(index, text, spec, resolved, check_int("k", k, 0), asked=query)
+
+
+def run_search(
+    index: Index, text: str | Sequence[str], spec: ModelSpec, resolved: Params, k: int, asked: Any = None
+) -> Scores:
+    """:func:`search` for a caller whose arguments are checked already (the support engine's query context):
+    ``text`` cleaned, ``resolved`` from ``spec.resolve``, ``k ≥ 0``; ``asked``, the query before cleaning
+    (default ``text``), says whether cleaning emptied it."""
     q = prepare(index, text)
     if spec.reason(q) is not None:
-        return top_k(_unmatched(q, spec, resolved, query), k)
+        return best_of(_unmatched(q, spec, resolved, text if asked is None else asked), k)
     found = None if spec.top_k is None else spec.top_k(index, q, resolved, k)
     if found is None:
-        return top_k(_scores(q, spec, resolved, *spec.scorer(index, q, resolved)), k)
+        return best_of(_scores(q, spec, resolved, *spec.scorer(index, q, resolved)), k)
     ids, values, any_candidate = found
     if not any_candidate:
-        return top_k(_scores(q, spec, resolved, _EMPTY_IDS, EMPTY_SCORES), k)
-    return top_k(Scores(ids.astype(np.int64), values, q.terms, spec.name, resolved, None, q.oov), k)
+        return best_of(_scores(q, spec, resolved, _EMPTY_IDS, EMPTY_SCORES), k)
+    return best_of(Scores(ids.astype(np.int64), values, q.terms, spec.name, resolved, None, q.oov), k)
 
 
 def _checked(index: Any, query: Any, model: Any, params: dict[str, Any]) -> tuple[Index, Any, ModelSpec, Params]:
@@ -112,7 +120,13 @@ def top_k(scores: Scores, k: int) -> Scores:
     """
     check_instance("scores", scores, Scores, "Scores (from score())")
     k = check_int("k", k, 0)
-    ids, values = _checked_arrays(scores)
+    _checked_arrays(scores)
+    return best_of(scores, k)
+
+
+def best_of(scores: Scores, k: int) -> Scores:
+    """:func:`top_k` of Scores a scorer made (sound arrays) and a checked ``k``."""
+    ids, values = scores.ids, scores.scores
     n = len(ids)
     if scores.ranked:
         chosen = np.arange(min(k, n))

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES
-from sentret_core.models.core.cache import cached
 from sentret_core.models.core.params import NoParams
 from sentret_core.models.core.registry import register
 from sentret_core.models.core.spec import Explained
@@ -43,7 +42,7 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
 
 def vocabulary_units(index: Index) -> np.ndarray:
     """``v_t / ‖v_t‖`` of every index term, ``(V, dim)`` float32."""
-    return cached(index, "models.align/units", lambda: _unit(term_vectors(index)).astype(np.float32))
+    return index.cache.get("models.align/units", lambda: _unit(term_vectors(index)).astype(np.float32))
 
 
 def term_similarities(index: Index, q: Query) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -72,7 +71,7 @@ def best_alignments(index: Index, ids: np.ndarray, similarities: np.ndarray) -> 
 
 
 def _with_terms(index: Index) -> np.ndarray:
-    return cached(index, "models.align/ids", lambda: np.flatnonzero(np.diff(index.X.indptr) > 0).astype(np.int64))
+    return index.cache.get("models.align/ids", lambda: np.flatnonzero(np.diff(index.X.indptr) > 0).astype(np.int64))
 
 
 def _explain(index: Index, q: Query, sentence: int, p: Any) -> Explained:

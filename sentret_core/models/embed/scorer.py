@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES
-from sentret_core.models.core.cache import cached
 from sentret_core.models.core.params import NoParams
 from sentret_core.models.core.registry import register
 from sentret_core.models.core.spec import Explained
@@ -39,7 +38,7 @@ CLOSEST = 3  # sentence words named per query term in an explanation
 
 def term_vectors(index: Index) -> np.ndarray:
     """``v_t`` of every index term, ``(V, dim)`` float32."""
-    return cached(index, "models.embed/terms", lambda: encoder().word_vectors(list(index.vocab)))
+    return index.cache.get("models.embed/terms", lambda: encoder().word_vectors(list(index.vocab)))
 
 
 def sentence_vectors(index: Index) -> tuple[np.ndarray, np.ndarray]:
@@ -52,7 +51,7 @@ def sentence_vectors(index: Index) -> tuple[np.ndarray, np.ndarray]:
         ids = np.flatnonzero(norms > 0)
         return ids.astype(np.int64), sums[ids] / norms[ids, None]
 
-    return cached(index, "models.embed/sentences", build)
+    return index.cache.get("models.embed/sentences", build)
 
 
 def query_vector(index: Index, q: Query) -> tuple[list[str], np.ndarray, np.ndarray]:

@@ -23,7 +23,6 @@ from sentret_core.index.neighbours import expand_ranges
 from sentret_core.models.arrays.layout import collection_model, context_len, doc_len, layout, sentence_doc_matrix
 from sentret_core.models.arrays.postings import context_postings, doc_postings, postings
 from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, gather, union
-from sentret_core.models.core.cache import cached, cached_lru
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -61,8 +60,8 @@ def probability(components: Components) -> Any:
 def local_len(index: Index, context: str, window: int) -> np.ndarray:
     """|l(s)|: the length of every sentence's document, or of its window (s included)."""
     if context == "document":
-        return cached(index, "models.lm.doclen_s", lambda: doc_len(index)[layout(index).sent_doc])
-    return cached(index, f"models.lm.windowlen/{window}", lambda: context_len(index, window) + layout(index).sent_len)
+        return index.cache.get("models.lm.doclen_s", lambda: doc_len(index)[layout(index).sent_doc])
+    return index.cache.get(f"models.lm.windowlen/{window}", lambda: context_len(index, window) + layout(index).sent_len)
 
 
 def log_pds(index: Index) -> np.ndarray:
@@ -87,12 +86,12 @@ def log_pds(index: Index) -> np.ndarray:
         c = np.asarray(X.data, dtype=np.float64)
         return np.bincount(s_rows, weights=c * (np.log(p_td) - np.log(p_t)), minlength=index.N)
 
-    return cached(index, "models.lm.log_pds", build)
+    return index.cache.get("models.lm.log_pds", build)
 
 
 def _inverse_lengths(index: Index, key: str, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """1/length (0 for an empty text) and 1.0 where the text is empty (its ML model is p(t))."""
-    return cached(index, key, lambda: (safe_div(1.0, lengths), (lengths <= 0).astype(np.float64)))
+    return index.cache.get(key, lambda: (safe_div(1.0, lengths), (lengths <= 0).astype(np.float64)))
 
 
 def coefficients(index: Index, p: Any, variant: Variant) -> np.ndarray:
@@ -123,7 +122,7 @@ def coefficients(index: Index, p: Any, variant: Variant) -> np.ndarray:
         out[:, 2] = weight(p_c=1.0) + w_ps * empty_s + w_pl * empty_l
         return out
 
-    return cached_lru(index, "models.lm.coefficients", (variant.mixture, p), build)
+    return index.cache.get_lru("models.lm.coefficients", (variant.mixture, p), build)
 
 
 def lm_scores(index: Index, q: Query, p: Any, variant: Variant) -> tuple[np.ndarray, np.ndarray]:

@@ -48,7 +48,6 @@ import scipy.sparse as sp
 from sentret_core.models.arrays.layout import collection_model, layout, sentence_row
 from sentret_core.models.arrays.postings import Postings, postings
 from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, gather, scatter, union
-from sentret_core.models.core.cache import cached
 from sentret_core.models.core.params import Params, Preset, grid_range, param
 from sentret_core.models.core.query import Query
 from sentret_core.models.core.registry import register
@@ -113,7 +112,7 @@ def class_data(index: Index, p: ClassParams) -> ClassData:
         onehot = sp.csr_matrix((np.ones(index.V), (np.arange(index.V), cls)), shape=(index.V, K))
         return ClassData(cmap, cls, p_t_class, p_class, Postings.of(index.X @ onehot))
 
-    return cached(index, f"models.class.data/{cmap.key}", build)
+    return index.cache.get(f"models.class.data/{cmap.key}", build)
 
 
 # --- the mixture: one definition for explain and the distribution ------------------------------------

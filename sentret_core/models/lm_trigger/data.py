@@ -15,7 +15,6 @@ from sentret_core.index.neighbours import expand_ranges
 from sentret_core.models.arrays.layout import layout
 from sentret_core.models.arrays.postings import Postings
 from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, run_starts
-from sentret_core.models.core.cache import cached
 from sentret_core.models.training.triggers import (
     ASK_TABLES,
     ASKS,
@@ -107,7 +106,7 @@ def trigger_data(index: Index, name: str) -> TriggerData:
             background[name] = unmatched * inv_s + empty_s
         return TriggerData(tables, norm, massless, background, Postings.of(Y), inv_s, empty_s)
 
-    return cached(index, f"models.trigger.data/{tables.key}", build)
+    return index.cache.get(f"models.trigger.data/{tables.key}", build)
 
 
 def _hits(norm: sp.csr_matrix, term: int, post: Postings) -> tuple[np.ndarray, np.ndarray]:
@@ -170,4 +169,4 @@ def ask_data(index: Index, name: str) -> AskData:
             background[table] = unmatched * data.inv_s + data.empty_s
         return AskData(prior, norm, massless, background, counts)
 
-    return cached(index, f"models.trigger.asks/{tables.key}", build)
+    return index.cache.get(f"models.trigger.asks/{tables.key}", build)

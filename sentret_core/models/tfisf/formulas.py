@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sentret_core.models.arrays.layout import layout
-from sentret_core.models.core.cache import cached
 from sentret_core.models.core.params import Params, Preset, grid_range, param
 
 if TYPE_CHECKING:
@@ -66,10 +65,10 @@ def term_score(qf: float, weight: float, tf: Any) -> Any:
 def isf(index: Index, doc_level: bool = False) -> np.ndarray:
     """:func:`inverse_frequency` of every term, over sentences (or documents for idfdoc)."""
     if doc_level:
-        return cached(
-            index, "models.idfdoc", lambda: inverse_frequency(index.D, np.asarray(index.df, dtype=np.float64))
+        return index.cache.get(
+            "models.idfdoc", lambda: inverse_frequency(index.D, np.asarray(index.df, dtype=np.float64))
         )
-    return cached(index, "models.isf", lambda: inverse_frequency(index.N, np.asarray(index.sf, dtype=np.float64)))
+    return index.cache.get("models.isf", lambda: inverse_frequency(index.N, np.asarray(index.sf, dtype=np.float64)))
 
 
 def length_factor(index: Index) -> np.ndarray:
@@ -82,4 +81,4 @@ def length_factor(index: Index) -> np.ndarray:
         np.divide(lay.sent_len, avg, out=out, where=avg > 0)
         return out
 
-    return cached(index, "models.length_factor", build)
+    return index.cache.get("models.length_factor", build)

@@ -55,7 +55,6 @@ import numpy as np
 
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
-from sentret_core.models.core.cache import cached
 from sentret_core.models.training.exchange import RARE_CHOICES, Progress, bigrams, exchange
 from sentret_core.models.training.sources import describe_sources, source_list
 
@@ -163,7 +162,7 @@ def train_classes(
 def load_classes(index: Index, name: str = DEFAULT_NAME) -> ClassMap:
     """The class map written as artefact ``name`` (a clear error if there is none: nothing trains here)."""
     found = artefacts.read(index, KIND, name)
-    return cached(index, f"models.classes/{found.sha256}", lambda: _as_map(found))
+    return index.cache.get(f"models.classes/{found.sha256}", lambda: _as_map(found))
 
 
 def _as_map(found: artefacts.Artefact) -> ClassMap:

@@ -25,7 +25,6 @@ import scipy.sparse as sp
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
 from sentret_core.index.format import sha256_of
-from sentret_core.models.core.cache import cached
 from sentret_core.models.training.qa_triggers import ASKS, label_counts, qa_tables, read_qa_pairs
 from sentret_core.models.training.sources import describe_sources, source_list
 
@@ -120,7 +119,7 @@ def sentence_labels(index: Index, labels: Sequence[str]) -> sp.csr_matrix:
         return label_counts(cols["sentence"][ok], cols["token_start"][ok], cols["token_end"][ok], lab[ok],
                             owner, np.asarray(index.seq_tokens, dtype=np.int64), shape)
 
-    return cached(index, "models.trigger.labels/" + "|".join(labels), build)
+    return index.cache.get("models.trigger.labels/" + "|".join(labels), build)
 
 
 def fit_triggers(
@@ -198,7 +197,7 @@ def train_triggers(
 def load_triggers(index: Index, name: str = DEFAULT_NAME) -> TriggerTables:
     """The tables written as artefact ``name`` (a clear error if there are none: nothing trains here)."""
     found = artefacts.read(index, KIND, name)
-    return cached(index, f"models.triggers/{found.sha256}", lambda: _as_tables(found))
+    return index.cache.get(f"models.triggers/{found.sha256}", lambda: _as_tables(found))
 
 
 def _arrays(tables: dict[str, sp.csr_matrix], asked: np.ndarray) -> dict[str, np.ndarray]:

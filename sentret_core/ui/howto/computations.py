@@ -60,7 +60,7 @@ class EntityChoice(NamedTuple):
 def query_entities(path: str, query: str, model: str, params: ParamItems, k: int) -> list[EntityChoice]:
     """The entities of S_q by KLD (the best single score of Blanco & Zaragoza, SIGIR 2010), each sentence
     weighted as on Explore, CARDINAL and ORDINAL left out."""
-    context = QueryContext(load_index(path), query, ranker=model, k=k, window=WINDOW, params={model: dict(params)},
+    context = QueryContext.of(load_index(path), query, ranker=model, k=k, window=WINDOW, params={model: dict(params)},
                            entity_weighting=EXPLORE_ENTITY_WEIGHTING)
     return [
         EntityChoice(e.entity, e.text, e.label, e.frequency, e.kld)
