@@ -84,11 +84,12 @@ def uploaded_text(upload: UploadedFile) -> str:
 def page_setup(title: str, caption: str | None = None) -> None:
     """What every page does first: keep the Explore page's query, take the index a link names, then
     draw the title and caption (and a warning when the link's index cannot be used)."""
-    from sentret_core.ui import history
+    from sentret_core.ui import history, prefetch
     from sentret_core.ui.theme import apply_theme
 
     apply_theme()  # light and dark colours, the narrow-window sidebar fold
     history.install()  # Back and Forward: one history entry per view asked for
+    prefetch.install()  # the code a first result needs, fetched while the first page is idle
     history.restore_from_url(title)  # after Back or Forward the URL is the view: the page reads it again
     remember_explore_query()  # for the Admin page's "Add the Explore page's query"
     warning = index_from_url()
