@@ -75,20 +75,10 @@ class QueryContext:
     """
 
     @classmethod
-    def of(
-        cls,
-        index: Index,
-        query: str | Sequence[str],
-        *,
-        ranker: str = DEFAULT_RANKER,
-        k: int = DEFAULT_K,
-        window: int = DEFAULT_WINDOW,
-        params: Mapping[str, Mapping[str, Any]] | None = None,
-        entity_labels: Iterable[str] | None = None,
-        entity_weighting: str = DEFAULT_ENTITY_WEIGHTING,
-    ) -> QueryContext:
-        return cls(ContextArgs.checked(index, query, ranker=ranker, k=k, window=window, params=params,
-                                       entity_labels=entity_labels, entity_weighting=entity_weighting))
+    def of(cls, index: Index, query: str | Sequence[str], **options: Any) -> QueryContext:
+        """The context of ``query``, its arguments (``ranker``, ``k``, ``window``, ``params``, ``entity_labels``,
+        ``entity_weighting``: those of :meth:`ContextArgs.checked`) checked first."""
+        return cls(ContextArgs.checked(index, query, **options))
 
     def __init__(self, args: ContextArgs) -> None:
         index, query, window = args.index, args.query, args.window
