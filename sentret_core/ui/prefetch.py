@@ -1,13 +1,14 @@
-"""Fetch, while the first page is idle, the browser code that the first results of a session need.
+"""Load, while the page is idle, the browser code that the first results and the first visit to a page need.
 
-Streamlit's page loads some of its own code only when an element first appears: the Markdown renderer
-for HTML blocks (``rehype-raw`` with ``hastscript`` and ``web-namespaces``), the download button, and the
-italic face of its font. Explore draws all of them with its first results, so the first query of a
-session waited for them: 433-566 ms at p95 against ≤ 300 ms for the later queries
-(``benchmarks/app_latency.py``). Drawing such elements on the first screen moved the cost to the first
-page (3.8 s instead of 2.1 s), so instead the page asks the browser to fetch them once it is idle
-(``modulepreload`` for a module; the body font's italic faces through ``document.fonts``): the first results then
-find them loaded.
+Streamlit's page loads much of its own code only when an element first appears: the Markdown renderer
+for HTML blocks (``rehype-raw`` with ``hastscript`` and ``web-namespaces``) and the download button, which
+Explore draws with its first results; the charts (Vega-Lite), tables, formulas (KaTeX) and metrics that
+How it works draws; the buttons and emoji of the other pages. So the first query of a session waited for
+them (433-566 ms at p95 against ≤ 300 ms for the later ones, ``benchmarks/app_latency.py``), and so did
+the first visit to How it works (some 45 files). Drawing such elements on the first screen moved the
+cost to the first page (3.8 s instead of 2.1 s), so instead the page imports them once it is idle after
+the first screen (and the body font's italic faces through
+``document.fonts``): a later result or page finds them loaded.
 """
 
 from __future__ import annotations
@@ -21,29 +22,35 @@ import streamlit as st
 
 # The frontend's lazily loaded files a first result needs, by the start of their name (their hash varies
 # with the Streamlit release, so the installed package is searched for them).
-LAZY = ("js/rehype-raw.", "js/hastscript.", "js/web-namespaces.", "js/DownloadButton.",
-        "js/createDownloadLinkElement.")
+LAZY = (
+    # Explore's first results: HTML in Markdown, the download button
+    "js/rehype-raw.", "js/hastscript.", "js/web-namespaces.", "js/DownloadButton.", "js/createDownloadLinkElement.",
+    # How it works: Vega-Lite charts (and the d3 modules they load on first draw), tables, formulas, metrics
+    "js/ArrowVegaLiteChart.", "js/loadVegaEmbed.", "js/embed.", "js/vega-interpreter.", "js/linear.", "js/ordinal.",
+    "js/time.", "js/defaultLocale.", "js/cubic.", "js/init.", "js/string.", "js/value.", "js/threshold.",
+    "js/colors.", "js/treemap.", "js/DataFrame.", "js/unzip.", "js/serialization.", "js/resolveDefaultExport.",
+    "js/_baseIndexOf.", "js/_hasUnicode.", "js/rehype-katex.", "js/Metric.", "js/Button.",
+    # the other pages' buttons and emoji
+    "js/ButtonGroup.", "js/remark-emoji.",
+)
 
 SCRIPT = """<script>
 (() => {
   if (window.sentretPrefetch) return;
   window.sentretPrefetch = true;
   const files = %s;
-  const fetchAll = () => {
-    const main = [...document.scripts].map((s) => s.src).find((src) => src.includes("/static/js/"));
-    if (!main) return;
-    const base = main.slice(0, main.indexOf("/static/") + "/static/".length);
-    for (const file of files) {
-      const link = document.createElement("link");
-      Object.assign(link, {rel: "modulepreload", href: base + file});
-      document.head.appendChild(link);
-    }
+  const idle = (run) => (window.requestIdleCallback || ((f) => setTimeout(f, 1500)))(run, {timeout: 4000});
+  const main = [...document.scripts].map((s) => s.src).find((src) => src.includes("/static/js/"));
+  if (!main) return;
+  const base = main.slice(0, main.indexOf("/static/") + "/static/".length);
+  idle(() => {
     // the body font's italic faces, loaded as the text that uses them would load them
     for (const face of document.fonts) {
       if (face.family.includes("Source Sans") && face.style === "italic" && face.status === "unloaded") face.load();
     }
-  };
-  (window.requestIdleCallback || ((run) => setTimeout(run, 1500)))(fetchAll, {timeout: 4000});
+    // each import is evaluated in a task of its own, so a click in between is not kept waiting
+    for (const file of files) import(base + file).catch(() => {});
+  });
 })();
 </script>"""
 

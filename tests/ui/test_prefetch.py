@@ -19,4 +19,5 @@ def test_every_lazy_file_is_found_once_in_the_installed_streamlit() -> None:
 
 
 def test_the_script_fetches_them_once_per_page_load() -> None:
-    assert "window.sentretPrefetch" in SCRIPT and "modulepreload" in SCRIPT and "requestIdleCallback" in SCRIPT
+    assert "window.sentretPrefetch" in SCRIPT and "import(base + file)" in SCRIPT
+    assert "requestIdleCallback" in SCRIPT
