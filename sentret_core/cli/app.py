@@ -40,6 +40,7 @@ def streamlit_command(script: Path, port: int, host: str) -> list[str]:
         "server.fileWatcherType": "none",  # an installed package does not change under the server
         "browser.gatherUsageStats": "false",
         "client.toolbarMode": "viewer",  # no developer menu (Deploy, Rerun settings) for the app's users
+        "runner.postScriptGC": "false",  # a full collection after every run delays its last messages
     }
     flags = [part for key, value in settings.items() for part in (f"--{key}", value)]
     return [sys.executable, "-m", "streamlit", "run", str(script), *flags]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import re
@@ -255,7 +256,8 @@ def _warm_up_thread(path: str) -> threading.Thread:
 
 def _warm(path: str) -> None:
     """Load the index, the spaCy tokenizer the queries need and the default models' statistics
-    (postings, lengths) with one throw-away support request; any failure is the page's to report."""
+    (postings, lengths) with one throw-away support request; any failure is the page's to report.
+    Then collect once and freeze what is alive (:func:`freeze_loaded`)."""
     from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
     from sentret_core.support.engine import support
 
@@ -264,6 +266,20 @@ def _warm(path: str) -> None:
         support(index, "warm up the index", models=DEFAULT_SUPPORT_MODELS, top_entities=1, per_entity=1)
     except Exception as err:  # the first page that needs the index says what is wrong
         log.info("warm-up of %s stopped: %s", path, err)
+    freeze_loaded()
+
+
+def freeze_loaded() -> None:
+    """Leave every object alive now (Streamlit, spaCy, pandas, the warmed index: they live as long as the
+    process) out of later garbage collections.
+
+    Streamlit's full collection after every run is off (``runner.postScriptGC`` in .streamlit/config.toml,
+    and ``sentret app``'s flags): a full pass walks some 160k objects here, 50-110 ms holding the GIL, and
+    each run's last messages to the browser waited for it (``benchmarks/app_latency.py``). Python's own full
+    passes still come now and then, in the middle of some interaction; after :func:`gc.freeze` they walk only
+    what was made later."""
+    gc.collect()
+    gc.freeze()
 
 
 def warm_up() -> None:

@@ -85,7 +85,8 @@ def test_app_passes_the_repository_settings_as_flags() -> None:
     flags = dict(zip(command[5::2], command[6::2]))
     for section, values in config.items():
         for key, value in values.items():
-            assert flags[f"--{section}.{key}"] == str(value), (section, key)
+            expected = str(value).lower() if isinstance(value, bool) else str(value)  # TOML's false is "false"
+            assert flags[f"--{section}.{key}"] == expected, (section, key)
     assert config["client"]["toolbarMode"] == "viewer"  # no developer Deploy button
     assert flags["--server.address"] == "127.0.0.1" and flags["--server.port"] == "8600"
 

@@ -1,0 +1,45 @@
+"""The cold start's warm-up (sentret_core.ui.state): it loads what the first query needs, then leaves
+everything alive out of later garbage collections, since Streamlit's collection after every run is off."""
+
+from __future__ import annotations
+
+import gc
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sentret_core.index.reader import Index
+from sentret_core.ui import state
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def unfrozen() -> Iterator[None]:
+    """The test process's heap as it was: nothing frozen before, everything unfrozen after."""
+    gc.unfreeze()
+    yield
+    gc.unfreeze()
+
+
+def test_the_warm_up_freezes_what_it_loaded(small_index: Index, unfrozen: None) -> None:
+    assert gc.get_freeze_count() == 0
+    state._warm(str(small_index.path))
+    frozen = gc.get_freeze_count()
+    assert frozen > 10_000  # the libraries' objects and the index's, not a handful
+    assert state.load_index(str(small_index.path)) is not None  # loaded (and cached) by the warm-up
+    # a full pass now walks only what came after: far fewer objects than were frozen
+    assert len(gc.get_objects()) < frozen
+
+
+def test_a_failing_warm_up_still_freezes(tmp_path: Path, unfrozen: None) -> None:
+    state._warm(str(tmp_path / "no-index"))  # the first page that needs it reports the error
+    assert gc.get_freeze_count() > 0
+
+
+def test_streamlit_does_not_collect_after_every_run() -> None:
+    """The full collection would hold each run's last messages back (benchmarks/app_latency.py)."""
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["runner"]["postScriptGC"] is False
