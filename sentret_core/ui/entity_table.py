@@ -9,27 +9,9 @@ from __future__ import annotations
 from sentret_core.support.records import EntitySupport
 from sentret_core.ui.glossary import COLUMN_HELP, COLUMN_TITLES, HIGHER_IS_BETTER
 from sentret_core.ui.text import html_text
-from sentret_core.ui.theme import BAR, label_pair
+from sentret_core.ui.theme import label_pair
 
 SCORES = ("frequency", "rarity", "combination", "kld")
-TABLE_CSS = (
-    "<style>div.sentret-scroll{overflow-x:auto;max-width:100%}"
-    "table.sentret-entities{border-collapse:collapse;font-size:0.85rem;width:100%}"
-    "table.sentret-entities th{text-align:left;font-weight:600;opacity:0.8;border-bottom:1px solid "
-    "rgba(128,128,128,0.4);padding:2px 6px;white-space:nowrap;cursor:help}"
-    "table.sentret-entities td{border-bottom:1px solid rgba(128,128,128,0.2);padding:2px 6px;white-space:nowrap}"
-    "table.sentret-entities td.num{text-align:right;font-variant-numeric:tabular-nums}"
-    "table.sentret-entities td.name{max-width:16em;overflow:hidden;text-overflow:ellipsis}"
-    "table.sentret-entities td.score{min-width:9em}"
-    "table.sentret-entities td.score span.value{display:inline-block;min-width:4.5em;text-align:right;"
-    "font-variant-numeric:tabular-nums;margin-right:6px}"
-    "table.sentret-entities td.score span.track{display:inline-block;width:5em;vertical-align:middle}"
-    f"table.sentret-entities .sentret-bar{{display:block;height:0.8em;border-radius:2px;background:{BAR['light']}}}"
-    "table.sentret-entities tr[data-entity]{cursor:pointer}"
-    "table.sentret-entities tr[data-entity]:hover td,table.sentret-entities tr[data-entity]:focus td"
-    "{background:rgba(128,128,128,0.15)}"
-    "table.sentret-entities span.chip{border-radius:0.3em;padding:0 0.3em;font-size:0.8em}</style>"
-)
 
 
 def _score_value(e: EntitySupport, score: str) -> float:
@@ -77,7 +59,7 @@ def entity_table_html(entities: list[EntitySupport], score: str) -> str:
         )
         rows.append(f'<tr data-entity="{key}" data-score="{float(r.score)!r}" tabindex="0" title="Click to explain '
                     f'{html_text(r.text)}">{cells}</tr>')
-    return (f'{TABLE_CSS}<div class="sentret-scroll"><table class="sentret-entities"><tr>{head}</tr>'
+    return (f'<div class="sentret-scroll"><table class="sentret-entities"><tr>{head}</tr>'
             f'{"".join(rows)}</table></div>')
 
 

@@ -87,6 +87,36 @@ LAYOUT_CSS = (
     ".st-key-sentret-row-pick{display:none}"  # the box a click on an entity's row types into
 )
 
+# Explore's entity table (ui/entity_table.py) and How it works' ranking (ui/howto/ranking.py); in the page's
+# one stylesheet, not in each table's HTML, where every new result would add and remove a <style> and make
+# the browser restyle the whole page
+ENTITY_TABLE_CSS = (
+    "table.sentret-entities{border-collapse:collapse;font-size:0.85rem;width:100%}"
+    "table.sentret-entities th{text-align:left;font-weight:600;opacity:0.8;border-bottom:1px solid "
+    "rgba(128,128,128,0.4);padding:2px 6px;white-space:nowrap;cursor:help}"
+    "table.sentret-entities td{border-bottom:1px solid rgba(128,128,128,0.2);padding:2px 6px;white-space:nowrap}"
+    "table.sentret-entities td.num{text-align:right;font-variant-numeric:tabular-nums}"
+    "table.sentret-entities td.name{max-width:16em;overflow:hidden;text-overflow:ellipsis}"
+    "table.sentret-entities td.score{min-width:9em}"
+    "table.sentret-entities td.score span.value{display:inline-block;min-width:4.5em;text-align:right;"
+    "font-variant-numeric:tabular-nums;margin-right:6px}"
+    "table.sentret-entities td.score span.track{display:inline-block;width:5em;vertical-align:middle}"
+    f"table.sentret-entities .sentret-bar{{display:block;height:0.8em;border-radius:2px;background:{BAR['light']}}}"
+    "table.sentret-entities tr[data-entity]{cursor:pointer}"
+    "table.sentret-entities tr[data-entity]:hover td,table.sentret-entities tr[data-entity]:focus td"
+    "{background:rgba(128,128,128,0.15)}"
+    "table.sentret-entities span.chip{border-radius:0.3em;padding:0 0.3em;font-size:0.8em}"
+)
+RANKING_TABLE_CSS = (
+    "table.sentret-ranking{width:100%;border-collapse:collapse;font-size:0.9rem}"
+    "table.sentret-ranking th{text-align:left;font-weight:600;opacity:0.8;"
+    "border-bottom:1px solid rgba(128,128,128,0.4);padding:2px 6px;white-space:nowrap}"
+    "table.sentret-ranking td{vertical-align:top;border-bottom:1px solid rgba(128,128,128,0.2);padding:4px 6px}"
+    "table.sentret-ranking td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}"
+    "table.sentret-ranking td.change{white-space:nowrap;text-align:center}"
+    "table.sentret-ranking small{opacity:0.75}"  # the page's own text colour, light or dark
+)
+
 # Streamlit collapses its sidebar only up to 768 px; a projector or a split screen at 800-1100 px needs the room.
 # Once per browser tab, on a narrow window, fold it away; the user can open it again and it stays open.
 NARROW_SIDEBAR_JS = """<div class="sentret-script"></div><script>
@@ -110,7 +140,7 @@ def stylesheet(reported: str | None = None) -> str:
     dark = f"@media (prefers-color-scheme: dark){{{_theme_rules('dark')}}}"
     chosen = _theme_rules(reported) if reported in THEMES else ""
     light = "@media (prefers-color-scheme: light){" + _theme_rules("light") + "}"
-    return f"<style>{light}{dark}{chosen}{LAYOUT_CSS}</style>"
+    return f"<style>{light}{dark}{chosen}{LAYOUT_CSS}{ENTITY_TABLE_CSS}{RANKING_TABLE_CSS}</style>"
 
 
 def apply_theme() -> None:

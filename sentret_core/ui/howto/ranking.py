@@ -14,16 +14,6 @@ from sentret_core.ui.render import term_spans
 from sentret_core.ui.state import guarded
 from sentret_core.ui.text import html_text, show_html
 
-RANKING_CSS = (
-    "<style>table.sentret-ranking{width:100%;border-collapse:collapse;font-size:0.9rem}"
-    "table.sentret-ranking th{text-align:left;font-weight:600;opacity:0.8;"
-    "border-bottom:1px solid rgba(128,128,128,0.4);padding:2px 6px;white-space:nowrap}"
-    "table.sentret-ranking td{vertical-align:top;border-bottom:1px solid rgba(128,128,128,0.2);padding:4px 6px}"
-    "table.sentret-ranking td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}"
-    "table.sentret-ranking td.change{white-space:nowrap;text-align:center}"
-    "table.sentret-ranking small{opacity:0.75}</style>"  # the page's own text colour, light or dark
-)
-
 
 def ranking_html(
     index: Index, ids: list[int], scores: np.ndarray, changes: list[str], terms: tuple[str, ...], change: str
@@ -44,7 +34,7 @@ def ranking_html(
             f"<td><small><i>{title}</i></small><br>{body}</td></tr>"
         )
     head = f"<tr><th>#</th><th>{html_text(change)}</th><th>score</th><th>sentence</th></tr>"
-    return f'{RANKING_CSS}<table class="sentret-ranking">{head}{"".join(rows)}</table>'
+    return f'<table class="sentret-ranking">{head}{"".join(rows)}</table>'
 
 
 def ranking_table(
