@@ -53,7 +53,8 @@ def engine_options(p: argparse.ArgumentParser, model_default: str | None = None)
                    help="run the spaCy pass here (local, default) or on Ray Data (ray: pip install 'sentret[scale]')")
     p.add_argument("--n-process", type=int, default=2, help="local engine: spaCy worker processes (default 2)")
     p.add_argument("--address", default=None,
-                   help="ray engine: the cluster to join ('auto' or ray://host:port; default: a local Ray)")
+                   help="ray engine: the cluster to join ('auto', or the head node's HOST:PORT, e.g. 10.0.0.5:6379; "
+                        "default: a local Ray)")
     p.add_argument("--num-workers", type=int, default=None,
                    help="ray engine: parsing actors, one CPU each (default: the CPUs Ray has)")
     p.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="documents per spaCy batch")

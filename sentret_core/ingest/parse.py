@@ -48,6 +48,11 @@ class Engine:
             raise SentretError(
                 "--address is empty: name the Ray cluster as HOST:PORT (or 'auto'), or leave it out to start Ray here"
             )
+        if self.address is not None and self.address.strip().lower().startswith("ray://"):
+            raise SentretError(
+                f"--address {self.address}: Ray Data cannot run through Ray Client (ray://); give the head node's "
+                "HOST:PORT as `ray start --head` prints it (port 6379 unless --port says otherwise), or auto"
+            )
 
 
 def open_source(source: str | Any, fmt: str, encoding: str, skipped: Skipped) -> Iterator[Document]:

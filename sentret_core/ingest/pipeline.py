@@ -15,7 +15,7 @@ def pipeline_record(nlp: Any, model: str) -> dict[str, Any]:
     return {
         "model": model,
         "model_version": nlp.meta.get("version", ""),
-        "pipeline": nlp.pipe_names,
+        "pipeline": list(nlp.pipe_names),  # a plain list: it is pickled to and from Ray nodes too
         "spacy_version": str(spacy.__version__),
         "normalisation": NORMALISATION,
     }

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from sentret_core._version import __version__
 from sentret_core.errors import SentretError
 from sentret_core.ingest.corpus import Document
 from sentret_core.ingest.nlp import load_pipeline, parse_documents
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from sentret_core.ingest.parse import Engine
 
 CONNECT_TIMEOUT_S = 5.0
+NODE_CHECK_TIMEOUT_S = 120.0  # a node loads the spaCy pipeline once to report it
+NODE_KEYS = ("sentret", "spacy_version", "model", "model_version", "pipeline", "normalisation")
 NEEDS_RAY = "--engine ray needs Ray: pip install 'sentret[scale]' (or pip install 'ray[data]')"
 _INPUT = pa.schema([("ordinal", pa.int64()), ("id", pa.string()), ("title", pa.string()), ("text", pa.string()),
                     ("sentences", pa.list_(pa.string()))])
@@ -73,6 +76,8 @@ def parse_with_ray(
         _start(ray, engine)
     _quiet_data()
     try:
+        if engine.address:  # another machine's nodes: each must parse exactly as this one would
+            check_nodes(ray, engine.model, {"sentret": __version__, **record})
         workers = engine.num_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         docs = words = 0
         for chunk in _chunks(documents, writer.next_ordinal, writer.shard_documents):
@@ -86,6 +91,50 @@ def parse_with_ray(
         if started_here:
             ray.shutdown()
     return record
+
+
+def node_report(model: str) -> dict[str, Any]:
+    """What this machine would parse with: sentret's version and the record of ``model`` (or why it cannot load)."""
+    try:
+        return {"sentret": __version__, **pipeline_record(load_pipeline(model), model)}
+    except Exception as err:  # a node without the pipeline: said in the driver's one message
+        return {"error": f"{type(err).__name__}: {err}"}
+
+
+def node_differences(expected: dict[str, Any], reports: dict[str, dict[str, Any]]) -> list[str]:
+    """For each node (by address) that would not parse as ``expected`` says, what differs, in words."""
+    problems = []
+    for node, report in sorted(reports.items()):
+        if "error" in report:
+            problems.append(f"node {node} cannot load it ({report['error']})")
+            continue
+        differs = [f"{key} {report.get(key)!r} (here {expected[key]!r})" for key in NODE_KEYS
+                   if report.get(key) != expected.get(key)]
+        if differs:
+            problems.append(f"node {node} has " + ", ".join(differs))
+    return problems
+
+
+def check_nodes(ray: Any, model: str, expected: dict[str, Any]) -> None:
+    """Refuse, in one message and before anything is parsed, a cluster where some node has another sentret,
+    spaCy or pipeline than this machine: its shards would differ from the rest. Each node with a CPU runs
+    :func:`node_report` once."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    nodes = [n for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) > 0]
+    probe = ray.remote(num_cpus=1, max_retries=0)(node_report)
+    refs = {f"{n['NodeManagerAddress']} ({n['NodeID'][:8]})": probe.options(
+        scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(model) for n in nodes}
+    reports = {}
+    for node, ref in refs.items():
+        try:
+            reports[node] = ray.get(ref, timeout=NODE_CHECK_TIMEOUT_S)
+        except Exception as err:  # e.g. sentret not installed there: the task cannot even be unpickled
+            reports[node] = {"error": f"{type(err).__name__}: {str(err).strip().splitlines()[-1][:300]}"}
+    problems = node_differences(expected, reports)
+    if problems:
+        raise SentretError("the Ray cluster's nodes would not all parse as this machine does: "
+                           + "; ".join(problems) + ". Install the same sentret, spaCy and pipeline on every node.")
 
 
 def _import_ray() -> Any:
@@ -119,7 +168,7 @@ def _check_reachable(address: str) -> None:
     (``ray.init`` would wait for the cluster for minutes); ``auto`` is left to Ray."""
     if address == "auto":
         return
-    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    host, sep, port = address.rpartition(":")
     if not sep or not host or not port.isascii() or not port.isdigit() or not 0 < int(port) < 65536:
         raise SentretError(f"--address {address}: expected HOST:PORT of a Ray head node, e.g. 127.0.0.1:6379, or auto")
     try:

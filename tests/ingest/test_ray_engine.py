@@ -10,9 +10,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from sentret_core._version import __version__
 from sentret_core.errors import SentretError
 from sentret_core.ingest.corpus import Document, Skipped, presegmented, read_corpus
+from sentret_core.ingest.nlp import DEFAULT_PIPELINE, load_pipeline
 from sentret_core.ingest.parse import Engine, parse_into
+from sentret_core.ingest.pipeline import pipeline_record
+from sentret_core.ingest.ray_engine import check_nodes, node_differences
 from sentret_core.ingest.shards import ShardWriter, read_shards_manifest
 from tests.conftest import SMALL_DOCS
 
@@ -62,3 +66,43 @@ def test_an_unreachable_cluster_is_one_message(tmp_path: Path, monkeypatch: pyte
     with pytest.raises(SentretError, match="cannot join the Ray cluster at --address auto"):
         parse_into(ShardWriter(tmp_path, {}), documents()[:2], Engine("ray", address="auto"))
     assert not ray.is_initialized()
+
+
+def test_a_ray_client_address_is_refused_before_ray_starts(tmp_path: Path) -> None:
+    """Ray Data does not run through Ray Client: a ray:// address could never work."""
+    with pytest.raises(SentretError, match=r"Ray Data cannot run through Ray Client \(ray://\); give the head node's"):
+        parse_into(ShardWriter(tmp_path, {}), documents()[:2], Engine("ray", address="ray://head:10001"))
+    assert not ray.is_initialized()
+
+
+HERE = {"sentret": "0.1.0", "model": "m", "model_version": "3.8.0", "pipeline": ["tok2vec", "ner"],
+        "spacy_version": "3.8.2", "normalisation": 2}
+
+
+def test_node_differences_name_each_node_and_what_differs() -> None:
+    reports = {
+        "10.0.0.2 (aa)": dict(HERE),
+        "10.0.0.3 (bb)": {**HERE, "sentret": "0.0.9", "model_version": "3.7.1"},
+        "10.0.0.4 (cc)": {"error": "OSError: [E050] Can't find model 'm'"},
+    }
+    assert node_differences(HERE, reports) == [
+        "node 10.0.0.3 (bb) has sentret '0.0.9' (here '0.1.0'), model_version '3.7.1' (here '3.8.0')",
+        "node 10.0.0.4 (cc) cannot load it (OSError: [E050] Can't find model 'm')",
+    ]
+    assert node_differences(HERE, {"10.0.0.2 (aa)": dict(HERE)}) == []
+
+
+def test_every_node_of_a_cluster_reports_what_it_parses_with() -> None:
+    """On a one-node Ray: the node loads the pipeline and agrees with this machine; a driver that expects
+    another version is refused in one message that names the node and the difference."""
+    here = {"sentret": __version__, **pipeline_record(load_pipeline(DEFAULT_PIPELINE), DEFAULT_PIPELINE)}
+    ray.init(num_cpus=1, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    try:
+        check_nodes(ray, DEFAULT_PIPELINE, here)  # the same: nothing to say
+        with pytest.raises(SentretError) as refused:
+            check_nodes(ray, DEFAULT_PIPELINE, {**here, "sentret": "0.0.1"})
+    finally:
+        ray.shutdown()
+    message = str(refused.value)
+    assert message.startswith("the Ray cluster's nodes would not all parse as this machine does: node ")
+    assert f"has sentret {__version__!r} (here '0.0.1')" in message and "\n" not in message

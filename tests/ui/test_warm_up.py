@@ -4,11 +4,11 @@ everything alive out of later garbage collections, since Streamlit's collection 
 from __future__ import annotations
 
 import gc
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from sentret_core.index.reader import Index
 from sentret_core.ui import state
