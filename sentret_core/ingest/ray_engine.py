@@ -14,6 +14,7 @@ import itertools
 import logging
 import os
 import socket
+import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -126,9 +127,10 @@ def check_nodes(ray: Any, model: str, expected: dict[str, Any]) -> None:
     refs = {f"{n['NodeManagerAddress']} ({n['NodeID'][:8]})": probe.options(
         scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(model) for n in nodes}
     reports = {}
+    deadline = time.monotonic() + NODE_CHECK_TIMEOUT_S  # for all nodes together: they report in parallel
     for node, ref in refs.items():
         try:
-            reports[node] = ray.get(ref, timeout=NODE_CHECK_TIMEOUT_S)
+            reports[node] = ray.get(ref, timeout=max(0.0, deadline - time.monotonic()))
         except Exception as err:  # e.g. sentret not installed there: the task cannot even be unpickled
             reports[node] = {"error": f"{type(err).__name__}: {str(err).strip().splitlines()[-1][:300]}"}
     problems = node_differences(expected, reports)
