@@ -80,14 +80,16 @@ def parse_with_ray(
         if engine.address:  # another machine's nodes: each must parse exactly as this one would
             check_nodes(ray, engine.model, {"sentret": __version__, **record})
         workers = engine.num_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        docs = words = 0
-        for chunk in _chunks(documents, writer.next_ordinal, writer.shard_documents):
-            table = _parse_chunk(ray, chunk, engine, workers)
-            writer.write(table)
-            docs += table.num_rows
-            words += int(pa.compute.sum(table.column("n_words")).as_py() or 0)
+        done = [0, 0]  # documents, words
+
+        def batch_done(batch: pa.Table) -> None:  # progress per batch, as the batches come back
+            done[0] += batch.num_rows
+            done[1] += int(pa.compute.sum(batch.column("n_words")).as_py() or 0)
             if progress is not None:
-                progress(docs, words)
+                progress(done[0], done[1])
+
+        for chunk in _chunks(documents, writer.next_ordinal, writer.shard_documents):
+            writer.write(_parse_chunk(ray, chunk, engine, workers, batch_done))
     finally:
         if started_here:
             ray.shutdown()
@@ -206,8 +208,10 @@ def _chunks(documents: Iterable[Document], first_ordinal: int, size: int) -> Ite
         ordinal += len(chunk)
 
 
-def _parse_chunk(ray: Any, chunk: pa.Table, engine: Engine, workers: int) -> pa.Table:
-    """One chunk through the actor pool, its rows back in ordinal order."""
+def _parse_chunk(
+    ray: Any, chunk: pa.Table, engine: Engine, workers: int, on_batch: Callable[[pa.Table], None]
+) -> pa.Table:
+    """One chunk through the actor pool, its rows back in ordinal order; ``on_batch`` sees each batch as it comes."""
     # batches small enough for every worker to get several, large enough to keep spaCy's batching
     batch = max(1, min(engine.batch_size * 4, -(-chunk.num_rows // (workers * 4))))
     # one block per batch (a repartition would need CPUs the actors hold)
@@ -216,8 +220,10 @@ def _parse_chunk(ray: Any, chunk: pa.Table, engine: Engine, workers: int) -> pa.
         parser_for(engine.model, engine.batch_size), batch_size=batch, batch_format="pyarrow",
         compute=ray.data.ActorPoolStrategy(size=workers), num_cpus=1,
     )
-    tables = [pa.Table.from_batches([b]) if isinstance(b, pa.RecordBatch) else b
-              for b in parsed.iter_batches(batch_size=None, batch_format="pyarrow")]
+    tables = []
+    for block in parsed.iter_batches(batch_size=None, batch_format="pyarrow"):
+        tables.append(pa.Table.from_batches([block]) if isinstance(block, pa.RecordBatch) else block)
+        on_batch(tables[-1])
     table = pa.concat_tables(tables) if tables else to_table([], 0)
     return table.sort_by("ordinal")
 

@@ -29,6 +29,9 @@ def documents() -> list[Document]:
     return [*(Document(d["id"], d["title"], d["text"]) for d in SMALL_DOCS), *demo, given]
 
 
+PROGRESS: dict[str, list[tuple[int, int]]] = {}  # each engine's progress reports, (documents, words) done
+
+
 @pytest.fixture(scope="module")
 def parsed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The same documents parsed by each engine (Ray once: it takes seconds to start)."""
@@ -36,7 +39,9 @@ def parsed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for name, engine in (("local", Engine(n_process=1)), ("ray", Engine("ray", num_workers=2, batch_size=8))):
         folder = tmp_path_factory.mktemp(name)
         writer = ShardWriter(folder, {}, shard_documents=20)
-        parse_into(writer, documents()[:20], engine)  # one shard, then more documents into the next ones
+        # one shard (its progress recorded), then more documents into the next ones
+        seen = PROGRESS[name] = []
+        parse_into(writer, documents()[:20], engine, lambda d, w, seen=seen: seen.append((d, w)))
         parse_into(writer, documents()[20:], engine)
         writer.finish(["test"])
         folders[name] = folder
@@ -53,6 +58,15 @@ def test_ray_gives_the_local_engines_shards(parsed: dict[str, Path]) -> None:
     assert local.num_rows == len(documents()) and local.equals(remote)
     assert local.column("ordinal").to_pylist() == list(range(len(documents())))
     assert not ray.is_initialized()  # the engine shut down the Ray it started
+
+
+def test_ray_reports_progress_per_batch_not_per_shard(parsed: dict[str, Path]) -> None:
+    """20 documents, one shard: the local engine reports each document; Ray each batch of 3 as it comes back
+    (2 workers, 4 batches each at most), never only once at the end."""
+    local, ray_reports = PROGRESS["local"], PROGRESS["ray"]
+    assert len(ray_reports) == 7 and [d for d, _ in ray_reports] == [3, 6, 9, 12, 15, 18, 20]
+    assert ray_reports[-1] == local[-1]  # the same documents and words in the end
+    assert all(a[1] < b[1] for a, b in itertools.pairwise(ray_reports))
 
 
 def test_without_ray_the_message_names_the_extra(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
