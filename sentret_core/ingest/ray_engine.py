@@ -78,7 +78,7 @@ def parse_with_ray(
     _quiet_data()
     try:
         if engine.address:  # another machine's nodes: each must parse exactly as this one would
-            check_nodes(ray, engine.model, {"sentret": __version__, **record})
+            check_nodes(ray, engine.model, parses_with(record))
         workers = engine.num_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         done = [0, 0]  # documents, words
 
@@ -96,10 +96,15 @@ def parse_with_ray(
     return record
 
 
+def parses_with(record: dict[str, Any]) -> dict[str, Any]:
+    """What a machine parses with: sentret's version and a pipeline's record (:func:`pipeline_record`)."""
+    return {"sentret": __version__, **record}
+
+
 def node_report(model: str) -> dict[str, Any]:
-    """What this machine would parse with: sentret's version and the record of ``model`` (or why it cannot load)."""
+    """:func:`parses_with` ``model`` on this machine, or why it cannot load."""
     try:
-        return {"sentret": __version__, **pipeline_record(load_pipeline(model), model)}
+        return parses_with(pipeline_record(load_pipeline(model), model))
     except Exception as err:  # a node without the pipeline: said in the driver's one message
         return {"error": f"{type(err).__name__}: {err}"}
 

@@ -16,7 +16,7 @@ from sentret_core.ingest.corpus import Document, Skipped, presegmented, read_cor
 from sentret_core.ingest.nlp import DEFAULT_PIPELINE, load_pipeline
 from sentret_core.ingest.parse import Engine, parse_into
 from sentret_core.ingest.pipeline import pipeline_record
-from sentret_core.ingest.ray_engine import check_nodes, node_differences
+from sentret_core.ingest.ray_engine import check_nodes, node_differences, parses_with
 from sentret_core.ingest.shards import ShardWriter, read_shards_manifest
 from tests.conftest import SMALL_DOCS
 
@@ -109,7 +109,7 @@ def test_node_differences_name_each_node_and_what_differs() -> None:
 def test_every_node_of_a_cluster_reports_what_it_parses_with() -> None:
     """On a one-node Ray: the node loads the pipeline and agrees with this machine; a driver that expects
     another version is refused in one message that names the node and the difference."""
-    here = {"sentret": __version__, **pipeline_record(load_pipeline(DEFAULT_PIPELINE), DEFAULT_PIPELINE)}
+    here = parses_with(pipeline_record(load_pipeline(DEFAULT_PIPELINE), DEFAULT_PIPELINE))
     ray.init(num_cpus=1, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
     try:
         check_nodes(ray, DEFAULT_PIPELINE, here)  # the same: nothing to say

@@ -12,8 +12,7 @@ import tomllib
 
 from sentret_core.index.reader import Index
 from sentret_core.ui import state
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.browser_util import ROOT
 
 
 @pytest.fixture
