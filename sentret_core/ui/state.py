@@ -257,16 +257,22 @@ def _warm_up_thread(path: str) -> threading.Thread:
 def _warm(path: str) -> None:
     """Load the index, the spaCy tokenizer the queries need and the default models' statistics
     (postings, lengths) with one throw-away support request; any failure is the page's to report.
-    Then collect once and freeze what is alive (:func:`freeze_loaded`)."""
+    Then collect once and freeze what is alive (:func:`freeze_loaded`). Its stages are logged like a
+    page's (``benchmarks/app_latency.py`` times nothing before this line)."""
     from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
     from sentret_core.support.engine import support
 
+    stages = Stages("warm-up")
     try:
         index = load_index(path)
+        stages.mark("index")
         support(index, "warm up the index", models=DEFAULT_SUPPORT_MODELS, top_entities=1, per_entity=1)
+        stages.mark("support")
     except Exception as err:  # the first page that needs the index says what is wrong
         log.info("warm-up of %s stopped: %s", path, err)
     freeze_loaded()
+    stages.mark("freeze")
+    stages.done()
 
 
 def freeze_loaded() -> None:

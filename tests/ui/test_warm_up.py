@@ -42,3 +42,15 @@ def test_streamlit_does_not_collect_after_every_run() -> None:
     """The full collection would hold each run's last messages back (benchmarks/app_latency.py)."""
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["runner"]["postScriptGC"] is False
+
+
+def test_the_warm_up_logs_its_stages_for_the_latency_benchmark(
+    small_index: Index, unfrozen: None, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """benchmarks/app_latency.py starts timing only once this line is in the server's log."""
+    monkeypatch.setenv(state.STAGE_LOG, "1")
+    with caplog.at_level("WARNING", logger="sentret.stages"):
+        state._warm(str(small_index.path))
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("stages warm-up:")]
+    assert len(lines) == 1
+    assert all(f"{stage}=" in lines[0] for stage in ("index", "support", "freeze", "total"))
