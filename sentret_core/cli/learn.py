@@ -67,6 +67,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="with --folds: choose the regularisation by CV on the training topics")
     parser.add_argument("--without", action="append", default=[], metavar="GROUP", choices=("position",),
                         help="learn without a feature group: position (a sentence's place in its document)")
+    parser.add_argument("--other-documents", type=int, default=0, metavar="N",
+                        help="a benchmark's closed sets (one document's sentences per question) also learn from "
+                             "the N sentences of other documents the first stage ranks best, as not relevant: "
+                             "for a ranker meant for candidates from many documents (default 0)")
     parser.add_argument("--json", action="store_true", help="print the record as JSON")
 
 
@@ -133,7 +137,7 @@ def _learn(args: argparse.Namespace, train: Any, dev: Any = None) -> int:
     result = learn(args.out, train, dev=dev, folds=args.folds, learner=args.learner,
                    scorers=[s for s in args.scorers.split(",") if s.strip()], first_stage=args.first_stage,
                    depth=args.depth, seed=args.seed, choose=args.choose, without=args.without,
-                   progress=_Progress())
+                   other_documents=args.other_documents, progress=_Progress())
     record = result.learned.meta
     if args.json:
         print(json.dumps({"name": args.out, "reference": result.learned.reference, **record}, default=str))

@@ -72,7 +72,9 @@ class LearnResult:
 
 
 def topic_values(ranker: Ranker, examples: Examples) -> pd.DataFrame:
-    """Tie-aware AP and RR of each topic, ranked as ``ltr.v1`` ranks it (candidates outside C tied last)."""
+    """Tie-aware AP and RR of each topic, ranked as ``ltr.v1`` ranks it (candidates outside C tied last;
+    rows that only teach left out)."""
+    examples = examples.scored()
     scores = ranker.predict(examples.X)
     starts = np.r_[0, np.cumsum(examples.groups)]
     rows = []
@@ -119,6 +121,7 @@ def learn(
     semantic_stage: str | None = SEMANTIC_STAGE,
     choose: bool = False,
     without: Sequence[str] = (),
+    other_documents: int = 0,
 ) -> LearnResult:
     """Fit ``learner`` on ``train`` (early stopping on ``dev``, or CV over ``folds``) and store it as ``name``.
 
@@ -129,7 +132,9 @@ def learn(
     ``semantic_stage`` join C (``None``: the first stage's only); its features are always read.
     ``without`` names feature groups (:data:`~sentret_core.learning.features.GROUPS`) the ranker is
     learned without, e.g. ``("position",)`` for a ranker meant for collections whose position prior
-    differs from the training set's.
+    differs from the training set's. ``other_documents`` = n: a closed set's topics also learn from the
+    n best sentences of other documents in C, as non-relevant rows that are never scored
+    (:mod:`~sentret_core.learning.examples`), for a ranker meant for candidates from many documents.
     """
     check_learner(learner)
     if dev is not None and folds is not None:
@@ -145,6 +150,9 @@ def learn(
         depth = DEFAULT_K if any(t.entity is not None for t in train.topics) else DEFAULT_DEPTH
     if not 1 <= depth <= MAX_DEPTH:
         raise SentretError(f"the depth must be from 1 to {MAX_DEPTH:,} sentences (got {depth})")
+    if isinstance(other_documents, bool) or not isinstance(other_documents, int) or other_documents < 0:
+        raise SentretError(f"other_documents is how many other documents' sentences a topic learns from: "
+                           f"a whole number ≥ 0 (got {other_documents!r})")
     tell = progress or (lambda _text, _share: None)
     usable = train.usable()
     check_enough(usable, folds=folds)
@@ -160,7 +168,7 @@ def learn(
         stage = f"computing the features of {len(data.topics):,} {what} topics"
         tell(stage, 0.0)
         found = build_examples(data.index, data.topics, scorers, first_stage, depth, lambda share: tell(stage, share),
-                               semantic_stage)
+                               semantic_stage, other_documents)
         keep = [j for j, name in enumerate(found.features) if name not in dropped]
         return replace(found, features=tuple(found.features[j] for j in keep), X=found.X[:, keep])
 
@@ -172,7 +180,7 @@ def learn(
     if dev is not None:
         dev_ex = examples(dev, "development")
         tell(f"fitting {learner} (early stopping on the development topics)", 0.5)
-        ranker, chosen = fit(learner, train_ex.features, _as_set(train_ex), _as_set(dev_ex), seed=seed)
+        ranker, chosen = fit(learner, train_ex.features, _as_set(train_ex), _as_set(dev_ex.scored()), seed=seed)
         per_topic = topic_values(ranker, dev_ex)
         metrics["dev"] = _summary(per_topic)
         comparison = compare_with_baselines(per_topic, dev_ex, topic_values)
@@ -204,6 +212,7 @@ def learn(
         "importance": ranker.importance(),
         "grid": tried if folds is not None and choose else None,
         "without": sorted(set(without)),
+        "other_documents": other_documents,
     }
     tell(f"storing the ranker {name!r}", 1.0)
     learned = save(name, ranker, first_stage=first_stage, depth=depth, scorers=scorers, meta=meta,
@@ -254,7 +263,7 @@ def _cross_validated(
         tell(f"fold {len(fitted) + 1} of {folds}: fitting on {len(topics):,} topics", len(fitted) / (folds + 1))
         inner = _inner_split(topics, seed) if learner == "lambdamart" else set()  # held out for early stopping
         fit_on = examples.select([t for t in topics if t not in inner])
-        stop_on = _as_set(examples.select(sorted(inner))) if inner else None
+        stop_on = _as_set(examples.select(sorted(inner)).scored()) if inner else None
         ranker, chosen = fit(learner, examples.features, _as_set(fit_on), stop_on, seed=seed, setting=setting)
         fitted[len(fitted)] = ranker
         return chosen

@@ -159,3 +159,23 @@ def test_learn_then_eval_a_ranker_on_a_hand_written_file(
     assert all(0 < v <= 1 for v in means.values())
     # "settled by farmers" answers "founded": the learned ranker, trained on these very topics, finds it
     assert means["ltr.v1"] > means["bm25f.v1"]
+
+
+def test_learn_with_other_documents_from_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--other-documents N` reaches the learner and is recorded; the CV score stays the closed sets' own."""
+    monkeypatch.setenv("SENTRET_RANKERS", str(tmp_path / "rankers"))
+    data = str(write(tmp_path / "towns.jsonl", town_questions()))
+    common = ["learn", "candidates", "--data", data, "--folds", "3", "--learner", "linear",
+              "--cache", str(tmp_path / "cache"), "--json"]
+    assert cli.main([*common, "--out", "plain"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert cli.main([*common, "--out", "others", "--other-documents", "5"]) == 0
+    others = json.loads(capsys.readouterr().out)
+    assert plain["other_documents"] == 0 and others["other_documents"] == 5
+    # more rows taught (other towns' sentences), the same topics scored
+    assert others["train"]["examples"] != plain["train"]["examples"]
+    assert others["metrics"]["cv"]["topics"] == plain["metrics"]["cv"]["topics"] == 12
+    assert cli.main([*common, "--out", "bad", "--other-documents", "-2"]) == 2
+    assert "other_documents is how many" in capsys.readouterr().err
