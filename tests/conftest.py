@@ -28,7 +28,7 @@ settings.load_profile("sentret")
 SLOW_MODULES: dict[str, str] = {
     "test_wheel_app": "builds the wheel and installs it with spaCy into a fresh virtualenv (52 s)",
     "index/test_resealed": "runs the resealed hostile-artefact benchmark in subprocesses (49 s)",
-    "ingest/test_ray_engine": "starts a Ray cluster (34 s)",
+    "ingest/test_ray_engine": "starts a Ray cluster, kills one of its workers (60 s)",
     "annotation/test_durability": "spawns writer processes and kills them (33 s)",
     "index/test_corruption": "damages every file of an index in turn (20 s)",
     "ingest/test_shards": "parses in worker processes and builds indexes shard by shard (23 s)",

@@ -13,8 +13,10 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import re
 import socket
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from sentret_core.ingest.parse import Engine
 
 CONNECT_TIMEOUT_S = 5.0
+RETRIES = 3  # a parsing actor that dies is restarted and its batch run again this often (Ray's default: forever)
 NODE_CHECK_TIMEOUT_S = 120.0  # a node loads the spaCy pipeline once to report it
 NODE_KEYS = ("sentret", "spacy_version", "model", "model_version", "pipeline", "normalisation")
 NEEDS_RAY = "--engine ray needs Ray: pip install 'sentret[scale]' (or pip install 'ray[data]')"
@@ -221,14 +224,47 @@ def _parse_chunk(
     batch = max(1, min(engine.batch_size * 4, -(-chunk.num_rows // (workers * 4))))
     # one block per batch (a repartition would need CPUs the actors hold)
     dataset = ray.data.from_arrow([chunk.slice(at, batch) for at in range(0, chunk.num_rows, batch)])
-    parsed = dataset.map_batches(
-        parser_for(engine.model, engine.batch_size), batch_size=batch, batch_format="pyarrow",
-        compute=ray.data.ActorPoolStrategy(size=workers), num_cpus=1,
-    )
+    with warnings.catch_warnings():
+        # the only way Ray Data (≤ 2.63, hence the pin) takes an actor's restarts: its deprecated remote args
+        warnings.filterwarnings("ignore", message="`ray_remote_args` is deprecated")
+        parsed = dataset.map_batches(
+            parser_for(engine.model, engine.batch_size), batch_size=batch, batch_format="pyarrow",
+            compute=ray.data.ActorPoolStrategy(size=workers), num_cpus=1,
+            max_restarts=RETRIES, max_task_retries=RETRIES,
+        )
     tables = []
-    for block in parsed.iter_batches(batch_size=None, batch_format="pyarrow"):
-        tables.append(pa.Table.from_batches([block]) if isinstance(block, pa.RecordBatch) else block)
-        on_batch(tables[-1])
+    try:
+        for block in parsed.iter_batches(batch_size=None, batch_format="pyarrow"):
+            tables.append(pa.Table.from_batches([block]) if isinstance(block, pa.RecordBatch) else block)
+            on_batch(tables[-1])
+    except ray.exceptions.RayActorError:
+        raise SentretError(
+            f"--engine ray: a parsing worker died {RETRIES + 1} times on the same batch of the documents "
+            f"{_span(chunk)} (killed, out of memory, or a crash in spaCy on one of them); the parse stopped"
+        ) from None
+    except ray.exceptions.RayError as err:  # an error raised while parsing, which Ray wraps
+        raise SentretError(f"--engine ray: parsing the documents {_span(chunk)} failed: {_worker_error(err)}") from None
     table = pa.concat_tables(tables) if tables else to_table([], 0)
     return table.sort_by("ordinal")
 
+
+def _span(chunk: pa.Table) -> str:
+    ids = chunk.column("id")
+    return f"{ids[0].as_py()!r} to {ids[-1].as_py()!r}"
+
+
+_RAISED = re.compile(r"^([A-Za-z_][\w.]*): (.*)$")
+_WRAPPED = "The above exception was the direct cause of the following exception:"
+
+
+def _worker_error(err: BaseException) -> str:
+    """The error a worker raised, as ``Type: first line``. Ray Data wraps it in a UserCodeException in
+    the worker and only the traceback's text crosses to the driver: its last ``Type: message`` line
+    before Ray's wrapper names it; else Ray's own first line."""
+    text = str(err)
+    own = text.split(_WRAPPED)[0] if _WRAPPED in text else ""
+    raised = [m for line in own.splitlines() if (m := _RAISED.match(line.strip()))]
+    if raised:
+        name, message = raised[-1].groups()
+        return f"{name.rsplit('.', 1)[-1]}: {message}"
+    return text.strip().splitlines()[0] if text.strip() else type(err).__name__

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import os
+import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
@@ -12,6 +16,7 @@ import pytest
 
 from sentret_core._version import __version__
 from sentret_core.errors import SentretError
+from sentret_core.ingest import ray_engine
 from sentret_core.ingest.corpus import Document, Skipped, presegmented, read_corpus
 from sentret_core.ingest.nlp import DEFAULT_PIPELINE, load_pipeline
 from sentret_core.ingest.parse import Engine, parse_into
@@ -67,6 +72,84 @@ def test_ray_reports_progress_per_batch_not_per_shard(parsed: dict[str, Path]) -
     assert len(ray_reports) == 7 and [d for d, _ in ray_reports] == [3, 6, 9, 12, 15, 18, 20]
     assert ray_reports[-1] == local[-1]  # the same documents and words in the end
     assert all(a[1] < b[1] for a, b in itertools.pairwise(ray_reports))
+
+
+def ray_workers() -> list[int]:
+    """The pids of this machine's Ray Data map workers (their process title names them)."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            with contextlib.suppress(OSError):
+                if b"ray::MapWorker" in (proc / "cmdline").read_bytes():
+                    pids.append(int(proc.name))
+    return pids
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="finds Ray's workers through /proc (Linux)")
+def test_a_worker_killed_mid_parse_is_retried_and_the_shards_are_the_same(
+    parsed: dict[str, Path], tmp_path: Path
+) -> None:
+    """SIGKILL one of the actors as the first batch comes back: Ray restarts it and runs its batch again, and the
+    shards are the local engine's, byte for byte (the kill is made, not assumed: the test fails without it)."""
+    killed: list[int] = []
+
+    def kill_once(_documents: int, _words: int) -> None:
+        if not killed and (pids := ray_workers()):
+            os.kill(pids[0], signal.SIGKILL)
+            killed.append(pids[0])
+
+    writer = ShardWriter(tmp_path, {}, shard_documents=20)
+    parse_into(writer, documents(), Engine("ray", num_workers=2, batch_size=8), kill_once)
+    writer.finish(["test"])
+    assert killed, "no Ray worker was found to kill"
+    shards = [[s["sha256"] for s in read_shards_manifest(folder)["shards"]] for folder in (parsed["local"], tmp_path)]
+    assert shards[0] == shards[1]
+    assert not ray.is_initialized()
+
+
+def poisoned(monkeypatch: pytest.MonkeyPatch, fail: Callable[[], None]) -> list[Document]:
+    """The documents with one that makes ``fail`` happen in the parsing actor that gets it."""
+
+    class Poisoned(ray_engine.Parser):  # defined here, so Ray ships the class itself to its workers
+        def __call__(self, batch: pa.Table) -> pa.Table:
+            if "poison" in batch.column("id").to_pylist():
+                fail()
+            return super().__call__(batch)
+
+    monkeypatch.setattr(ray_engine, "parser_for",
+                        lambda model, size: type("Parser", (Poisoned,), {"model": model, "batch_size": size}))
+    docs = documents()
+    docs[25] = Document("poison", "Poison", "A document the parser cannot survive.")
+    return docs
+
+
+def test_a_worker_that_dies_on_every_attempt_is_one_message(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Not Ray's default, retrying forever: a bounded number of restarts, then the documents of the shard named."""
+    docs = poisoned(monkeypatch, lambda: os._exit(1))
+    writer = ShardWriter(tmp_path, {}, shard_documents=20)
+    with pytest.raises(SentretError, match=rf"a parsing worker died {ray_engine.RETRIES + 1} times on the same batch "
+                                           rf"of the documents {docs[20].id!r} to {docs[39].id!r} \(killed, out of"):
+        parse_into(writer, docs, Engine("ray", num_workers=2, batch_size=8))
+    assert not ray.is_initialized()
+
+
+def test_an_error_in_a_worker_is_one_message(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    def fail() -> None:
+        raise ValueError("spaCy could not cope\nwith this")
+
+    docs = poisoned(monkeypatch, fail)
+    with pytest.raises(SentretError, match=rf"parsing the documents {docs[20].id!r} to {docs[39].id!r} failed: "
+                                           r"ValueError: spaCy could not cope$"):
+        parse_into(ShardWriter(tmp_path, {}, shard_documents=20), docs, Engine("ray", num_workers=2, batch_size=8))
+    assert not ray.is_initialized()
+
+
+def test_the_workers_error_is_read_from_rays_traceback() -> None:
+    wrapped = ("Traceback (most recent call last):\n  File \"p.py\", line 3, in __call__\n    fail()\n"
+               "ValueError: spaCy could not cope\nwith this\n\n" + ray_engine._WRAPPED + "\n\n"
+               "ray::MapWorker(...)\nray.exceptions.UserCodeException: UDF failed to process a data block.")
+    assert ray_engine._worker_error(RuntimeError(wrapped)) == "ValueError: spaCy could not cope"
+    assert ray_engine._worker_error(RuntimeError("Ray's own\nstory")) == "Ray's own"  # nothing wrapped: its first line
 
 
 def test_without_ray_the_message_names_the_extra(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
