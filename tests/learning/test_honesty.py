@@ -12,30 +12,12 @@ from sentret_core.errors import SentretError
 from sentret_core.index.reader import Index
 from sentret_core.learning.comparison import compare_with_baselines, verdict
 from sentret_core.learning.enough import MIN_PER_FOLD, MIN_TOPICS, check_enough, usable_topics
-from sentret_core.learning.examples import Examples, LearningTopic
+from sentret_core.learning.examples import Examples
 from sentret_core.learning.features import feature_names
 from sentret_core.learning.learn import Data, _check_not_constant, learn, topic_values
 from sentret_core.learning.learners import Ranker
-from sentret_core.models.core.query import normalise
-from tests.conftest import build_from_texts
-
-TOWNS = 12
-
-
-@pytest.fixture(scope="module")
-def towns(tmp_path_factory: pytest.TempPathFactory) -> Index:
-    docs = [{"id": f"d{i}", "title": f"Town {i}",
-             "text": f"Town {i} lies on the river. Town {i} was founded in {1800 + i}. It has a market."}
-            for i in range(TOWNS)]
-    return build_from_texts(tmp_path_factory.mktemp("honest"), docs, "towns")
-
-
-def topic(index: Index, d: int, grades: dict[int, int] | None = None) -> LearningTopic:
-    """"When was Town d founded?": its document's three sentences, the second relevant (unless ``grades``)."""
-    first = int(index.doc_first[d])
-    terms = tuple(normalise(index, f"When was Town {d} founded?"))
-    chosen = {first + 1: 1} if grades is None else {first + k: g for k, g in grades.items()}
-    return LearningTopic(f"q{d}", terms, chosen, np.arange(first, first + 3), outside_ties=True)
+from tests.learning.conftest import TOWNS
+from tests.learning.conftest import town_topic as topic
 
 
 def test_the_minimum_is_exact_at_its_boundary(towns: Index) -> None:

@@ -13,8 +13,8 @@ from sentret_core.learning.features import feature_names
 from sentret_core.learning.learn import Data, learn, topic_values
 from sentret_core.learning.learners import Ranker
 from sentret_core.models import score
-from sentret_core.models.core.query import normalise
 from tests.conftest import build_from_texts
+from tests.learning.conftest import TOWNS, town_topic
 
 DOCS = [
     {"id": "clinic", "title": "Clinic",
@@ -100,25 +100,8 @@ def test_best_others_by_hand() -> None:
     assert not best_others(chosen, own, (np.zeros(0, np.int64), np.zeros(0)), 0).any()
 
 
-TOWNS = 12
-
-
-@pytest.fixture(scope="module")
-def towns(tmp_path_factory: pytest.TempPathFactory) -> Index:
-    docs = [{"id": f"d{i}", "title": f"Town {i}",
-             "text": f"Town {i} lies on the river. Town {i} was founded in {1800 + i}. It has a market."}
-            for i in range(TOWNS)]
-    return build_from_texts(tmp_path_factory.mktemp("other-towns"), docs, "towns")
-
-
 def town_topics(index: Index, towns: range) -> list[LearningTopic]:
-    """"When was Town d founded?": its own document's three sentences, the second relevant."""
-    topics = []
-    for d in towns:
-        first = int(index.doc_first[d])
-        topics.append(LearningTopic(f"q{d}", tuple(normalise(index, f"When was Town {d} founded?")), {first + 1: 1},
-                                    np.arange(first, first + 3), outside_ties=True))
-    return topics
+    return [town_topic(index, d) for d in towns]
 
 
 def test_learning_with_other_documents_is_scored_on_the_closed_sets(towns: Index) -> None:
