@@ -26,7 +26,7 @@ import numpy as np
 
 from sentret_core.index.artefacts import content_hash
 from sentret_core.index.reader import Index
-from sentret_core.learning.features import feature_matrix, feature_names, first_stage_set
+from sentret_core.learning.features import feature_matrix, feature_names, first_stage_set, lookup
 from sentret_core.models.core.query import prepare
 
 
@@ -136,10 +136,8 @@ def build_examples(
 def best_others(chosen: np.ndarray, own: np.ndarray, first: tuple[np.ndarray, np.ndarray], n: int) -> np.ndarray:
     """A mask over ``chosen`` (C, ascending): the ``n`` sentences that are not the topic's own that the
     first stage (``first``: its ids ascending, scores) ranks best, ties by id; one it did not match last."""
-    ids, values = first
-    where = np.minimum(np.searchsorted(ids, chosen), max(len(ids) - 1, 0))
-    matched = (ids[where] == chosen) if len(ids) else np.zeros(len(chosen), bool)
-    score = np.where(matched, values[where] if len(ids) else 0.0, -np.inf)
+    values, matched = lookup(first, chosen)
+    score = np.where(matched, values, -np.inf)
     others = np.flatnonzero(~own)
     picked = others[np.lexsort((chosen[others], -score[others]))[:n]]
     mask = np.zeros(len(chosen), bool)

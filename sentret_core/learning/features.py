@@ -166,7 +166,7 @@ def query_features(
     columns: list[np.ndarray] = []
     for model in scorers:
         found = (known or {}).get(model) or scored(index, q, model, among=ids)
-        values, hit = _lookup(found, ids)
+        values, hit = lookup(found, ids)
         columns += [_min_max(values, hit), _inverse_rank(values, hit), _inverse_rank(values, hit, docs)]
         if FINITE in _parts(model):
             columns.append(_finite(index, q, model, values, hit, ids))
@@ -182,7 +182,7 @@ def query_features(
     return QueryFeatures(np.column_stack(columns) if len(ids) else np.zeros((0, len(columns))), stats)
 
 
-def _lookup(found: Scored, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def lookup(found: Scored, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The scores of ``ids`` in a scorer's result, and which of them it matched at all."""
     all_ids, all_values = found
     if len(all_ids) == 0:
