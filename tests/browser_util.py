@@ -149,16 +149,20 @@ def select_option(page: Any, label: str, option: str, attempts: int = 4) -> None
     """Open the selectbox labelled ``label`` and click the option whose text contains ``option``."""
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
     choice = page.get_by_role("option").filter(has_text=option).first
-    for _ in range(attempts):  # a rerun landing just then can close the list again
+    for _ in range(attempts):  # a rerun landing just then can close the list or undo the choice
         try:
             box.get_by_role("button", name="Open").first.click(timeout=5_000)
             choice.click(timeout=3_000)
-            return
         except Exception:
             page.keyboard.press("Escape")
             wait_until_idle(page)
+            continue
+        wait_until_idle(page)
+        if option in box.get_by_role("combobox").first.input_value():
+            return
     shown = page.get_by_role("option").all_inner_texts()
-    raise AssertionError(f"could not choose {option!r} in {label!r}; the list shows {shown}")
+    value = box.get_by_role("combobox").first.input_value()
+    raise AssertionError(f"could not choose {option!r} in {label!r}: it shows {value!r}, its list {shown}")
 
 
 def screenshot(page: Any, name: str, height: int | None = None) -> Path:
