@@ -1,6 +1,6 @@
 """Retrieval speed: every registered sentret model against rank-bm25 and bm25s, top-10 per query.
 
-    .venv/bin/python benchmarks/retrieval_speed.py [--index /tmp/sentret_bench_idx] [--queries 200]
+    .venv/bin/python benchmarks/retrieval_speed.py [--index /tmp/sentret_bench_idx] [--queries 200] [--models M,…]
 
 The index is the demo corpus repeated ×4.3 under distinct ids (~156k sentences, the scale of the
 reference timings of rank-bm25 and bm25s in :data:`ANCHORS`), built once with
@@ -151,6 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rank-bm25-queries", type=int, default=20)
     parser.add_argument("--build-only", action="store_true")
     parser.add_argument("--ours-only", action="store_true", help="skip rank-bm25 and bm25s")
+    parser.add_argument("--models", help="only these registered models, comma-separated (bm25.v1 is always timed)")
     parser.add_argument("--ranker", default="ltr", help="the stored ranker ltr.v1 reads (`sentret rankers`)")
     args = parser.parse_args(argv)
 
@@ -164,7 +165,12 @@ def main(argv: list[str] | None = None) -> None:
     rows: list[tuple[str, float, str]] = []
     setup: dict[str, float] = {}
     runs: dict[str, Callable[[list[str]], object]] = {}
+    chosen = None if args.models is None else {"bm25.v1", *args.models.split(",")}
+    if chosen is not None and (unknown := chosen - {spec.name for spec in list_models()}):
+        parser.error(f"--models: no model {', '.join(sorted(unknown))} (`sentret models` lists them)")
     for spec in list_models():
+        if chosen is not None and spec.name not in chosen:
+            continue
         params = {"model": args.ranker} if spec.family == "ltr" else {}
         if params and not any(r["name"] == args.ranker for r in artefacts.available(None, "ranker")):
             rows.append((spec.name, float("nan"), f"no ranker {args.ranker!r} stored: `sentret learn` one first"))
@@ -207,16 +213,18 @@ def main(argv: list[str] | None = None) -> None:
     if numba_ms is None:
         numba_ms, numba_note = ANCHORS["bm25s numba"], "anchor 0.12 ms (numba not installed here)"
     for name in ("bm25.v1", "tfisf.v1"):
-        print(f"  {name} / bm25s numba ({numba_note}): {ours[name] / numba_ms:.2f}  (target ≤ 1.0)")
+        if name in ours:
+            print(f"  {name} / bm25s numba ({numba_note}): {ours[name] / numba_ms:.2f}  (target ≤ 1.0)")
     if "bm25s numpy" in others:
         print(f"  bm25s numpy retrieve() / bm25.v1: {others['bm25s numpy'] / bm25:.0f}×")
         print(f"  bm25s numpy get_scores+top / bm25.v1: {others['bm25s numpy lean'] / bm25:.1f}×")
     if "rank-bm25" in others:
         print(f"  rank-bm25 / bm25.v1: {others['rank-bm25'] / bm25:.0f}×  (target ≥ 300)")
-    print(f"  bm25f.v1 / bm25.v1: {ours['bm25f.v1'] / bm25:.2f}  (target ≤ 2)")
+    if "bm25f.v1" in ours:
+        print(f"  bm25f.v1 / bm25.v1: {ours['bm25f.v1'] / bm25:.2f}  (target ≤ 2)")
     # the dense models scan every sentence's vector (a mat-vec over all N), BM25F only the query terms' postings
     for name, target in (("embed.v1", "  (target ≤ 3)"), ("align.v1", "")):
-        if name in ours:
+        if name in ours and "bm25f.v1" in ours:
             print(f"  {name} / bm25f.v1: {ours[name] / ours['bm25f.v1']:.1f}{target}")
     for name, ms in ours.items():
         if name.startswith("lm-"):

@@ -11,7 +11,9 @@ Momtazi & Klakow, IP&M 2015)::
 so the score is exactly a sum of per-query-term addends (the explanation's rows), each the term's
 similarity to the whole sentence. Every sentence with a term is a candidate; a sentence without one has no
 vector and no score. The sentences' unit vectors are computed once per index and process (a sparse product
-of the term counts and the vocabulary's vectors), so a query costs one small embedding and a mat-vec.
+of the term counts and the vocabulary's vectors, in float64) and kept in float32, so a query costs one small
+embedding and a float32 mat-vec: half the memory of float64 and about a quarter of its time, for scores
+within about 1e-7 of the float64 cosine (their explanation sums the same float32 vector in float64).
 """
 
 from __future__ import annotations
@@ -42,14 +44,13 @@ def term_vectors(index: Index) -> np.ndarray:
 
 
 def sentence_vectors(index: Index) -> tuple[np.ndarray, np.ndarray]:
-    """(the sentences that have a term, ascending; their unit vectors û(s), float64 so that a score and
-    its explanation agree to the last digits)."""
+    """(the sentences that have a term, ascending; their unit vectors û(s), float32, one a row)."""
 
     def build() -> tuple[np.ndarray, np.ndarray]:
         sums = np.asarray(index.X @ term_vectors(index).astype(np.float64))
         norms = np.linalg.norm(sums, axis=1)
         ids = np.flatnonzero(norms > 0)
-        return ids.astype(np.int64), sums[ids] / norms[ids, None]
+        return ids.astype(np.int64), np.ascontiguousarray(sums[ids] / norms[ids, None], dtype=np.float32)
 
     return index.cache.get("models.embed/sentences", build)
 
@@ -80,7 +81,7 @@ def _explain(index: Index, q: Query, sentence: int, p: Any) -> Explained:
         rows = [{"term": w, "c(t,q)": float(c), "closest sentence words": "", "cos(v_t, û(s))": 0.0,
                  "contribution": 0.0} for w, c in zip(words, counts)]
         return Explained(columns, rows, {}, {})
-    own = unit[pos]
+    own = unit[pos].astype(np.float64)
     seq = index.sequence(sentence)
     terms = np.unique(seq[seq >= 0])
     mine = term_vectors(index)[terms].astype(np.float64)
@@ -116,4 +117,4 @@ def score_embed(index: Index, q: Query, p: NoParams) -> tuple[np.ndarray, np.nda
     if norm == 0.0:
         return EMPTY_IDS, EMPTY_SCORES
     ids, unit = sentence_vectors(index)
-    return ids, unit @ (u / norm)
+    return ids, (unit @ (u / norm).astype(np.float32)).astype(np.float64)
