@@ -34,6 +34,7 @@ SLOW_MODULES: dict[str, str] = {
     "ingest/test_shards": "parses in worker processes and builds indexes shard by shard (23 s)",
     "learning/test_hostile_rankers": "hundreds of mutated and crafted rankers (18 s)",
     "ingest/test_build_safety": "builds in subprocesses, signalled and killed (22 s)",
+    "ingest/test_resume": "parses stopped, killed and interrupted, then gone on from (17 s)",
     "annotation/test_store_access": "other processes hold the database's locks (14 s)",
     "ui/test_example_queries": "every example query under every model (8 s)",
     "annotation/test_throttle": "guesses from several processes at once (9 s)",

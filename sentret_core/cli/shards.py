@@ -9,6 +9,7 @@ from typing import Any
 
 from sentret_core.cli.common import command
 from sentret_core.cli.index import engine_of, engine_options, json_option, print_built, progress_bar, source_options
+from sentret_core.ingest.shards import SHARD_DOCUMENTS
 
 OWN_MODEL = "the index's own"
 
@@ -21,6 +22,9 @@ def register(sub: Any) -> None:
     p.add_argument("--out", required=True, help="the shards folder to create")
     source_options(p)
     engine_options(p)
+    p.add_argument("--shard-documents", type=int, default=SHARD_DOCUMENTS, metavar="N",
+                   help=f"documents per shard (default {SHARD_DOCUMENTS:,}); a parse that stops keeps its finished "
+                        "shards, and the same command run again goes on from them")
     p.add_argument("--force", action="store_true", help="replace the shards at --out (never anything else)")
     json_option(p)
 
@@ -46,7 +50,8 @@ def _run_parse(args: argparse.Namespace) -> int:
 
     with progress_bar(args.source, "parsing") as progress:
         manifest, notes = parse_source(args.source, args.out, fmt=args.format, encoding=args.encoding,
-                                       engine=engine_of(args), force=args.force, progress=progress)
+                                       engine=engine_of(args), force=args.force, progress=progress,
+                                       shard_documents=args.shard_documents)
     counts = manifest["counts"]
     if args.json:
         print(json.dumps({"path": args.out, "counts": counts, "shards": len(manifest["shards"]), "notes": list(notes)},

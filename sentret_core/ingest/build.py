@@ -30,7 +30,15 @@ from sentret_core.ingest.corpus import Document, Skipped
 from sentret_core.ingest.interrupt import cleanup_on_signals, signals_deferred
 from sentret_core.ingest.nlp import DEFAULT_BATCH_SIZE, DEFAULT_PIPELINE
 from sentret_core.ingest.parse import Engine, Progress, open_source, parse_into, refuse_known
-from sentret_core.ingest.shards import ShardWriter, document_ids, link_shards, read_shards_manifest, schema_problem
+from sentret_core.ingest.resume import parse_resumably, source_identity
+from sentret_core.ingest.shards import (
+    SHARD_DOCUMENTS,
+    ShardWriter,
+    document_ids,
+    link_shards,
+    read_shards_manifest,
+    schema_problem,
+)
 from sentret_core.ingest.staging import disk_full, folder_size, make_staging, release, write_error
 from sentret_core.ingest.targets import check_not_the_source, check_only_ours, check_target, is_shards, replace
 
@@ -229,23 +237,25 @@ def parse_source(
     engine: Engine | None = None,
     force: bool = False,
     progress: Progress | None = None,
+    shard_documents: int = SHARD_DOCUMENTS,
 ) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """Parse ``source`` into a shards folder ``out`` (``sentret parse``); return its manifest and notes."""
+    """Parse ``source`` into a shards folder ``out`` (``sentret parse``); return its manifest and notes.
+
+    A parse that stopped partway (failed, interrupted, killed) is gone on from: the same call parses only
+    the documents its finished shards do not hold (:mod:`sentret_core.ingest.resume`).
+    """
     engine = engine or Engine()
     engine.check()
+    if isinstance(shard_documents, bool) or not isinstance(shard_documents, int) or shard_documents < 1:
+        raise SentretError(f"--shard-documents must be a whole number of at least 1 (got {shard_documents!r})")
     out = Path(out)
     if str(source) != "demo":
         check_not_the_source(out, Path(source))
     check_target(out, force, is_shards, "a shards folder")
     skipped = Skipped()
     documents = open_source(source, fmt, encoding, skipped)
-
-    def fill(tmp: Path) -> dict[str, Any]:
-        writer = ShardWriter(tmp, {})
-        parse_into(writer, documents, engine, progress)
-        return writer.finish([str(source)])
-
-    manifest, _, notes = _staged(out, fill)
+    identity = source_identity(str(source), fmt, encoding, engine, shard_documents)
+    manifest, notes = parse_resumably(out, str(source), documents, engine, progress, identity, shard_documents)
     return manifest, (*notes, *skipped.notes(source))
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +112,7 @@ class ShardWriter:
         self.next_ordinal = self.shards[-1]["last_ordinal"] + 1 if self.shards else 0
         self._buffer: list[ParsedDocument] = []
         self.shard_documents = shard_documents
+        self.on_shard: Callable[[pa.Table], None] | None = None  # called with each shard once it is written
         folder.mkdir(parents=True, exist_ok=True)
 
     def add(self, doc: ParsedDocument) -> None:
@@ -139,6 +140,8 @@ class ShardWriter:
             "size": file.stat().st_size, "sha256": sha256_of(file),
         })
         self.next_ordinal = self.shards[-1]["last_ordinal"] + 1
+        if self.on_shard is not None:
+            self.on_shard(table)
 
     def finish(self, sources: list[str]) -> dict[str, Any]:
         self.flush()
@@ -146,11 +149,12 @@ class ShardWriter:
 
 
 def write_shards_manifest(folder: Path, pipeline: dict[str, Any], shards: list[dict[str, Any]],
-                          sources: list[str]) -> dict[str, Any]:
+                          sources: list[str], extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The manifest of ``shards`` in ``folder``, replaced atomically; ``extra`` adds keys (a parse's progress)."""
     totals = {key: sum(int(s[key]) for s in shards) for key in SHARD_COUNTS}
     manifest: dict[str, Any] = {
-        "format": FORMAT, "format_version": FORMAT_VERSION, "pipeline": pipeline, "sources": sources,
-        "shards": shards, "counts": totals,
+        **(extra or {}), "format": FORMAT, "format_version": FORMAT_VERSION, "pipeline": pipeline,
+        "sources": sources, "shards": shards, "counts": totals,
     }
     manifest["checksum"] = canonical_checksum(manifest)
     tmp = folder / f".{MANIFEST}.tmp"

@@ -86,6 +86,27 @@ def folder_size(folder: Path) -> int:
     return total
 
 
+def claim(folder: Path, kind: str) -> None:
+    """Record this process as ``folder``'s owner, marked ``kind`` (a folder another running process owns
+    is refused before: see :func:`running_owner`)."""
+    (folder / OWNER).write_text(json.dumps({"kind": kind, **_me()}), encoding="utf-8")
+
+
+def running_owner(folder: Path, kind: str) -> int | None:
+    """The pid of the running process on this host that owns ``folder`` as ``kind``, or None."""
+    owner_file = folder / OWNER
+    try:
+        if owner_file.is_symlink() or not owner_file.is_file() or owner_file.stat().st_size > 4096:
+            return None
+        owner = json.loads(owner_file.read_text(encoding="utf-8"))
+        if owner.get("kind") != kind:
+            return None
+        host, pid, started = owner["host"], int(owner["pid"]), owner.get("started")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return None
+    return pid if host == socket.gethostname() and _running(pid, started) else None
+
+
 def _me() -> dict[str, object]:
     return {"host": socket.gethostname(), "pid": os.getpid(), "started": _start_time(os.getpid())}
 

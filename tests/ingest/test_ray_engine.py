@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import os
 import signal
 import sys
@@ -17,6 +18,7 @@ import pytest
 from sentret_core._version import __version__
 from sentret_core.errors import SentretError
 from sentret_core.ingest import ray_engine
+from sentret_core.ingest.build import parse_source
 from sentret_core.ingest.corpus import Document, Skipped, presegmented, read_corpus
 from sentret_core.ingest.nlp import DEFAULT_PIPELINE, load_pipeline
 from sentret_core.ingest.parse import Engine, parse_into
@@ -203,3 +205,22 @@ def test_every_node_of_a_cluster_reports_what_it_parses_with() -> None:
     message = str(refused.value)
     assert message.startswith("the Ray cluster's nodes would not all parse as this machine does: node ")
     assert f"has sentret {__version__!r} (here '0.0.1')" in message and "\n" not in message
+
+
+def test_a_stopped_local_parse_is_gone_on_from_by_ray_into_the_same_shards(tmp_path: Path) -> None:
+    source = tmp_path / "docs.jsonl"
+    source.write_text("".join(json.dumps({"id": d.id, "title": d.title, "text": d.text}) + "\n"
+                              for d in documents()[:-1]), encoding="utf-8")
+
+    def stop(done: int, words: int) -> None:
+        if done > 25:
+            raise KeyboardInterrupt  # as Ctrl-C would, after the first shard of 20
+
+    with pytest.raises(KeyboardInterrupt):
+        parse_source(source, tmp_path / "shards", engine=Engine(n_process=1), shard_documents=20, progress=stop)
+    _, notes = parse_source(source, tmp_path / "shards", engine=Engine("ray", num_workers=2, batch_size=8),
+                            shard_documents=20)
+    assert any("its 20 documents were not parsed again" in note for note in notes)
+    parse_source(source, tmp_path / "whole", engine=Engine(n_process=1), shard_documents=20)
+    for name in ("manifest.json", "part-00000.parquet", "part-00001.parquet", "part-00002.parquet"):
+        assert (tmp_path / "shards" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), name

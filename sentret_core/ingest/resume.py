@@ -1,0 +1,231 @@
+"""A parse that goes on where it stopped: the shards it finished count (``sentret parse`` run again).
+
+:func:`parse_resumably` writes into ``.<out>.parsing`` beside ``out``. After every shard it rewrites that
+folder's shards manifest, so the folder is at every moment a valid shards folder of the documents parsed
+so far, with what they were parsed from (:func:`source_identity`). A parse that fails, is stopped or is
+killed leaves the folder; the same command run again checks it (the manifest's checksum, each shard's
+size and sha256, the same source, model and shard size), skips the documents its shards hold and parses
+only the rest, into the very shards an uninterrupted parse writes (shards are cut every
+``shard_documents`` documents of the source's order). The folder becomes ``out`` only once the parse is
+whole. A stopped parse of other input is discarded, with a note.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import itertools
+import json
+import logging
+import os
+import shutil
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from sentret_core.errors import SentretError
+from sentret_core.index.validate import sha256_problem
+from sentret_core.ingest.corpus import DEMO, DEMO_PACKAGE, Document
+from sentret_core.ingest.interrupt import cleanup_on_signals, signals_deferred
+from sentret_core.ingest.parse import Engine, Progress, parse_into
+from sentret_core.ingest.shards import MANIFEST as SHARDS_MANIFEST
+from sentret_core.ingest.shards import ShardWriter, read_shards_manifest, write_shards_manifest
+from sentret_core.ingest.staging import OWNER, claim, disk_full, release, remove_stale, running_owner
+from sentret_core.ingest.targets import replace
+
+log = logging.getLogger(__name__)
+KIND = "sentret-parse-partial"
+
+
+@dataclass
+class Partial:
+    """The folder a parse writes into, and the stopped parse it goes on from (None: from the start)."""
+
+    folder: Path
+    kept: dict[str, Any] | None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def documents(self) -> int:
+        return int(self.kept["counts"]["documents"]) if self.kept else 0
+
+
+def partial_folder(out: Path) -> Path:
+    return out.with_name(f".{out.name}.parsing")
+
+
+def source_identity(source: str, fmt: str, encoding: str, engine: Engine, shard_documents: int) -> dict[str, Any]:
+    """What a stopped parse must have read, and parsed with, for its shards to count now."""
+    identity: dict[str, Any] = {
+        "format": fmt, "encoding": encoding, "model": engine.model, "model_version": _model_version(engine.model),
+        "spacy_version": _version("spacy"), "shard_documents": shard_documents,
+    }
+    if source == DEMO:
+        return {**identity, "source": DEMO, "files": _version(DEMO_PACKAGE)}
+    path = Path(source).resolve()
+    return {**identity, "source": str(path), "files": _listing(path)}
+
+
+def parse_resumably(out: Path, source: str, documents: Iterator[Document], engine: Engine,
+                    progress: Progress | None, identity: dict[str, Any],
+                    shard_documents: int) -> tuple[dict[str, Any], list[str]]:
+    """Parse ``documents`` into the shards folder ``out`` by way of its partial folder; return the
+    manifest and notes (stale folders removed, a stopped parse discarded or gone on from)."""
+    with cleanup_on_signals():
+        partial = open_partial(out, identity)
+        kept = partial.kept
+        writer = ShardWriter(partial.folder, kept["pipeline"] if kept else {}, keep=kept["shards"] if kept else None,
+                             shard_documents=shard_documents)
+        writer.on_shard = lambda table: _record(partial.folder, writer, source, identity, table)
+        try:
+            if kept:
+                documents = _skip_parsed(documents, partial, source)
+                log.info("going on from the stopped parse in %s: its %s documents are parsed already",
+                         partial.folder, f"{partial.documents:,}")
+                partial.notes.append(f"went on from the stopped parse in {partial.folder}: its "
+                                     f"{partial.documents:,} documents were not parsed again")
+            parse_into(writer, documents, engine, progress)
+            manifest = writer.finish([source])
+            with signals_deferred():  # the old folder goes only once the new one is in place
+                release(partial.folder)
+                replace(partial.folder, out)
+        except BaseException as exc:
+            raise _stopped(partial.folder, writer, exc, out) from None
+    return manifest, partial.notes
+
+
+def open_partial(out: Path, identity: dict[str, Any]) -> Partial:
+    """The partial folder of ``out``, owned by this process: the stopped parse in it when it checks out
+    and read ``identity``, else a new empty one."""
+    folder = partial_folder(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    notes = remove_stale(out.parent)
+    if folder.is_symlink() or (folder.exists() and not _ours(folder)):
+        raise SentretError(f"{folder}: is in the way of the folder this parse writes into (it is not a stopped "
+                           "sentret parse); move it or choose another --out")
+    if folder.exists():
+        pid = running_owner(folder, KIND)
+        if pid is not None and pid != os.getpid():
+            raise SentretError(f"{out}: another sentret parse (pid {pid}) is writing it in {folder}; "
+                               "wait for it to end or stop it")
+        kept, why = _checked(folder, identity)
+        if kept is not None:
+            _remove_unlisted(folder, kept)
+            claim(folder, KIND)
+            return Partial(folder, kept, notes)
+        shutil.rmtree(folder)
+        if why:
+            notes.append(f"discarded the stopped parse in {folder}: {why}")
+    folder.mkdir()
+    claim(folder, KIND)
+    return Partial(folder, None, notes)
+
+
+def _checked(folder: Path, identity: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """(the stopped parse's manifest, "") when its record and every shard check out; else (None, why)."""
+    if not (folder / SHARDS_MANIFEST).exists():
+        return None, ""  # stopped before its first shard: nothing to keep
+    try:
+        manifest = read_shards_manifest(folder)
+    except SentretError as err:
+        return None, str(err).removeprefix(f"{folder}: ")
+    before = manifest.get("resume", {}).get("identity") if isinstance(manifest.get("resume"), dict) else None
+    if not isinstance(before, dict):
+        return None, "it holds no record of what it parsed"
+    changed = sorted(key for key in identity.keys() | before.keys() if identity.get(key) != before.get(key))
+    if changed:
+        return None, f"it parsed other input or with other settings ({', '.join(changed)} differ)"
+    for shard in manifest["shards"]:
+        problem = sha256_problem(folder, shard["file"], shard["sha256"])
+        if problem is not None:
+            return None, f"shard {problem}"
+    return manifest, ""
+
+
+def _skip_parsed(documents: Iterator[Document], partial: Partial, source: str) -> Iterator[Document]:
+    """``documents`` after those the stopped parse holds, once the last of them is found where it was."""
+    assert partial.kept is not None
+    last_id = partial.kept["resume"]["last_id"]
+    tail = deque(enumerate(itertools.islice(documents, partial.documents), 1), maxlen=1)  # streams, keeps one
+    seen, last = tail[0] if tail else (0, None)
+    if seen < partial.documents or last is None or last.id != last_id:
+        found = f"{last.id!r}" if last is not None and seen == partial.documents else "missing"
+        raise SentretError(
+            f"{source}: its document {partial.documents:,} is {found}, where the stopped parse in "
+            f"{partial.folder} read {last_id!r}: the source changed; remove that folder to parse from the start"
+        )
+    return documents
+
+
+def _record(folder: Path, writer: ShardWriter, source: str, identity: dict[str, Any], table: pa.Table) -> None:
+    """After each shard: the folder's manifest, with what a re-run needs to go on from here."""
+    resume = {"identity": identity, "last_id": table.column("id")[-1].as_py()}
+    write_shards_manifest(folder, writer.pipeline, writer.shards, [source], extra={"resume": resume})
+
+
+def _stopped(folder: Path, writer: ShardWriter, exc: BaseException, out: Path) -> BaseException:
+    """What a parse that ends with ``exc`` leaves: the shards it finished (said in a warning), or nothing."""
+    if not writer.shards:
+        shutil.rmtree(folder, ignore_errors=True)
+        return exc
+    kept = sum(int(shard["documents"]) for shard in writer.shards)
+    where = f"the {kept:,} documents parsed so far are kept in {folder}: the same command goes on from there"
+    if isinstance(exc, OSError) and disk_full(exc):
+        return SentretError(f"{out}: the disk is full; {where} once there is space")
+    log.warning("%s", where)
+    return exc
+
+
+def _ours(folder: Path) -> bool:
+    try:
+        return json.loads((folder / OWNER).read_text(encoding="utf-8")).get("kind") == KIND
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _remove_unlisted(folder: Path, manifest: dict[str, Any]) -> None:
+    """Drop what a killed parse left half-written (a shard not yet in the manifest, a temporary file)."""
+    keep = {SHARDS_MANIFEST, OWNER, *(shard["file"] for shard in manifest["shards"])}
+    for path in folder.iterdir():
+        if path.name not in keep:
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+
+
+def _listing(path: Path) -> str:
+    """A file's size and modification time, or a digest of a folder's files' names, sizes and times."""
+    if not path.is_dir():
+        stat = path.stat()
+        return f"{stat.st_size}:{stat.st_mtime_ns}"
+    digest = hashlib.sha256()
+    for here, folders, files in os.walk(path):
+        folders.sort()
+        for name in sorted(files):
+            file = Path(here, name)
+            try:
+                stat = file.stat()
+            except OSError:
+                continue
+            digest.update(f"{file.relative_to(path)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode(errors="replace"))
+    return digest.hexdigest()
+
+
+def _model_version(model: str) -> str:
+    """The installed version of a spaCy pipeline named as a package, or read from a folder's meta.json."""
+    meta = Path(model) / "meta.json"
+    if meta.is_file():
+        try:
+            return str(json.loads(meta.read_text(encoding="utf-8")).get("version", ""))
+        except (OSError, ValueError, AttributeError):
+            return ""
+    return _version(model)
+
+
+def _version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return ""
