@@ -1,4 +1,4 @@
-"""Parse throughput: the spaCy pass on Ray Data with 1 and 2 workers against the local engine.
+"""Parse throughput: the spaCy pass on Ray (one actor pool) with 1 and 2 workers against the local engine.
 
     .venv/bin/python benchmarks/ray_parse.py [--limit N] [--batch-size 64]
     .venv/bin/pip install -e ".[scale]"      # Ray

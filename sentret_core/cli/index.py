@@ -46,11 +46,11 @@ def source_options(p: argparse.ArgumentParser) -> None:
 
 
 def engine_options(p: argparse.ArgumentParser, model_default: str | None = None) -> None:
-    """How the spaCy pass runs: here (--n-process) or on Ray Data (--engine ray)."""
+    """How the spaCy pass runs: here (--n-process) or on Ray (--engine ray)."""
     from sentret_core.ingest.nlp import DEFAULT_BATCH_SIZE, DEFAULT_PIPELINE
 
     p.add_argument("--engine", default="local", choices=["local", "ray"],
-                   help="run the spaCy pass here (local, default) or on Ray Data (ray: pip install 'sentret[scale]')")
+                   help="run the spaCy pass here (local, default) or on Ray (ray: pip install 'sentret[scale]')")
     p.add_argument("--n-process", type=int, default=2, help="local engine: spaCy worker processes (default 2)")
     p.add_argument("--address", default=None,
                    help="ray engine: the cluster to join ('auto', or the head node's HOST:PORT, e.g. 10.0.0.5:6379; "

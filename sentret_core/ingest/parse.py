@@ -1,4 +1,4 @@
-"""The spaCy pass into shards, on one machine (``nlp.pipe``) or on Ray Data (``engine="ray"``).
+"""The spaCy pass into shards, on one machine (``nlp.pipe``) or on a Ray cluster (``engine="ray"``).
 
 Both engines take the same stream of :class:`Document` records and write the same shards
 (:mod:`sentret_core.ingest.shards`); the Ray one lives in :mod:`sentret_core.ingest.ray_engine`.
@@ -50,7 +50,7 @@ class Engine:
             )
         if self.address is not None and self.address.strip().lower().startswith("ray://"):
             raise SentretError(
-                f"--address {self.address}: Ray Data cannot run through Ray Client (ray://); give the head node's "
+                f"--address {self.address}: sentret does not go through Ray Client (ray://); give the head node's "
                 "HOST:PORT as `ray start --head` prints it (port 6379 unless --port says otherwise), or auto"
             )
 

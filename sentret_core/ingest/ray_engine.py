@@ -1,11 +1,15 @@
-"""The spaCy pass on Ray Data: the same shards as the local engine, parsed by a pool of actors.
+"""The spaCy pass on Ray: the same shards as the local engine, parsed by one pool of actors.
 
 The driver reads the source (every format, encoding and duplicate-id check of the local engine) and
-hands it to Ray in chunks of a shard's documents (:data:`~sentret_core.ingest.shards.SHARD_DOCUMENTS`), each
-with its ordinal. ``map_batches`` runs a callable class, :class:`Parser`, on ``num_workers`` actors
-(one CPU each): each loads the spaCy pipeline once and parses its batches with the local engine's
-own code, so the shards are the same. The parsed rows stream back in order and each chunk becomes
-one shard. Ray is optional (``pip install 'sentret[scale]'``).
+cuts it into shards of ``shard_documents`` documents and each shard into batches, each row with its
+ordinal. ``num_workers`` actors (one CPU each), started once for the whole parse, each load the spaCy
+pipeline once and parse batches with the local engine's own code, so the shards are the same. Batches
+go to whichever actor is free, at most :data:`IN_FLIGHT` per actor ahead of the results, which come back
+in order: each batch moves the progress bar, and a shard is written as soon as its last batch is back
+while the next shard's batches are already being parsed. Ray Core's actors rather than Ray Data: a
+Ray Data pipeline needs its input as a dataset up front, and a parse streams its source from the driver
+(one pipeline per shard restarted the actors, and loaded the model, every 20,000 documents). Ray is
+optional (``pip install 'sentret[scale]'``).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import os
 import re
 import socket
 import time
-import warnings
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -32,11 +36,13 @@ from sentret_core.ingest.shards import ShardWriter, to_table
 if TYPE_CHECKING:
     from sentret_core.ingest.parse import Engine
 
+log = logging.getLogger(__name__)
 CONNECT_TIMEOUT_S = 5.0
+IN_FLIGHT = 2  # batches per actor sent ahead of the results taken back: none idles, the driver holds little
 RETRIES = 3  # a parsing actor that dies is restarted and its batch run again this often (Ray's default: forever)
 NODE_CHECK_TIMEOUT_S = 120.0  # a node loads the spaCy pipeline once to report it
 NODE_KEYS = ("sentret", "spacy_version", "model", "model_version", "pipeline", "normalisation")
-NEEDS_RAY = "--engine ray needs Ray: pip install 'sentret[scale]' (or pip install 'ray[data]')"
+NEEDS_RAY = "--engine ray needs Ray: pip install 'sentret[scale]' (or pip install ray)"
 _INPUT = pa.schema([("ordinal", pa.int64()), ("id", pa.string()), ("title", pa.string()), ("text", pa.string()),
                     ("sentences", pa.list_(pa.string()))])
 
@@ -45,7 +51,7 @@ class Parser:
     """A Ray actor's work: the spaCy pipeline, loaded once, over batches of documents.
 
     The model and spaCy batch size are class attributes (:func:`parser_for`), not constructor
-    arguments, which Ray would keep in its object store for restarts it warns about.
+    arguments, which Ray would keep for the actor's restarts.
     """
 
     model = ""
@@ -61,6 +67,12 @@ class Parser:
         parsed = parse_documents(docs, self.nlp, n_process=1, batch_size=self.batch_size)
         table = to_table(parsed, 0)
         return table.set_column(0, "ordinal", batch.column("ordinal"))
+
+    def parse(self, batch: pa.Table) -> tuple[pa.Table, str]:
+        """The batch parsed, and the node that parsed it (named as :func:`check_nodes` names nodes)."""
+        import ray
+
+        return self(batch), _node_name(ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id())
 
 
 def parser_for(model: str, batch_size: int) -> type[Parser]:
@@ -78,21 +90,26 @@ def parse_with_ray(
     started_here = not ray.is_initialized()
     if started_here:
         _start(ray, engine)
-    _quiet_data()
     try:
         if engine.address:  # another machine's nodes: each must parse exactly as this one would
             check_nodes(ray, engine.model, parses_with(record))
         workers = engine.num_workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         done = [0, 0]  # documents, words
+        nodes: Counter[str] = Counter()
 
-        def batch_done(batch: pa.Table) -> None:  # progress per batch, as the batches come back
+        def batch_done(batch: pa.Table, node: str) -> None:  # progress per batch, as the batches come back
             done[0] += batch.num_rows
             done[1] += int(pa.compute.sum(batch.column("n_words")).as_py() or 0)
+            nodes[node] += 1
             if progress is not None:
                 progress(done[0], done[1])
 
-        for chunk in _chunks(documents, writer.next_ordinal, writer.shard_documents):
-            writer.write(_parse_chunk(ray, chunk, engine, workers, batch_done))
+        chunks = _chunks(documents, writer.next_ordinal, writer.shard_documents)
+        for shard in _parse_on_pool(ray, _batches(chunks, workers, engine.batch_size), engine, workers, batch_done):
+            writer.write(shard)
+        if nodes:
+            log.info("parsed on %d Ray node(s): %s", len(nodes),
+                     ", ".join(f"{node} {count} batches" for node, count in sorted(nodes.items())))
     finally:
         if started_here:
             ray.shutdown()
@@ -134,7 +151,7 @@ def check_nodes(ray: Any, model: str, expected: dict[str, Any]) -> None:
 
     nodes = [n for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) > 0]
     probe = ray.remote(num_cpus=1, max_retries=0)(node_report)
-    refs = {f"{n['NodeManagerAddress']} ({n['NodeID'][:8]})": probe.options(
+    refs = {_node_name(n["NodeManagerAddress"], n["NodeID"]): probe.options(
         scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(model) for n in nodes}
     reports = {}
     deadline = time.monotonic() + NODE_CHECK_TIMEOUT_S  # for all nodes together: they report in parallel
@@ -172,7 +189,8 @@ def _start(ray: Any, engine: Engine) -> None:
         except (ConnectionError, RuntimeError, ValueError) as err:
             raise SentretError(f"cannot join the Ray cluster at --address {engine.address}: {err}") from None
     else:
-        ray.init(num_cpus=engine.num_workers or os.cpu_count() or 1, **quiet)
+        # "local": a Ray of our own even where `ray start` runs one on this machine (ray.init would join it)
+        ray.init(address="local", num_cpus=engine.num_workers or os.cpu_count() or 1, **quiet)
 
 
 def _check_reachable(address: str) -> None:
@@ -192,17 +210,6 @@ def _check_reachable(address: str) -> None:
         ) from None
 
 
-def _quiet_data() -> None:
-    """Results in input order; no progress bars or per-dataset log lines (ours is the progress bar)."""
-    from ray.data import DataContext
-
-    context = DataContext.get_current()
-    context.execution_options.preserve_order = True
-    context.enable_progress_bars = False
-    context.print_on_execution_start = False
-    logging.getLogger("ray.data").setLevel(logging.ERROR)
-
-
 def _chunks(documents: Iterable[Document], first_ordinal: int, size: int) -> Iterator[pa.Table]:
     """The documents as tables of ``size`` rows (one shard each), numbered from ``first_ordinal``."""
     stream = iter(documents)
@@ -216,36 +223,64 @@ def _chunks(documents: Iterable[Document], first_ordinal: int, size: int) -> Ite
         ordinal += len(chunk)
 
 
-def _parse_chunk(
-    ray: Any, chunk: pa.Table, engine: Engine, workers: int, on_batch: Callable[[pa.Table], None]
-) -> pa.Table:
-    """One chunk through the actor pool, its rows back in ordinal order; ``on_batch`` sees each batch as it comes."""
-    # batches small enough for every worker to get several, large enough to keep spaCy's batching
-    batch = max(1, min(engine.batch_size * 4, -(-chunk.num_rows // (workers * 4))))
-    # one block per batch (a repartition would need CPUs the actors hold)
-    dataset = ray.data.from_arrow([chunk.slice(at, batch) for at in range(0, chunk.num_rows, batch)])
-    with warnings.catch_warnings():
-        # the only way Ray Data (≤ 2.63, hence the pin) takes an actor's restarts: its deprecated remote args
-        warnings.filterwarnings("ignore", message="`ray_remote_args` is deprecated")
-        parsed = dataset.map_batches(
-            parser_for(engine.model, engine.batch_size), batch_size=batch, batch_format="pyarrow",
-            compute=ray.data.ActorPoolStrategy(size=workers), num_cpus=1,
-            max_restarts=RETRIES, max_task_retries=RETRIES,
-        )
-    tables = []
+def _batches(chunks: Iterable[pa.Table], workers: int, batch_size: int) -> Iterator[tuple[pa.Table, bool]]:
+    """Each chunk's batches, with whether the batch ends its chunk (its shard): small enough for every
+    worker to get several of a shard, large enough to keep spaCy's own batching."""
+    for chunk in chunks:
+        size = max(1, min(batch_size * 4, -(-chunk.num_rows // (workers * 4))))
+        for at in range(0, chunk.num_rows, size):
+            yield chunk.slice(at, size), at + size >= chunk.num_rows
+
+
+def _parse_on_pool(
+    ray: Any, batches: Iterator[tuple[pa.Table, bool]], engine: Engine, workers: int,
+    on_batch: Callable[[pa.Table, str], None],
+) -> Iterator[pa.Table]:
+    """The shards of ``batches``, parsed by one pool of ``workers`` actors for the whole stream; ``on_batch``
+    sees each parsed batch, in order, as it comes back."""
+    from ray.util import ActorPool
+
+    # Ray's default restarts a dead actor forever: a document that crashes spaCy would hang the parse
+    remote = ray.remote(num_cpus=1, max_restarts=RETRIES, max_task_retries=RETRIES)(
+        parser_for(engine.model, engine.batch_size))
+    actors = [remote.remote() for _ in range(workers)]
+    pool = ActorPool(actors)
+    sent: deque[tuple[pa.Table, bool]] = deque()  # submitted batches, in the order their results come back
+    shard: list[pa.Table] = []
     try:
-        for block in parsed.iter_batches(batch_size=None, batch_format="pyarrow"):
-            tables.append(pa.Table.from_batches([block]) if isinstance(block, pa.RecordBatch) else block)
-            on_batch(tables[-1])
+        for batch in itertools.chain(batches, [None]):
+            if batch is not None:
+                pool.submit(lambda actor, rows: actor.parse.remote(rows), batch[0])
+                sent.append(batch)
+            while sent and (batch is None or len(sent) > workers * IN_FLIGHT):
+                rows, last = sent.popleft()
+                table, node = _next_result(ray, pool, rows)
+                on_batch(table, node)
+                shard.append(table)
+                if last:
+                    yield pa.concat_tables(shard).sort_by("ordinal")
+                    shard = []
+    finally:
+        for actor in actors:
+            ray.kill(actor)
+
+
+def _next_result(ray: Any, pool: Any, rows: pa.Table) -> tuple[pa.Table, str]:
+    """The pool's next result, for the batch ``rows``; a worker's failure as one message naming the batch."""
+    try:
+        table, node = pool.get_next()
     except ray.exceptions.RayActorError:
         raise SentretError(
             f"--engine ray: a parsing worker died {RETRIES + 1} times on the same batch of the documents "
-            f"{_span(chunk)} (killed, out of memory, or a crash in spaCy on one of them); the parse stopped"
+            f"{_span(rows)} (killed, out of memory, or a crash in spaCy on one of them); the parse stopped"
         ) from None
     except ray.exceptions.RayError as err:  # an error raised while parsing, which Ray wraps
-        raise SentretError(f"--engine ray: parsing the documents {_span(chunk)} failed: {_worker_error(err)}") from None
-    table = pa.concat_tables(tables) if tables else to_table([], 0)
-    return table.sort_by("ordinal")
+        raise SentretError(f"--engine ray: parsing the documents {_span(rows)} failed: {_worker_error(err)}") from None
+    return table, node
+
+
+def _node_name(address: str, node_id: str) -> str:
+    return f"{address} ({node_id[:8]})"
 
 
 def _span(chunk: pa.Table) -> str:
@@ -258,9 +293,13 @@ _WRAPPED = "The above exception was the direct cause of the following exception:
 
 
 def _worker_error(err: BaseException) -> str:
-    """The error a worker raised, as ``Type: first line``. Ray Data wraps it in a UserCodeException in
-    the worker and only the traceback's text crosses to the driver: its last ``Type: message`` line
-    before Ray's wrapper names it; else Ray's own first line."""
+    """The error a worker raised, as ``Type: first line``: Ray keeps it as the error's cause; where only a
+    traceback's text crossed to the driver, its last ``Type: message`` line before Ray's wrapper names it;
+    else Ray's own first line."""
+    cause = getattr(err, "cause", None)  # Ray Core keeps the worker's own exception
+    if isinstance(cause, Exception) and not type(cause).__module__.startswith("ray."):
+        lines = str(cause).strip().splitlines()
+        return f"{type(cause).__name__}: {lines[0]}" if lines else type(cause).__name__
     text = str(err)
     own = text.split(_WRAPPED)[0] if _WRAPPED in text else ""
     raised = [m for line in own.splitlines() if (m := _RAISED.match(line.strip()))]

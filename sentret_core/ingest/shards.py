@@ -5,7 +5,7 @@ document, in source order (``ordinal``), with its sentences nested (:data:`SCHEM
 offsets, their terms with token and character positions, and their entity mentions. The manifest
 records the pipeline that parsed them (an index is only built from shards of one pipeline), what
 each shard holds (counts the build sizes its arrays by) and its sha256, and a checksum of itself.
-Both engines (local ``nlp.pipe`` and Ray Data) write this same format.
+Both engines (local ``nlp.pipe`` and Ray) write this same format.
 """
 
 from __future__ import annotations

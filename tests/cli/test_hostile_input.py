@@ -149,7 +149,7 @@ def test_an_empty_ray_address_is_refused_before_ray_starts(tmp_path: Path, capsy
 def test_a_ray_client_address_is_refused_before_ray_starts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, err = run(["parse", "demo", "--out", tmp_path / "s", "--engine", "ray", "--address", "ray://head:10001"],
                     capsys)
-    assert "Ray Data cannot run through Ray Client (ray://)" in one_message(code, err)
+    assert "sentret does not go through Ray Client (ray://)" in one_message(code, err)
     assert not (tmp_path / "s").exists()
 
 

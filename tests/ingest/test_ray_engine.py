@@ -1,4 +1,4 @@
-"""The Ray Data engine: the same shards as the local engine, byte for byte, on a local Ray."""
+"""The Ray engine: the same shards as the local engine, byte for byte, on a local Ray."""
 
 from __future__ import annotations
 
@@ -77,12 +77,12 @@ def test_ray_reports_progress_per_batch_not_per_shard(parsed: dict[str, Path]) -
 
 
 def ray_workers() -> list[int]:
-    """The pids of this machine's Ray Data map workers (their process title names them)."""
+    """The pids of this machine's parsing actors (their process title names them)."""
     pids = []
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             with contextlib.suppress(OSError):
-                if b"ray::MapWorker" in (proc / "cmdline").read_bytes():
+                if b"ray::Parser" in (proc / "cmdline").read_bytes():
                     pids.append(int(proc.name))
     return pids
 
@@ -126,11 +126,12 @@ def poisoned(monkeypatch: pytest.MonkeyPatch, fail: Callable[[], None]) -> list[
 
 
 def test_a_worker_that_dies_on_every_attempt_is_one_message(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Not Ray's default, retrying forever: a bounded number of restarts, then the documents of the shard named."""
+    """Not Ray's default, retrying forever: a bounded number of restarts, then the documents of the batch named
+    (batches of 3: the poisoned 26th document is the last of the documents 24-26)."""
     docs = poisoned(monkeypatch, lambda: os._exit(1))
     writer = ShardWriter(tmp_path, {}, shard_documents=20)
     with pytest.raises(SentretError, match=rf"a parsing worker died {ray_engine.RETRIES + 1} times on the same batch "
-                                           rf"of the documents {docs[20].id!r} to {docs[39].id!r} \(killed, out of"):
+                                           rf"of the documents {docs[23].id!r} to {docs[25].id!r} \(killed, out of"):
         parse_into(writer, docs, Engine("ray", num_workers=2, batch_size=8))
     assert not ray.is_initialized()
 
@@ -140,7 +141,7 @@ def test_an_error_in_a_worker_is_one_message(monkeypatch: pytest.MonkeyPatch, tm
         raise ValueError("spaCy could not cope\nwith this")
 
     docs = poisoned(monkeypatch, fail)
-    with pytest.raises(SentretError, match=rf"parsing the documents {docs[20].id!r} to {docs[39].id!r} failed: "
+    with pytest.raises(SentretError, match=rf"parsing the documents {docs[23].id!r} to {docs[25].id!r} failed: "
                                            r"ValueError: spaCy could not cope$"):
         parse_into(ShardWriter(tmp_path, {}, shard_documents=20), docs, Engine("ray", num_workers=2, batch_size=8))
     assert not ray.is_initialized()
@@ -168,8 +169,8 @@ def test_an_unreachable_cluster_is_one_message(tmp_path: Path, monkeypatch: pyte
 
 
 def test_a_ray_client_address_is_refused_before_ray_starts(tmp_path: Path) -> None:
-    """Ray Data does not run through Ray Client: a ray:// address could never work."""
-    with pytest.raises(SentretError, match=r"Ray Data cannot run through Ray Client \(ray://\); give the head node's"):
+    """A ray:// address is refused before Ray starts, naming the HOST:PORT form to give instead."""
+    with pytest.raises(SentretError, match=r"does not go through Ray Client \(ray://\); give the head node's"):
         parse_into(ShardWriter(tmp_path, {}), documents()[:2], Engine("ray", address="ray://head:10001"))
     assert not ray.is_initialized()
 
