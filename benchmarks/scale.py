@@ -9,7 +9,8 @@ entities generated straight into parsed shards (numpy and pyarrow, no spaCy), ti
 built from the shards (``build_from_shards``, out of core) in a child process so that its peak
 memory (``ru_maxrss``) is the build's alone. Then, in this process:
 
-* ``Index.load`` time (first and median of 5), the index size on disk and the shards' size;
+* ``Index.load`` time: cold (the index's files dropped from the page cache first), then first and median of 5 warm;
+  the index size on disk and the shards' size;
 * ``bm25.v1``, ``bm25f.v1`` and ``lm-2si.v1`` top-10 and top-1000 latency (``search``: ``top_k`` of ``score``,
   MaxScore-pruned for bm25.v1),
   p50/p95 over the queries, the first call per model timed apart as warm-up;
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shutil
 import statistics
@@ -62,6 +64,20 @@ def current_rss_mb() -> float:
     except (OSError, IndexError, ValueError):
         return float("nan")
     return pages * resource.getpagesize() / 2**20
+
+
+def evict(folder: Path) -> int:
+    """Drop every file below ``folder`` from the page cache (so the next read is cold); how many files."""
+    count = 0
+    for here, _, files in os.walk(folder):
+        for name in files:
+            fd = os.open(os.path.join(here, name), os.O_RDONLY)
+            try:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                count += 1
+            finally:
+                os.close(fd)
+    return count
 
 
 def build_child(out: Path) -> None:
@@ -287,6 +303,12 @@ def main() -> int:
     print(f"  shards on disk              {disk_size(shards_of(out)) / 1e6:9,.1f} MB")
     print(f"  index size on disk          {disk_size(out) / 1e6:9,.1f} MB (without its shards/ copy)")
 
+    evicted = evict(out)
+    start = time.perf_counter()
+    Index.load(out)
+    cold_load = time.perf_counter() - start
+    print(f"  Index.load, cold            {cold_load * 1000:9.1f} ms ({evicted:,} files dropped from the page cache "
+          "first, posix_fadvise DONTNEED)")
     start = time.perf_counter()
     index = Index.load(out)
     first_load = time.perf_counter() - start

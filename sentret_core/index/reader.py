@@ -57,6 +57,7 @@ def verify(path: str | Path) -> list[str]:
     try:  # the files are as built: now whether the manifest's counts and records fit them
         index = Index.load(path)
         index._sound.update(expected)
+        validate.check_all_arrays(path, index.manifest["counts"], index._mapped)
         for table in validate.TABLES:
             index._table(table)
     except IndexFormatError as err:
@@ -74,9 +75,10 @@ class Index:
     tables) belongs in ``cache``, a bounded :class:`~sentret_core.index.cache.DerivedCache`, so it is
     computed once per loaded index.
 
-    :meth:`load` checks what is cheap to check at every load, and every file is checked against
-    its sha256 the first time it is read (:mod:`sentret_core.index.validate`); ``notes`` says what
-    could not be checked (an index of an older sentret).
+    :meth:`load` checks what reads O(1) values of each file, so it costs the same cold at any size;
+    every file is checked against its sha256 the first time it is read, and an array then for what
+    reads all of it (bounds, order) before anything indexes with it (:mod:`sentret_core.index.validate`);
+    ``notes`` says what could not be checked (an index of an older sentret).
     """
 
     def __init__(self, path: Path, manifest: dict[str, Any]) -> None:
@@ -86,6 +88,7 @@ class Index:
         self.notes: tuple[str, ...] = ()
         self._mapped: dict[str, np.ndarray] = {}
         self._sound: set[str] = set()  # files found to match their sha256 in this process
+        self._structured: set[str] = set()  # arrays whose whole-array checks passed in this process
         counts = manifest["counts"]
         self.N: int = counts["sentences"]
         self.D: int = counts["documents"]
@@ -137,6 +140,9 @@ class Index:
         if name not in self._mapped:  # an Index made without load(): check it now
             self._mapped = validate.check_load(self.path, self.manifest)
         self._checked(f"{name}.npy")
+        if name not in self._structured:  # bounds and order, read once: never at load (O(size) when cold)
+            validate.check_array(self.path, self.manifest["counts"], self._mapped, name)
+            self._structured.add(name)
         return self._mapped[name]
 
     def _matrix(self, name: str, kind: str, shape: tuple[int, int], dtype: type = np.int32) -> Any:

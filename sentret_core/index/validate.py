@@ -3,16 +3,17 @@
 A damaged file must never crash the process (scipy's sparse routines trust ``indptr`` and
 ``indices`` and read out of bounds on bad ones) nor give silently different results. Three layers:
 
-* **at every load** (:func:`check_load`, milliseconds on the demo index, see
-  ``benchmarks/validation_cost.py``): the manifest's own checksum and the types of its counts;
-  every file it lists present with its recorded size; every ``.npy`` header (dtype, shape, and the
-  file size they imply) against the manifest and the counts; the CSR/CSC invariants of every
-  matrix and of the term sequences (``indptr`` starts at 0, never decreases, ends at nnz; indices
-  within bounds), vectorised; the counts against the arrays; every table's row count;
+* **at every load** (:func:`check_load`, reading O(1) values of each file, so a load costs the same
+  cold at any size; see ``benchmarks/validation_cost.py``): the manifest's own checksum and the
+  types of its counts; every file it lists present with its recorded size; every ``.npy`` header
+  (dtype, shape, and the file size they imply) against the manifest and the counts; each matrix's
+  and the term sequences' ``indptr`` starting at 0 and ending at nnz; every table's row count;
 * **at the first read of each file** (:meth:`Index._checked <sentret_core.index.reader.Index>`):
   its sha256 against the manifest, so a changed value inside an array or a table is an error, not a
   different ranking — the file is being paged in anyway, and files a process never reads are
-  never hashed; then, for a table, its columns against the arrays (:func:`check_table`);
+  never hashed; then, for an array, the checks that read all of it (:func:`check_array`: ``indptr``
+  never decreasing, indices within bounds, the sentences in document order…), vectorised, before
+  anything indexes with it; for a table, its columns against the arrays (:func:`check_table`);
 * **on demand** (``sentret verify``, ``Index.load(path, verify=True)``, the app in the
   background): every file's sha256, files the manifest does not list, and the artefacts.
 
@@ -239,42 +240,65 @@ def _expected_arrays(counts: Mapping[str, int]) -> dict[str, tuple[tuple[str, ..
 
 
 def _check_structure(folder: Path, counts: Mapping[str, int], arrays: Mapping[str, np.ndarray]) -> None:
-    """CSR/CSC invariants and the counts against the arrays, vectorised: nothing out of bounds reaches
-    scipy or numpy."""
-    T = counts["term_occurrences"]
-    for matrix, (_, bound, _) in MATRICES.items():
+    """What every load checks of the arrays' structure, reading O(1) values: each matrix's ``indptr``
+    starts at 0 and ends at its nnz, its data as long as its indices; the term sequences end at the
+    counted occurrences. What reads a whole array waits for that array's first use (:func:`check_array`)."""
+    for matrix in MATRICES:
         indptr, indices = arrays[f"{matrix}.indptr"], arrays[f"{matrix}.indices"]
         data = arrays.get(f"{matrix}.data")
         if indptr.dtype != indices.dtype:
             raise fail(folder, f"{matrix}.indptr.npy and {matrix}.indices.npy have different dtypes")
-        _check_indptr(folder, f"{matrix}.indptr.npy", indptr, len(indices), f"{matrix}.indices.npy")
-        _check_bounds(folder, f"{matrix}.indices.npy", indices, counts[bound], f"counts.{bound}")
+        _check_ends(folder, f"{matrix}.indptr.npy", indptr, len(indices), f"{matrix}.indices.npy")
         if data is not None and len(data) != len(indices):
             raise fail(folder, f"{matrix}.data.npy holds {len(data):,} values, {matrix}.indices.npy {len(indices):,}")
-    # the values in data arrays are checked by their sha256 at the first read (they index nothing)
-    if "title_term_occurrences" in counts:
+    _check_ends(folder, "seq_indptr.npy", arrays["seq_indptr"], counts["term_occurrences"], "counts.term_occurrences")
+
+
+def check_array(folder: Path, counts: Mapping[str, int], arrays: Mapping[str, np.ndarray], name: str) -> None:
+    """The checks that read the whole array ``name`` (and the arrays it must agree with), vectorised: made
+    at its first use, before scipy or numpy index anything with it (:meth:`Index._array
+    <sentret_core.index.reader.Index>`), and all of them by :func:`check_all_arrays` (``sentret verify``).
+    The values of data arrays index nothing: their sha256 at the first read covers them."""
+    matrix, _, part = name.partition(".")
+    if matrix in MATRICES and part == "indptr":
+        _check_rising(folder, f"{name}.npy", arrays[name])
+    elif matrix in MATRICES and part == "indices":
+        bound = MATRICES[matrix][1]
+        _check_bounds(folder, f"{name}.npy", arrays[name], counts[bound], f"counts.{bound}")
+    elif name == "title.data" and "title_term_occurrences" in counts:
         total = int(arrays["title.data"].sum(dtype=np.int64))
         if total != counts["title_term_occurrences"]:
             raise fail(folder, f"title.data.npy counts {total:,} title terms, the manifest "
                                f"{counts['title_term_occurrences']:,}")
-    seq_indptr = arrays["seq_indptr"]
-    _check_indptr(folder, "seq_indptr.npy", seq_indptr, T, "counts.term_occurrences")
-    if not np.array_equal(np.diff(seq_indptr), arrays["sent_len"]):
-        raise fail(folder, "sent_len.npy does not match the sentence bounds in seq_indptr.npy")
-    _check_bounds(folder, "seq_terms.npy", arrays["seq_terms"], counts["terms"], "counts.terms")
-    sent_doc = arrays["sent_doc"]
-    _check_bounds(folder, "sent_doc.npy", sent_doc, counts["documents"], "counts.documents")
-    if len(sent_doc) > 1 and bool(np.any(sent_doc[1:] < sent_doc[:-1])):
-        raise fail(folder, "sent_doc.npy is not in document order")
-    if len(arrays["sent_pos"]) and int(arrays["sent_pos"].min()) < 0:
+    elif name in ("seq_indptr", "sent_len"):
+        _check_rising(folder, "seq_indptr.npy", arrays["seq_indptr"])
+        if not np.array_equal(np.diff(arrays["seq_indptr"]), arrays["sent_len"]):
+            raise fail(folder, "sent_len.npy does not match the sentence bounds in seq_indptr.npy")
+    elif name == "seq_terms":
+        _check_bounds(folder, "seq_terms.npy", arrays["seq_terms"], counts["terms"], "counts.terms")
+    elif name == "sent_doc":
+        sent_doc = arrays["sent_doc"]
+        _check_bounds(folder, "sent_doc.npy", sent_doc, counts["documents"], "counts.documents")
+        if len(sent_doc) > 1 and bool(np.any(sent_doc[1:] < sent_doc[:-1])):
+            raise fail(folder, "sent_doc.npy is not in document order")
+    elif name == "sent_pos" and len(arrays["sent_pos"]) and int(arrays["sent_pos"].min()) < 0:
         raise fail(folder, "sent_pos.npy holds a negative position")
 
 
-def _check_indptr(folder: Path, name: str, indptr: np.ndarray, end: int, of: str) -> None:
+def check_all_arrays(folder: Path, counts: Mapping[str, int], arrays: Mapping[str, np.ndarray]) -> None:
+    """:func:`check_array` of every array."""
+    for name in sorted(arrays):
+        check_array(folder, counts, arrays, name)
+
+
+def _check_ends(folder: Path, name: str, indptr: np.ndarray, end: int, of: str) -> None:
     if len(indptr) == 0 or int(indptr[0]) != 0:
         raise fail(folder, f"{name} does not start at 0")
     if int(indptr[-1]) != end:
         raise fail(folder, f"{name} ends at {int(indptr[-1]):,}, not at the {end:,} values of {of}")
+
+
+def _check_rising(folder: Path, name: str, indptr: np.ndarray) -> None:
     if len(indptr) > 1 and bool(np.any(indptr[1:] < indptr[:-1])):
         raise fail(folder, f"{name} decreases somewhere (a row would have a negative length)")
 

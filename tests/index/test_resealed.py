@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -27,6 +28,7 @@ import pytest
 from sentret_core import Index, score, top_k
 from sentret_core.cli.main import main
 from sentret_core.errors import IndexFormatError, SentretError
+from sentret_core.index import validate
 from sentret_core.index.reader import verify
 from sentret_core.index.validate import canonical_checksum, sha256_of
 from sentret_core.ingest.build import add_documents, build_from_shards
@@ -250,6 +252,31 @@ def test_a_shards_manifest_naming_a_non_pipeline_model_is_refused_before_spacy_l
     with pytest.raises(SentretError, match="'numpy' is an installed package but not a spaCy pipeline"):
         build_from_shards(copy / "shards", tmp_path / "out")
     assert [p for p in verify(copy) if "not a spaCy pipeline" in p]
+
+
+# --- what a load reads: O(1) values of each file; the whole-array checks come at first use ---------------
+
+
+def test_a_load_reads_no_array_whole_and_an_array_out_of_bounds_is_refused_at_its_first_use(
+    copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold load costs the same at any size: bounds and order are checked when an array is first used,
+    before anything indexes with it; a resealed index whose postings point past the last sentence is
+    refused there, by the query, and by verify."""
+    postings = np.load(copy / "XT.indices.npy")
+    postings[len(postings) // 2] = 1_000_000  # past the last sentence; the sha256 is resealed below
+    np.save(copy / "XT.indices.npy", postings)
+    reseal_index(copy)
+    whole: list[str] = []
+    check = validate.check_array
+    monkeypatch.setattr(validate, "check_array", lambda *args: (whole.append(args[-1]), check(*args))[1])
+    index = Index.load(copy)
+    assert whole == []  # nothing read whole at load
+    kind, message = in_child(lambda: top_k(score(Index.load(copy), "Picasso peace", "bm25.v1"), 3))
+    assert kind == "SentretError" and "XT.indices.npy holds values outside 0…" in message, (kind, message)
+    assert "run `sentret verify" in message
+    assert any("XT.indices.npy holds values outside" in problem for problem in verify(copy))
+    del index
 
 
 def test_the_intact_copy_passes(copy: Path) -> None:
