@@ -49,6 +49,7 @@ SLOW_MODULES: dict[str, str] = {
     "annotation/test_adjudication": "sessions, judgments and the admin page (6 s)",
     "index/test_hostile_artefacts": "reseals damaged artefacts and verifies them (3 s)",
     "models/test_training_running": "trains in another process (2 s)",
+    "models/test_memory_flat": "makes a 1M-sentence index and runs 600 queries in another process (20 s)",
 }
 SLOW_PREFIXES: dict[str, str] = {
     "ui/test_app_": "Streamlit's AppTest runs the whole page script at every step (0.2-5 s a test, 85 s in all)",
