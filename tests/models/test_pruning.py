@@ -78,6 +78,60 @@ def test_search_is_top_k_of_score(
     same(got, top_k(score(index, terms, "bm25.v1", **params), k))
 
 
+BM25F_PARAMS = st.fixed_dictionaries(
+    {
+        "k1": st.sampled_from([0.0, 0.26, 1.2, 2.0]),
+        "b": st.sampled_from([0.0, 0.15, 1.0]),
+        "k3": st.sampled_from([0.0, 8.0]),
+        "idf": st.sampled_from(["rsj", "lucene"]),
+        "w_context": st.sampled_from([0.0, 0.3, 1.0]),
+        "w_title": st.sampled_from([0.0, 0.5, 2.0]),
+        "window": st.integers(1, 3),
+        "b_context": st.sampled_from([None, 0.0, 1.0]),
+    }
+)
+
+
+@settings(derandomize=True, max_examples=400, deadline=None)
+@given(
+    which=st.integers(0, 2), terms=TERMS, k=st.integers(0, 60), params=BM25F_PARAMS, sample=st.sampled_from([1, 2, 5])
+)
+def test_bm25f_search_is_top_k_of_score(
+    corpora: list[Index], which: int, terms: list[str], k: int, params: dict[str, object], sample: int
+) -> None:
+    """BM25F's MaxScore: the rarer terms' fields built, the others' counts looked up for the candidates only
+    (sentence, ±window context and title), and fields of weight 0 reaching no sentence."""
+    index = corpora[which]
+    with mock.patch.object(pruning, "SAMPLE", sample), mock.patch.object(pruning, "PRUNE_FROM", 0):
+        got = search(index, terms, "bm25f.v1", k, **params)
+    same(got, top_k(score(index, terms, "bm25f.v1", **params), k))
+
+
+def test_bm25f_pruning_happens_and_builds_no_field_of_a_non_essential_term(corpora: list[Index]) -> None:
+    """On these queries the pruned path runs, returns fewer candidates than score, and never builds the fields
+    of "river" (in most sentences: the smallest idf, a non-essential term)."""
+    from sentret_core.models.arrays import postings as postings_module
+
+    index = corpora[1]
+    river = index.term_index["river"]
+    built: list[int] = []
+    term_fields = postings_module.term_fields
+    bm25f_top_k = get_model("bm25f.v1").top_k
+    assert bm25f_top_k is not None
+    with mock.patch.object(postings_module, "term_fields", lambda i, w, t: (built.append(t), term_fields(i, w, t))[1]):
+        for terms in (["river", "castle"], ["river", "bakery", "mill"], ["river", "orchard"]):
+            fresh = Index.load(index.path)  # nothing cached: every field built is this query's
+            with mock.patch.object(pruning, "SAMPLE", 1), mock.patch.object(pruning, "PRUNE_FROM", 0):
+                found = bm25f_top_k(fresh, prepare(fresh, terms), get_model("bm25f.v1").resolve({}), 2)
+                assert found is not None and river not in built, terms
+                full = score(index, terms, "bm25f.v1")
+                assert len(found[0]) < len(full)
+                built.clear()
+                same(search(Index.load(index.path), terms, "bm25f.v1", 2), top_k(full, 2))
+                assert river not in built, terms
+            built.clear()
+
+
 def test_pruning_happens_and_drops_candidates(corpora: list[Index]) -> None:
     """The pruned path runs (and returns fewer candidates than score) on many of these queries."""
     rng = np.random.default_rng(5)

@@ -194,3 +194,35 @@ def term_fields(index: Index, window: int, term: int) -> tuple[np.ndarray, np.nd
     distinct = every[new]
     sums = np.bincount(slot, weights=np.concatenate(vals).take(order), minlength=3 * len(distinct))
     return distinct.astype(np.int32), sums.reshape(len(distinct), 3).astype(np.float32)
+
+
+def field_counts_at(index: Index, window: int, term: int, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ``targets`` (sorted sentence ids) where ``term`` is in any of BM25F's fields, and its counts there,
+    (n, 3) float32: the rows :func:`term_fields` gives for those sentences, looked up in the sentence and
+    title postings without building the term's fields whole (a frequent term's are large)."""
+    lay = layout(index)
+    targets = np.asarray(targets, dtype=np.int64)
+    counts = np.zeros((len(targets), 3))
+    post = postings(index)
+    counts[:, 0] = _counts_at(post, term, targets)
+    first, end = lay.first.take(targets), lay.end.take(targets)
+    for offset in (*range(-window, 0), *range(1, window + 1)):
+        around = targets + offset
+        inside = (around >= first) & (around < end)
+        counts[inside, 1] += _counts_at(post, term, around[inside])
+    counts[:, 2] = _counts_at(title_postings(index), term, lay.sent_doc.take(targets).astype(np.int64))
+    found = np.any(counts > 0, axis=1)
+    return targets[found].astype(np.int32), counts[found].astype(np.float32)
+
+
+def _counts_at(post: Postings, term: int, rows: np.ndarray) -> np.ndarray:
+    """c(t, row) for each of ``rows`` (sorted, repeats allowed), 0 where the term is not."""
+    have, vals = post.raw(term)
+    out = np.zeros(len(rows))
+    if len(have) == 0 or len(rows) == 0:
+        return out
+    pos = np.searchsorted(have, rows)
+    np.minimum(pos, len(have) - 1, out=pos)
+    hit = have.take(pos) == rows
+    out[hit] = vals.take(pos[hit])
+    return out

@@ -5,11 +5,12 @@ For a score that is a sum over query terms of non-negative contributions, each b
 best of their scores (a lower bound of the true k-th best); the longest run of smallest-bound
 terms with ``Σ ub_t < θ`` is *non-essential* — a sentence holding none of the others scores
 below θ and cannot be in the top k. So only the postings of the essential terms are candidates;
-the non-essential terms' counts are looked up in their sorted postings for those candidates.
+the non-essential terms' counts are looked up for those candidates.
 
 Scores are those of the exhaustive scorer bit for bit: contributions are computed by the same
 formula and summed by :func:`~sentret_core.models.arrays.vectors.union_sum` in query-term order, so
-every candidate's sum adds the same numbers in the same order.
+every candidate's sum adds the same numbers in the same order. :func:`max_score` is the procedure;
+BM25 (:func:`saturated_top_k`) and BM25F (:func:`fields_top_k`) give it their bounds and exact sums.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sentret_core.models.arrays.postings import Postings, postings
+from sentret_core.models.arrays.postings import Postings, field_counts_at, field_postings, postings
 from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, union, union_sum
 from sentret_core.models.bm25.formulas import saturation
 
@@ -33,44 +34,105 @@ SAMPLE = 4096  # candidates scored for θ (at least 4k); shorter queries are not
 # at 1M and 10M sentences, pruning from 16k-64k postings gave the best p50 and p95)
 PRUNE_FROM = 32_768
 
+# (positions of query terms, sentences or None) -> the exact sum over those terms' contributions for those
+# sentences (sorted ids holding any of them, scores); None: every sentence the terms reach
+PartialSum = Callable[[np.ndarray, "np.ndarray | None"], tuple[np.ndarray, np.ndarray]]
+
+
+def max_score(
+    k: int, weights: np.ndarray, k1: float, post: Postings, terms: np.ndarray, partial: PartialSum
+) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """The top-k candidates with their exact scores, for query ``terms`` whose contributions
+    ``w_t·(k1+1)·x/(k+x)`` are summed by ``partial``; None when pruning cannot help (score them all).
+    ``k`` ≥ 1. Bound: a contribution is at most ``w_t·(k1+1)`` when ``w_t > 0`` and at most 0 when
+    ``w_t ≤ 0`` (rsj idf, sf > N/2)."""
+    sizes = np.array([post.size(int(t)) for t in terms], dtype=np.int64)
+    budget = max(SAMPLE, 4 * k)
+    if len(weights) < 2 or sizes.max() <= max(budget, PRUNE_FROM) or not np.all(np.isfinite(weights)):
+        return None  # nothing worth pruning: the exhaustive path is as fast
+    ub = np.maximum(weights, 0.0) * (k1 + 1.0)
+    every = np.arange(len(terms))
+    order = np.argsort(-ub, kind="stable")  # largest bound first
+    sample = _sample(post, terms[order], k, budget)
+    if len(sample) < k:  # fewer than k candidates in all
+        return None
+    theta = np.partition(partial(every, sample)[1], len(sample) - k)[len(sample) - k]
+    n_rest = int(np.count_nonzero(np.cumsum(ub[order[::-1]]) * (1.0 + SLACK) < theta))  # a prefix: cumsum grows
+    if n_rest == 0:
+        return None
+    rest = float(np.sum(ub[order[len(order) - n_rest :]]))
+    essential = np.sort(order[: len(order) - n_rest])  # all with a positive bound: θ > 0
+    cand, part = partial(essential, None)
+    cand = cand[(part + rest) * (1.0 + SLACK) >= theta]  # the others cannot reach θ
+    ids, scores = partial(every, cand)
+    return ids, scores, True
+
 
 def saturated_top_k(
     index: Index, q: Query, k: int, weights: np.ndarray, k1: float, sentence_k: Callable[[], np.ndarray]
 ) -> tuple[np.ndarray, np.ndarray, bool] | None:
     """The top-k candidates, with their exact scores, of ``Σ_t w_t·(k1+1)·c(t,s)/(K(s)+c(t,s))``
     (MaxScore): BM25's, with ``weights`` its w_t = idf·query factor per term of ``q.ids`` and
-    ``sentence_k()`` its K(s) = k1·B(s) per sentence. None: nothing worth pruning, score them all.
-
-    Bound: a contribution is at most ``w_t·(k1+1)`` when ``w_t > 0`` and at most 0 when ``w_t ≤ 0``
-    (rsj idf, sf > N/2).
-    """
+    ``sentence_k()`` its K(s) = k1·B(s) per sentence. None: nothing worth pruning, score them all."""
     post = postings(index)
-    sizes = np.array([post.size(t) for t in q.ids], dtype=np.int64)
     if k == 0:
-        return EMPTY_IDS, EMPTY_SCORES, bool(sizes.any())
-    budget = max(SAMPLE, 4 * k)
-    if len(weights) < 2 or sizes.max() <= max(budget, PRUNE_FROM) or not np.all(np.isfinite(weights)):
-        return None  # nothing worth pruning: the exhaustive path is as fast
-    ub = np.maximum(weights, 0.0) * (k1 + 1.0)
-    order = np.argsort(-ub, kind="stable")  # largest bound first
-    K = sentence_k()
-    sample = _sample(post, q.ids[order], k, budget)
-    if len(sample) < k:  # fewer than k candidates in all
+        return EMPTY_IDS, EMPTY_SCORES, any(post.size(int(t)) for t in q.ids)
+
+    def partial(positions: np.ndarray, cand: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        K = sentence_k()
+        rows, vals = [], []
+        for i in positions:
+            r, c = post(int(q.ids[i])) if cand is None else post.lookup(int(q.ids[i]), cand)
+            if len(r):
+                rows.append(r)
+                vals.append(saturation(c, K.take(r), k1, weights[i]))
+        return union_sum(rows, vals)
+
+    return max_score(k, weights, k1, post, q.ids, partial)
+
+
+def fields_top_k(
+    index: Index, q: Query, k: int, weights: np.ndarray, k1: float, window: int, field_weights: np.ndarray,
+    only_weighted: bool,
+) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """BM25F's top k (MaxScore): ``Σ_t w_t·(k1+1)·x̃/(k1+x̃)`` with x̃ its pseudo-frequency over the
+    sentence, ±``window`` context and title fields (``field_weights``: N×3, w_f/B_f(s)); with
+    ``only_weighted``, a sentence reached only through a field of weight 0 is no candidate.
+
+    The essential terms (the rarer: the larger idf) have their fields built;
+    a non-essential term's counts are looked up for the candidates only, so a frequent term's fields,
+    the costly part of a query, are never built whole.
+    """
+    if k == 0:
         return None
-    theta = np.partition(_exact(post, K, k1, q.ids, weights, sample, set())[1], len(sample) - k)[len(sample) - k]
-    n_rest = int(np.count_nonzero(np.cumsum(ub[order[::-1]]) * (1.0 + SLACK) < theta))  # a prefix: cumsum grows
-    if n_rest == 0:
-        return None
-    rest = float(np.sum(ub[order[len(order) - n_rest :]]))
-    essential = np.sort(order[: len(order) - n_rest])  # all with w_t > 0: θ > 0 put every w_t ≤ 0 in the rest
-    cand, partial = _exact(post, K, k1, q.ids[essential], weights[essential], EMPTY_IDS, set(range(len(essential))))
-    cand = cand[(partial + rest) * (1.0 + SLACK) >= theta]  # the others cannot reach θ
-    ids, scores = _exact(post, K, k1, q.ids, weights, cand, set())
-    return ids, scores, True
+    post, fields = postings(index), field_postings(index, window)
+
+    def partial(positions: np.ndarray, cand: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        rows, vals = [], []
+        for i in positions:
+            term = int(q.ids[i])
+            r, counts = fields(term) if cand is None else field_counts_at(index, window, term, cand)
+            x = pseudo_frequency(counts, field_weights.take(r, axis=0))
+            if only_weighted:
+                keep = x > 0
+                r, x = r[keep], x[keep]
+            if len(r):
+                rows.append(r)
+                vals.append(saturation(x, k1, k1, weights[i]))
+        return union_sum(rows, vals)
+
+    return max_score(k, weights, k1, post, q.ids, partial)
+
+
+def pseudo_frequency(counts: np.ndarray, field_weights: np.ndarray) -> np.ndarray:
+    """BM25F's x̃ = Σ_f w_f·c(t,f_s)/B_f(s) per row, summed in field order element by element (the same
+    bits whichever rows are taken together)."""
+    products = counts * field_weights
+    return products[:, 0] + products[:, 1] + products[:, 2]
 
 
 def _sample(post: Postings, terms: np.ndarray, k: int, budget: int) -> np.ndarray:
-    """Candidates to take θ from: the postings of the given terms in turn (largest bound first)
+    """Candidates to take θ from: the sentence postings of the given terms in turn (largest bound first)
     while they fit in ``budget``, and at least k of them when there are."""
     sample = EMPTY_IDS
     for t in terms:
@@ -80,20 +142,3 @@ def _sample(post: Postings, terms: np.ndarray, k: int, budget: int) -> np.ndarra
         rows = post.raw(int(t))[0]
         sample = union([sample, np.asarray(rows[:room], dtype=np.int32)])
     return sample
-
-
-def _exact(
-    post: Postings, K: np.ndarray, k1: float, ids: np.ndarray, weights: np.ndarray, cand: np.ndarray, whole: set[int]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Exact scores of ``cand`` (sorted), as :func:`~sentret_core.models.bm25.scorer.score_bm25` sums them.
-
-    Terms at positions in ``whole`` have all their postings in ``cand``; the others are looked up.
-    """
-    rows, vals = [], []
-    for i, (t, w) in enumerate(zip(ids, weights)):
-        r, c = post(int(t)) if i in whole else post.lookup(int(t), cand)
-        if len(r):
-            rows.append(r)
-            vals.append(saturation(c, K.take(r), k1, w))
-    return union_sum(rows, vals)
-

@@ -48,7 +48,7 @@ from sentret_core.models.bm25.formulas import (
     query_factor,
     saturation,
 )
-from sentret_core.models.bm25.pruning import saturated_top_k
+from sentret_core.models.bm25.pruning import fields_top_k, pseudo_frequency, saturated_top_k
 from sentret_core.models.core.papers import PAPER_000, PAPER_002, ROBERTSON
 from sentret_core.models.core.registry import register
 from sentret_core.models.core.spec import zero_without_a_match
@@ -106,9 +106,6 @@ def field_weights(index: Index, p: BM25FParams) -> np.ndarray:
     return index.cache.get_lru("models.bm25f.weights", key, build)
 
 
-_ONES = np.ones(3)
-
-
 def top_k_bm25(index: Index, q: Query, p: BM25Params, k: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
     """bm25.v1's top k without scoring every candidate (MaxScore, :mod:`~sentret_core.models.bm25.pruning`)."""
     return saturated_top_k(index, q, k, term_weights(index, q, p), p.k1, lambda: sentence_k(index, p.k1, p.b))
@@ -146,11 +143,20 @@ def term_weights(index: Index, q: Query, p: BM25Params) -> np.ndarray:
     return np.array([weights[t] * query_factor(qf, p.k3) for t, qf in zip(q.ids, q.qtf)], dtype=np.float64)
 
 
+def top_k_bm25f(index: Index, q: Query, p: BM25FParams, k: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """bm25f.v1's top k without scoring every candidate nor building a frequent term's fields (MaxScore)."""
+    weights = idf(index, p.idf)
+    term_w = np.array([weights[t] * query_factor(qf, p.k3) for t, qf in zip(q.ids, q.qtf)], dtype=np.float64)
+    only_weighted = p.w_context == 0 or p.w_title == 0
+    return fields_top_k(index, q, k, term_w, p.k1, p.window, field_weights(index, p), only_weighted)
+
+
 @register(
     "bm25f.v1",
     display_name="BM25F (sentence, context, title)",
     family="bm25",
     closed=zero_without_a_match,
+    top_k=top_k_bm25f,
     params=BM25FParams,
     explainer=explain_bm25f,
     parts=BM25F_PARTS,
@@ -169,7 +175,7 @@ def score_bm25f(index: Index, q: Query, p: BM25FParams) -> tuple[np.ndarray, np.
         r, counts = fp(t)
         if len(r) == 0:
             continue
-        x = (counts * fw.take(r, axis=0)) @ _ONES  # x̃(t,s) = Σ_f w_f·c(t,f_s)/B_f(s)
+        x = pseudo_frequency(counts, fw.take(r, axis=0))  # x̃(t,s) = Σ_f w_f·c(t,f_s)/B_f(s)
         if unused:
             keep = x > 0
             r, x = r[keep], x[keep]

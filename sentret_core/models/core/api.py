@@ -63,7 +63,7 @@ def search(
     """``top_k(score(index, query, model, **params), k)``, the same Scores bit for bit, faster.
 
     A model registered with a ``top_k`` path (:attr:`~sentret_core.models.core.spec.ModelSpec.top_k`:
-    ``bm25.v1``'s MaxScore) scores only the sentences that can reach the top k; any other model, or
+    ``bm25.v1``'s and ``bm25f.v1``'s MaxScore) scores only the sentences that can reach the top k; any other model, or
     a query the pruning cannot help, is scored exhaustively. Raises what :func:`score` and :func:`top_k` raise.
     """
     index, text, spec, resolved = _checked(index, query, model, params)
