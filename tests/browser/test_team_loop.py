@@ -164,6 +164,7 @@ def test_the_whole_team_loop(bakers: Index, env: dict[str, str], tmp_path: Path)
             expect(admin.get_by_role("button", name="Sign out as admin")).to_be_visible()
             admin.get_by_label("Session name").fill("team")
             admin.locator(".st-key-admin_topics_file input[type=file]").set_input_files(str(topics_file))
+            expect(admin.get_by_text(topics_file.name)).to_be_visible()  # uploaded: its rerun is over
             admin.get_by_label("Shuffle seed").fill(str(seed))
             admin.get_by_label(re.compile("^Guidelines for the annotators")).fill(GUIDELINES)
             admin.get_by_role("button", name="Preview the pairs").click()

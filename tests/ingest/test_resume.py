@@ -197,7 +197,9 @@ def test_sentret_parse_interrupted_says_what_it_kept_and_goes_on_when_run_again(
     out = tmp_path / "shards"
     command = [sys.executable, "-m", "sentret_core.cli.main", "parse", str(source), "--out", str(out),
                "--n-process", "1", "--shard-documents", "5"]
-    child = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    # Ctrl-C's SIGINT as a terminal sends it: a job started in the background (`make test &`, CI) ignores it
+    child = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     manifest = partial_folder(out) / "manifest.json"
     deadline = time.monotonic() + 120
     while not (manifest.exists() and len(json.loads(manifest.read_text())["shards"]) >= 2):

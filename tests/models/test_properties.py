@@ -212,13 +212,9 @@ def test_a_string_and_its_terms_score_alike(nature: Index) -> None:
         assert a.ids.tolist() == b.ids.tolist() and np.array_equal(a.scores, b.scores)
 
 
-# embed.v1's score is a float32 dot product, its explanation's rows the same vector's products in float64
-SCORE_TOLERANCE = {"embed.v1": 1e-6}
-
-
 def assert_explained(index: Index, query: list[str], name: str, params: dict[str, Any]) -> None:
     scores = score(index, query, name, **params)
-    tolerance = SCORE_TOLERANCE.get(name, 1e-9)
+    tolerance = get_model(name).explain_tolerance  # 1e-6 for a float32 score (embed.v1), else 1e-9
     for sentence, value in zip(scores.ids.tolist(), scores.scores.tolist()):
         e = explain(index, query, sentence, name, **params)
         assert e.candidate

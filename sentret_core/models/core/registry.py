@@ -61,13 +61,14 @@ def register(
     subset: Subset | None = None,
     top_k: TopK | None = None,
     parts: ExplanationParts | None = None,
+    explain_tolerance: float = 1e-9,
     replace: bool = False,
 ) -> Callable[[Scorer], Scorer]:
     """Decorator: register the decorated scorer as model ``name`` (keyword arguments as in ModelSpec;
     ``closed`` scores the sentences the scorer does not return, for closed candidate sets; ``subset``
     scores given sentences only, equal to the scorer's for them; ``top_k`` is a faster exact top k
     that :func:`~sentret_core.models.search` uses; ``parts`` names the explanation columns that split
-    a term's contribution)."""
+    a term's contribution; ``explain_tolerance`` how closely the explanation's total matches the score)."""
 
     def decorate(scorer: Scorer) -> Scorer:
         add(
@@ -87,6 +88,7 @@ def register(
                 subset=subset,
                 top_k=top_k,
                 parts=parts,
+                explain_tolerance=explain_tolerance,
             ),
             replace=replace,
         )

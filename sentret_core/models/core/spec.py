@@ -82,6 +82,9 @@ class ModelSpec:
     subset: Subset | None = None  # its scores of a given set only (for a scorer that scans every sentence)
     top_k: TopK | None = None  # its exact top k without scoring every candidate (search() uses it)
     parts: ExplanationParts | None = None  # the explanation columns that split a contribution
+    # how closely its explanation's float64 total matches its score (relative and absolute): 1e-6 for a
+    # score computed in float32 (embed.v1), whose explanation sums the same float32 values in float64
+    explain_tolerance: float = 1e-9
     _resolved: dict[Any, Params] = field(default_factory=dict, compare=False, repr=False)
 
     @property

@@ -107,6 +107,7 @@ def _explain(index: Index, q: Query, sentence: int, p: Any) -> Explained:
     formula=r"\cos(q,s)=\frac{u(q)\cdot u(s)}{\lVert u(q)\rVert\,\lVert u(s)\rVert},\;u(x)=\sum_{t}c(t,x)\,v_t",
     paper=PAPER,
     open_vocabulary=True,
+    explain_tolerance=1e-6,  # a float32 dot product; the explanation sums the same vector in float64
     description="Cosine of static word-embedding sums (WordLlama): reaches sentences that share no word "
     "with the query. Unseen query words count too.",
 )

@@ -45,7 +45,7 @@ def contributions(
     title = html_text(index.titles[int(docs[sentence])])
     meta = f"<small>rank {ids.index(sentence) + 1} · <i>{title}</i> · sentence {sentence}</small>"
     show_html(f'<div class="sentence">{meta}<p>{body}</p></div>')
-    same = math.isclose(parts.total, shown, rel_tol=1e-9, abs_tol=1e-9)
+    same = math.isclose(parts.total, shown, rel_tol=spec.explain_tolerance, abs_tol=spec.explain_tolerance)
     cols = st.columns(3)
     cols[0].metric("Score in the ranking", f"{shown:.6f}")
     cols[1].metric("Sum of the contributions", f"{parts.total:.6f}")
