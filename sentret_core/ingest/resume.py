@@ -88,6 +88,7 @@ def parse_resumably(out: Path, source: str, documents: Iterator[Document], engin
                          partial.folder, f"{partial.documents:,}")
                 partial.notes.append(f"went on from the stopped parse in {partial.folder}: its "
                                      f"{partial.documents:,} documents were not parsed again")
+                progress = _counting_from(partial.documents, progress)
             parse_into(writer, documents, engine, progress)
             manifest = writer.finish([source])
             with signals_deferred():  # the old folder goes only once the new one is in place
@@ -159,6 +160,15 @@ def _skip_parsed(documents: Iterator[Document], partial: Partial, source: str) -
             f"{partial.folder} read {last_id!r}: the source changed; remove that folder to parse from the start"
         )
     return documents
+
+
+def _counting_from(done: int, progress: Progress | None) -> Progress | None:
+    """``progress`` told the documents of the whole parse, the ``done`` ones already parsed included (a bar
+    goes on from where it stopped); the words are this run's, so a words/s rate stays true."""
+    if progress is None:
+        return None
+    report = progress
+    return lambda documents, words: report(done + documents, words)
 
 
 def _record(folder: Path, writer: ShardWriter, source: str, identity: dict[str, Any], table: pa.Table) -> None:

@@ -81,7 +81,8 @@ def test_a_failed_parse_keeps_its_shards_and_the_same_command_parses_only_the_re
 
     seen: list[int] = []
     manifest, notes = parse_source(source, out, engine=ENGINE, shard_documents=PER_SHARD, progress=counted(seen))
-    assert max(seen) == len(TOWNS) - 6  # the first two shards' documents were not parsed again
+    assert len(seen) == len(TOWNS) - 6  # the first two shards' documents were not parsed again…
+    assert (min(seen), max(seen)) == (7, len(TOWNS))  # …and the progress goes on from them
     assert any("went on from the stopped parse" in note and "its 6 documents" in note for note in notes)
     assert folder_bytes(out) == whole  # shards and manifest, byte for byte
     assert not partial.exists() and manifest["counts"]["documents"] == len(TOWNS)
