@@ -9,8 +9,9 @@ the non-essential terms' counts are looked up for those candidates.
 
 Scores are those of the exhaustive scorer bit for bit: contributions are computed by the same
 formula and summed by :func:`~sentret_core.models.arrays.vectors.union_sum` in query-term order, so
-every candidate's sum adds the same numbers in the same order. :func:`max_score` is the procedure;
-BM25 (:func:`saturated_top_k`) and BM25F (:func:`fields_top_k`) give it their bounds and exact sums.
+every candidate's sum adds the same numbers in the same order (:mod:`~sentret_core.models.bm25.sums`, the
+exhaustive scorers' own). :func:`max_score` is the procedure; BM25 (:func:`saturated_top_k`) and BM25F
+(:func:`fields_top_k`) give it their sums.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sentret_core.models.arrays.postings import Postings, field_counts_at, field_postings, postings
-from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, union, union_sum
-from sentret_core.models.bm25.formulas import saturation
+from sentret_core.models.arrays.postings import Postings, postings
+from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, union
+from sentret_core.models.bm25.sums import fields_sum, saturated_sum
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -77,58 +78,25 @@ def saturated_top_k(
     post = postings(index)
     if k == 0:
         return EMPTY_IDS, EMPTY_SCORES, any(post.size(int(t)) for t in q.ids)
-
-    def partial(positions: np.ndarray, cand: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        K = sentence_k()
-        rows, vals = [], []
-        for i in positions:
-            r, c = post(int(q.ids[i])) if cand is None else post.lookup(int(q.ids[i]), cand)
-            if len(r):
-                rows.append(r)
-                vals.append(saturation(c, K.take(r), k1, weights[i]))
-        return union_sum(rows, vals)
-
-    return max_score(k, weights, k1, post, q.ids, partial)
+    return max_score(k, weights, k1, post, q.ids,
+                     lambda positions, cand: saturated_sum(post, sentence_k(), k1, q.ids, weights, positions, cand))
 
 
 def fields_top_k(
     index: Index, q: Query, k: int, weights: np.ndarray, k1: float, window: int, field_weights: np.ndarray,
     only_weighted: bool,
 ) -> tuple[np.ndarray, np.ndarray, bool] | None:
-    """BM25F's top k (MaxScore): ``Σ_t w_t·(k1+1)·x̃/(k1+x̃)`` with x̃ its pseudo-frequency over the
-    sentence, ±``window`` context and title fields (``field_weights``: N×3, w_f/B_f(s)); with
-    ``only_weighted``, a sentence reached only through a field of weight 0 is no candidate.
-
-    The essential terms (the rarer: the larger idf) have their fields built;
-    a non-essential term's counts are looked up for the candidates only, so a frequent term's fields,
-    the costly part of a query, are never built whole.
-    """
+    """BM25F's top k (MaxScore), its sum as :func:`~sentret_core.models.bm25.sums.fields_sum` says. The
+    essential terms (the rarer: the larger idf) have their fields built; a non-essential term's counts are
+    looked up for the candidates only, so a frequent term's fields, the costly part of a query, are never
+    built whole."""
     if k == 0:
         return None
-    post, fields = postings(index), field_postings(index, window)
 
     def partial(positions: np.ndarray, cand: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        rows, vals = [], []
-        for i in positions:
-            term = int(q.ids[i])
-            r, counts = fields(term) if cand is None else field_counts_at(index, window, term, cand)
-            x = pseudo_frequency(counts, field_weights.take(r, axis=0))
-            if only_weighted:
-                keep = x > 0
-                r, x = r[keep], x[keep]
-            if len(r):
-                rows.append(r)
-                vals.append(saturation(x, k1, k1, weights[i]))
-        return union_sum(rows, vals)
+        return fields_sum(index, window, field_weights, only_weighted, k1, q.ids, weights, positions, cand)
 
-    return max_score(k, weights, k1, post, q.ids, partial)
-
-
-def pseudo_frequency(counts: np.ndarray, field_weights: np.ndarray) -> np.ndarray:
-    """BM25F's x̃ = Σ_f w_f·c(t,f_s)/B_f(s) per row, summed in field order element by element (the same
-    bits whichever rows are taken together)."""
-    products = counts * field_weights
-    return products[:, 0] + products[:, 1] + products[:, 2]
+    return max_score(k, weights, k1, postings(index), q.ids, partial)
 
 
 def _sample(post: Postings, terms: np.ndarray, k: int, budget: int) -> np.ndarray:

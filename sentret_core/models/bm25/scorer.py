@@ -37,8 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sentret_core.models.arrays.layout import context_len, layout, title_len
-from sentret_core.models.arrays.postings import field_postings, postings
-from sentret_core.models.arrays.vectors import union_sum
+from sentret_core.models.arrays.postings import postings
 from sentret_core.models.bm25.explain import BM25F_PARTS, explain_bm25, explain_bm25f
 from sentret_core.models.bm25.formulas import (
     BM25FParams,
@@ -46,9 +45,9 @@ from sentret_core.models.bm25.formulas import (
     idf_of,
     length_norm,
     query_factor,
-    saturation,
 )
-from sentret_core.models.bm25.pruning import fields_top_k, pseudo_frequency, saturated_top_k
+from sentret_core.models.bm25.pruning import fields_top_k, saturated_top_k
+from sentret_core.models.bm25.sums import fields_sum, saturated_sum
 from sentret_core.models.core.papers import PAPER_000, PAPER_002, ROBERTSON
 from sentret_core.models.core.registry import register
 from sentret_core.models.core.spec import zero_without_a_match
@@ -126,18 +125,11 @@ def top_k_bm25(index: Index, q: Query, p: BM25Params, k: int) -> tuple[np.ndarra
     description="Okapi BM25 with the sentence as the document",
 )
 def score_bm25(index: Index, q: Query, p: BM25Params) -> tuple[np.ndarray, np.ndarray]:
-    post = postings(index)
     K = sentence_k(index, p.k1, p.b)
-    rows, vals = [], []
-    for t, w in zip(q.ids, term_weights(index, q, p)):
-        r, c = post(t)
-        if len(r):
-            rows.append(r)
-            vals.append(saturation(c, K.take(r), p.k1, w))
-    return union_sum(rows, vals)
+    return saturated_sum(postings(index), K, p.k1, q.ids, term_weights(index, q, p), range(len(q.ids)))
 
 
-def term_weights(index: Index, q: Query, p: BM25Params) -> np.ndarray:
+def term_weights(index: Index, q: Query, p: BM25Params | BM25FParams) -> np.ndarray:
     """idf(t)·(k3+1)·c(t,q)/(k3+c(t,q)) of each distinct query term, in the order of ``q.ids``."""
     weights = idf(index, p.idf)
     return np.array([weights[t] * query_factor(qf, p.k3) for t, qf in zip(q.ids, q.qtf)], dtype=np.float64)
@@ -145,10 +137,13 @@ def term_weights(index: Index, q: Query, p: BM25Params) -> np.ndarray:
 
 def top_k_bm25f(index: Index, q: Query, p: BM25FParams, k: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
     """bm25f.v1's top k without scoring every candidate nor building a frequent term's fields (MaxScore)."""
-    weights = idf(index, p.idf)
-    term_w = np.array([weights[t] * query_factor(qf, p.k3) for t, qf in zip(q.ids, q.qtf)], dtype=np.float64)
-    only_weighted = p.w_context == 0 or p.w_title == 0
-    return fields_top_k(index, q, k, term_w, p.k1, p.window, field_weights(index, p), only_weighted)
+    return fields_top_k(index, q, k, term_weights(index, q, p), p.k1, p.window, field_weights(index, p),
+                        only_weighted(p))
+
+
+def only_weighted(p: BM25FParams) -> bool:
+    """Whether a field has weight 0: a sentence it alone reaches is then no candidate."""
+    return p.w_context == 0 or p.w_title == 0
 
 
 @register(
@@ -166,19 +161,5 @@ def top_k_bm25f(index: Index, q: Query, p: BM25FParams, k: int) -> tuple[np.ndar
     description="BM25 over three weighted fields: the sentence, its ±w surrounding sentences, its document's title",
 )
 def score_bm25f(index: Index, q: Query, p: BM25FParams) -> tuple[np.ndarray, np.ndarray]:
-    fp = field_postings(index, p.window)
-    fw = field_weights(index, p)
-    unused = p.w_context == 0 or p.w_title == 0  # rows may match only in a field of weight 0
-    weights = idf(index, p.idf)
-    rows, vals = [], []
-    for t, qf in zip(q.ids, q.qtf):
-        r, counts = fp(t)
-        if len(r) == 0:
-            continue
-        x = pseudo_frequency(counts, fw.take(r, axis=0))  # x̃(t,s) = Σ_f w_f·c(t,f_s)/B_f(s)
-        if unused:
-            keep = x > 0
-            r, x = r[keep], x[keep]
-        rows.append(r)
-        vals.append(saturation(x, p.k1, p.k1, weights[t] * query_factor(qf, p.k3)))
-    return union_sum(rows, vals)
+    return fields_sum(index, p.window, field_weights(index, p), only_weighted(p), p.k1, q.ids,
+                      term_weights(index, q, p), range(len(q.ids)))

@@ -1,0 +1,67 @@
+"""The sums BM25 and BM25F add up, written once for their exhaustive scorers and their MaxScore path
+(:mod:`~sentret_core.models.bm25.pruning`): the contributions by one formula, summed by
+:func:`~sentret_core.models.arrays.vectors.union_sum` in query-term order, so that a pruned top k holds the
+exhaustive scores bit for bit.
+
+Each sums the query terms at ``positions`` (indices into ``terms`` and ``weights``) over every sentence
+one of them reaches (``cand`` None), or over the sentences ``cand`` (sorted) only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sentret_core.models.arrays.postings import Postings, field_counts_at, field_postings
+from sentret_core.models.arrays.vectors import union_sum
+from sentret_core.models.bm25.formulas import saturation
+
+if TYPE_CHECKING:
+    from sentret_core.index.reader import Index
+
+
+def saturated_sum(
+    post: Postings, K: np.ndarray, k1: float, terms: np.ndarray, weights: np.ndarray, positions: Iterable[int],
+    cand: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """BM25's ``Σ_t w_t·(k1+1)·c(t,s)/(K(s)+c(t,s))``, K(s) = k1·B(s) per sentence."""
+    rows, vals = [], []
+    for i in positions:
+        term = int(terms[i])
+        r, c = post(term) if cand is None else post.lookup(term, cand)
+        if len(r):
+            rows.append(r)
+            vals.append(saturation(c, K.take(r), k1, weights[i]))
+    return union_sum(rows, vals)
+
+
+def fields_sum(
+    index: Index, window: int, field_weights: np.ndarray, only_weighted: bool, k1: float, terms: np.ndarray,
+    weights: np.ndarray, positions: Iterable[int], cand: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """BM25F's ``Σ_t w_t·(k1+1)·x̃/(k1+x̃)``, x̃ over the sentence, ±``window`` context and title fields
+    (``field_weights``: N×3, w_f/B_f(s)); with ``only_weighted``, a sentence reached only through a field
+    of weight 0 is no candidate. Over ``cand``, a term's counts are looked up for those sentences alone,
+    its fields never built whole (a frequent term's are large)."""
+    fields = field_postings(index, window)
+    rows, vals = [], []
+    for i in positions:
+        term = int(terms[i])
+        r, counts = fields(term) if cand is None else field_counts_at(index, window, term, cand)
+        x = pseudo_frequency(counts, field_weights.take(r, axis=0))
+        if only_weighted:
+            keep = x > 0
+            r, x = r[keep], x[keep]
+        if len(r):
+            rows.append(r)
+            vals.append(saturation(x, k1, k1, weights[i]))
+    return union_sum(rows, vals)
+
+
+def pseudo_frequency(counts: np.ndarray, field_weights: np.ndarray) -> np.ndarray:
+    """BM25F's x̃ = Σ_f w_f·c(t,f_s)/B_f(s) per row, summed in field order element by element (the same
+    bits whichever rows are taken together)."""
+    products = counts * field_weights
+    return products[:, 0] + products[:, 1] + products[:, 2]
