@@ -12,7 +12,7 @@ from sentret_core import Index
 from sentret_core.models import score
 from sentret_core.models.arrays.layout import sentence_doc_matrix, window_matrix
 from sentret_core.models.arrays.postings import Postings, field_postings, postings
-from sentret_core.models.bm25 import scorer as bm25
+from sentret_core.models.bm25 import sums as bm25  # where the BM25F scorer reads its fields
 from tests.conftest import build_from_texts
 
 WORDS = ["river", "bridge", "city", "market", "harbour", "castle", "garden", "forest", "meadow", "valley", "tower"]
