@@ -56,13 +56,18 @@ class Postings:
 
     def lookup(self, term: int, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The ``targets`` (sorted) the term occurs in, and its values there (float64)."""
+        hit, vals = self.found(term, targets)
+        return targets[hit], np.asarray(vals, dtype=np.float64)
+
+    def found(self, term: int, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which of ``targets`` (sorted, repeats allowed) the term occurs in (a mask), and its values at those."""
         rows, vals = self.raw(term)
         if len(rows) == 0 or len(targets) == 0:
-            return targets[:0], np.zeros(0)
+            return np.zeros(len(targets), dtype=bool), vals[:0]
         pos = np.searchsorted(rows, targets)
         np.minimum(pos, len(rows) - 1, out=pos)
         hit = rows.take(pos) == targets
-        return targets[hit], np.asarray(vals.take(pos[hit]), dtype=np.float64)
+        return hit, vals.take(pos[hit])
 
 
 @dataclass(frozen=True)
@@ -217,12 +222,7 @@ def field_counts_at(index: Index, window: int, term: int, targets: np.ndarray) -
 
 def _counts_at(post: Postings, term: int, rows: np.ndarray) -> np.ndarray:
     """c(t, row) for each of ``rows`` (sorted, repeats allowed), 0 where the term is not."""
-    have, vals = post.raw(term)
     out = np.zeros(len(rows))
-    if len(have) == 0 or len(rows) == 0:
-        return out
-    pos = np.searchsorted(have, rows)
-    np.minimum(pos, len(have) - 1, out=pos)
-    hit = have.take(pos) == rows
-    out[hit] = vals.take(pos[hit])
+    hit, vals = post.found(term, rows)
+    out[hit] = vals
     return out
