@@ -34,7 +34,7 @@ from sentret_core.ingest.interrupt import cleanup_on_signals, signals_deferred
 from sentret_core.ingest.parse import Engine, Progress, parse_into
 from sentret_core.ingest.shards import MANIFEST as SHARDS_MANIFEST
 from sentret_core.ingest.shards import ShardWriter, read_shards_manifest, write_shards_manifest
-from sentret_core.ingest.staging import OWNER, claim, disk_full, release, remove_stale, running_owner
+from sentret_core.ingest.staging import OWNER, claim, disk_full, owner_of, release, remove_stale, running_owner
 from sentret_core.ingest.targets import replace
 
 log = logging.getLogger(__name__)
@@ -105,7 +105,7 @@ def open_partial(out: Path, identity: dict[str, Any]) -> Partial:
     folder = partial_folder(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     notes = remove_stale(out.parent)
-    if folder.is_symlink() or (folder.exists() and not _ours(folder)):
+    if folder.is_symlink() or (folder.exists() and owner_of(folder, KIND) is None):
         raise SentretError(f"{folder}: is in the way of the folder this parse writes into (it is not a stopped "
                            "sentret parse); move it or choose another --out")
     if folder.exists():
@@ -134,7 +134,8 @@ def _checked(folder: Path, identity: dict[str, Any]) -> tuple[dict[str, Any] | N
         manifest = read_shards_manifest(folder)
     except SentretError as err:
         return None, str(err).removeprefix(f"{folder}: ")
-    before = manifest.get("resume", {}).get("identity") if isinstance(manifest.get("resume"), dict) else None
+    resume = manifest.get("resume")
+    before = resume.get("identity") if isinstance(resume, dict) else None
     if not isinstance(before, dict):
         return None, "it holds no record of what it parsed"
     changed = sorted(key for key in identity.keys() | before.keys() if identity.get(key) != before.get(key))
@@ -188,13 +189,6 @@ def _stopped(folder: Path, writer: ShardWriter, exc: BaseException, out: Path) -
         return SentretError(f"{out}: the disk is full; {where} once there is space")
     log.warning("%s", where)
     return exc
-
-
-def _ours(folder: Path) -> bool:
-    try:
-        return json.loads((folder / OWNER).read_text(encoding="utf-8")).get("kind") == KIND
-    except (OSError, ValueError, AttributeError):
-        return False
 
 
 def _remove_unlisted(folder: Path, manifest: dict[str, Any]) -> None:

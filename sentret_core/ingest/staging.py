@@ -17,6 +17,7 @@ import shutil
 import socket
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from sentret_core.errors import SentretError
 from sentret_core.ingest.interrupt import signals_deferred
@@ -92,19 +93,28 @@ def claim(folder: Path, kind: str) -> None:
     (folder / OWNER).write_text(json.dumps({"kind": kind, **_me()}), encoding="utf-8")
 
 
-def running_owner(folder: Path, kind: str) -> int | None:
-    """The pid of the running process on this host that owns ``folder`` as ``kind``, or None."""
+def owner_of(folder: Path, kind: str) -> dict[str, Any] | None:
+    """``folder``'s owner record when it is one of ours marked ``kind`` (a small regular file with a host and
+    a pid), else None: anything else is not ours to judge."""
     owner_file = folder / OWNER
     try:
         if owner_file.is_symlink() or not owner_file.is_file() or owner_file.stat().st_size > 4096:
             return None
-        owner = json.loads(owner_file.read_text(encoding="utf-8"))
-        if owner.get("kind") != kind:
+        owner = dict(json.loads(owner_file.read_text(encoding="utf-8")))
+        if owner.get("kind") != kind or not isinstance(owner.get("host"), str):
             return None
-        host, pid, started = owner["host"], int(owner["pid"]), owner.get("started")
+        owner["pid"] = int(owner["pid"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
-    return pid if host == socket.gethostname() and _running(pid, started) else None
+    return owner
+
+
+def running_owner(folder: Path, kind: str) -> int | None:
+    """The pid of the running process on this host that owns ``folder`` as ``kind``, or None."""
+    owner = owner_of(folder, kind)
+    if owner is None or owner["host"] != socket.gethostname():
+        return None
+    return owner["pid"] if _running(owner["pid"], owner.get("started")) else None
 
 
 def _me() -> dict[str, object]:
@@ -117,17 +127,10 @@ def _build_id(folder: Path) -> str:
 
 def _abandoned(folder: Path) -> bool:
     """Ours (marker and build id match the folder) and its owner is gone; anything else is not ours to judge."""
-    owner_file = folder / OWNER
-    try:
-        if owner_file.is_symlink() or not owner_file.is_file() or owner_file.stat().st_size > 4096:
-            return False
-        owner = json.loads(owner_file.read_text(encoding="utf-8"))
-        if owner.get("kind") != MARKER or owner.get("build_id") != _build_id(folder):
-            return False
-        host, pid, started = owner["host"], int(owner["pid"]), owner.get("started")
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+    owner = owner_of(folder, MARKER)
+    if owner is None or owner.get("build_id") != _build_id(folder):
         return False
-    return host == socket.gethostname() and not _running(pid, started)
+    return owner["host"] == socket.gethostname() and not _running(owner["pid"], owner.get("started"))
 
 
 def _running(pid: int, started: object) -> bool:
