@@ -10,10 +10,10 @@ import scipy.sparse as sp
 
 from sentret_core import Index
 from sentret_core.models import score
-from sentret_core.models.arrays.layout import sentence_doc_matrix, window_matrix
 from sentret_core.models.arrays.postings import Postings, field_postings, postings
 from sentret_core.models.bm25 import sums as bm25  # where the BM25F scorer reads its fields
 from tests.conftest import build_from_texts
+from tests.models.matrices import sentence_doc_matrix, window_matrix
 
 WORDS = ["river", "bridge", "city", "market", "harbour", "castle", "garden", "forest", "meadow", "valley", "tower"]
 
@@ -148,7 +148,7 @@ def test_the_kept_fields_stay_within_their_byte_budget(indexes: list[Index], mon
 
 @pytest.mark.parametrize("window", [0, 1, 2, 4])
 def test_context_lengths_equal_the_window_matrix_product(small_index: Index, window: int) -> None:
-    from sentret_core.models.arrays.layout import context_len, layout, window_matrix
+    from sentret_core.models.arrays.layout import context_len, layout
 
     reference = np.asarray(window_matrix(small_index, window) @ layout(small_index).sent_len, dtype=np.float64)
     assert np.array_equal(context_len(small_index, window), reference)

@@ -10,9 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
-from sentret_core.index.neighbours import expand_ranges
 from sentret_core.models.arrays.vectors import gather
 
 if TYPE_CHECKING:
@@ -47,29 +45,6 @@ def layout(index: Index) -> Layout:
         )
 
     return index.cache.get("models.layout", build)
-
-
-def window_matrix(index: Index, window: int) -> sp.csr_matrix:
-    """N×N: 1 where s' is within ±window of s in the same document and s' ≠ s."""
-
-    def build() -> sp.csr_matrix:
-        lay = layout(index)
-        src = np.arange(lay.N, dtype=np.int64)
-        lo = np.maximum(src - window, lay.first)
-        hi = np.minimum(src + (window + 1), lay.end)
-        cols = expand_ranges(lo, hi)
-        rows = np.repeat(src, np.maximum(hi - lo, 0))
-        other = rows != cols
-        rows, cols = rows[other], cols[other]
-        return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(lay.N, lay.N))
-
-    return index.cache.get(f"models.window/{window}", build)
-
-
-def sentence_doc_matrix(index: Index) -> sp.csr_matrix:
-    """D×N: document d contains sentence s."""
-    lay = layout(index)
-    return sp.csr_matrix((np.ones(lay.N), (lay.sent_doc.astype(np.int64), np.arange(lay.N))), shape=(lay.D, lay.N))
 
 
 def context_len(index: Index, window: int) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Posting lists of every term as plain arrays: c(t,s), c(t,ctx_w(s)), c(t,d) and BM25F's fields.
+"""Posting lists of every term as plain arrays: c(t,s) and BM25F's fields (local counts: :mod:`local`).
 
 One slice per query term gives a scorer its candidates and counts (their formulas: docs/spec.md).
 Sentence postings are read straight from the index's memory-mapped ``XT``, and BM25F's fields
@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from sentret_core.index.neighbours import expand_ranges
-from sentret_core.models.arrays.layout import layout, sentence_doc_matrix, window_matrix
+from sentret_core.models.arrays.layout import layout
 from sentret_core.models.arrays.vectors import run_starts
 
 if TYPE_CHECKING:
@@ -101,27 +101,6 @@ def postings(index: Index) -> Postings:
     """c(t,s): the sentence postings of every term (slices of ``index.XT``, no copy of it)."""
     XT = index.XT
     return index.cache.get("models.postings", lambda: MappedPostings(XT.indptr, XT.indices, XT.data))
-
-
-def context_postings(index: Index, window: int, include_self: bool = False) -> Postings:
-    """c(t, ctx_w(s)): counts of t in the ±window sentences around s in its document.
-
-    s itself is excluded (BM25F's context field) unless ``include_self`` (the window model
-    p(t|c_s) of the LMs and tfmix's prev+s+next).
-    """
-
-    def build() -> Postings:
-        W = window_matrix(index, window)
-        if include_self:
-            W = W + sp.identity(index.N, format="csr")
-        return Postings.of(W @ index.X)
-
-    return index.cache.get(f"models.context/{window}/{'self' if include_self else 'around'}", build)
-
-
-def doc_postings(index: Index) -> Postings:
-    """c(t,d): document postings (rows are document ids)."""
-    return index.cache.get("models.doc", lambda: Postings.of(sentence_doc_matrix(index) @ index.X))
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,8 @@ import numpy as np
 
 from sentret_core.index.neighbours import neighbourhood
 from sentret_core.models.arrays.layout import layout
-from sentret_core.models.arrays.postings import context_postings, postings
+from sentret_core.models.arrays.local import local_counts
+from sentret_core.models.arrays.postings import postings
 from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, scatter, union_sum
 from sentret_core.models.core.papers import ALLAN, PAPER_000, PAPER_003, PAPER_004
 from sentret_core.models.core.params import NoParams
@@ -61,16 +62,13 @@ def tfisf_scores(
     """R(s|q) over the sentences containing a query term (tfmix when ``alpha`` is given)."""
     post = postings(index)
     weights = isf(index, doc_level)
-    ctx = context_postings(index, 1, include_self=True) if alpha is not None else None
     rows, vals = [], []
     for t, qf in zip(q.ids, q.qtf):
         r, c = post(t)
         if len(r) == 0:
             continue
-        if ctx is not None and alpha is not None:
-            # c(t, prev+s+next): every sentence containing t is among t's window postings
-            cr, cc = ctx(t)
-            c = mixed_count(alpha, c, cc[np.searchsorted(cr, r)])
+        if alpha is not None:  # c(t, prev+s+next)
+            c = mixed_count(alpha, c, local_counts(index, post, t, "window", 1, r))
         rows.append(r)
         vals.append(term_score(qf, weights[t], c))
     if not rows:

@@ -1,0 +1,62 @@
+"""A sentence's local text — its document, or the ±window sentences around it, itself included — and a
+term's counts there, c(t, l(s)), from the term's sentence postings alone.
+
+A local text is a range of sentence ids ``[lo, hi)`` (documents are contiguous runs of sentences, and a
+window never leaves its document: docs/spec.md, notation), so c(t, l(s)) is a difference of prefix sums
+over the term's postings: no corpus-wide context or document matrix is ever built, and the memory a
+query needs grows with its terms' postings, not with the index. Counts are integers, so the sums are
+exact in float64 and equal the matrix products ``(W + I)·X`` and ``Sᵀ·S·X`` entry for entry.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sentret_core.index.neighbours import expand_ranges, neighbourhood
+from sentret_core.models.arrays.layout import layout
+from sentret_core.models.arrays.vectors import run_starts
+
+if TYPE_CHECKING:
+    from sentret_core.index.reader import Index
+    from sentret_core.models.arrays.postings import Postings
+
+DOCUMENT = "document"
+
+
+def local_ranges(index: Index, context: str, window: int, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``[lo, hi)`` of every sentence's local text: its document (``context="document"``) or its ±window."""
+    lay = layout(index)
+    ids = np.asarray(ids, dtype=np.int64)
+    first, end = lay.first.take(ids).astype(np.int64), lay.end.take(ids).astype(np.int64)
+    if context == DOCUMENT:
+        return first, end
+    return np.maximum(ids - window, first), np.minimum(ids + (window + 1), end)
+
+
+def range_counts(post: Postings, term: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Σ c(t,s) over s in ``[lo[i], hi[i])`` for every i (float64, exact)."""
+    rows, vals = post.raw(term)
+    if len(rows) == 0:
+        return np.zeros(len(lo))
+    before = np.zeros(len(vals) + 1)
+    np.cumsum(vals, dtype=np.float64, out=before[1:])
+    return before.take(np.searchsorted(rows, hi)) - before.take(np.searchsorted(rows, lo))
+
+
+def local_counts(index: Index, post: Postings, term: int, context: str, window: int, ids: np.ndarray) -> np.ndarray:
+    """c(t, l(s)) at each of ``ids``."""
+    return range_counts(post, term, *local_ranges(index, context, window, ids))
+
+
+def reached(index: Index, context: str, window: int, rows: np.ndarray) -> np.ndarray:
+    """The sentences whose local text holds one of ``rows`` (sorted): every sentence of their documents, or
+    their ±window neighbourhoods (a window is symmetric inside a document). Sorted and distinct."""
+    lay = layout(index)
+    if context != DOCUMENT:
+        return neighbourhood(lay.first, lay.end, rows, window).astype(np.int32)
+    docs = lay.sent_doc.take(rows)
+    docs = docs.take(run_starts(docs))  # rows are sorted, so their documents are too
+    first = lay.doc_first.take(docs)
+    return expand_ranges(first, first + lay.doc_nsent.take(docs)).astype(np.int32)

@@ -1,0 +1,26 @@
+"""The corpus-wide matrices the per-term paths replace, written out sentence by sentence (references for tests)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from sentret_core import Index
+
+
+def window_matrix(index: Index, window: int) -> sp.csr_matrix:
+    """N×N: 1 where s' ≠ s is within ±window of s in the same document."""
+    doc = np.asarray(index.sent_doc)
+    rows, cols = [], []
+    for s in range(index.N):
+        for other in range(max(s - window, 0), min(s + window + 1, index.N)):
+            if other != s and doc[other] == doc[s]:
+                rows.append(s)
+                cols.append(other)
+    return sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(index.N, index.N))
+
+
+def sentence_doc_matrix(index: Index) -> sp.csr_matrix:
+    """D×N: 1 where document d contains sentence s."""
+    doc = np.asarray(index.sent_doc, dtype=np.int64)
+    return sp.csr_matrix((np.ones(index.N), (doc, np.arange(index.N))), shape=(index.D, index.N))
