@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from sentret_core import Index
 from sentret_core.models import score
-from sentret_core.models.arrays.local import local_counts, reached
+from sentret_core.models.arrays.local import document_counts, document_sentences, local_counts, window_counts
 from sentret_core.models.arrays.postings import postings
 from sentret_core.models.lm import scoring
 from tests.conftest import build_from_texts
@@ -46,16 +46,26 @@ def test_local_counts_equal_the_matrix_product_at_every_sentence(indexes: list[I
             assert np.array_equal(local_counts(index, postings(index), t, context, window, every), want)
 
 
-@pytest.mark.parametrize(("context", "window"), [("document", 1), ("window", 1), ("window", 3)])
-def test_reached_sentences_are_those_whose_local_text_holds_the_term(indexes: list[Index], context: str,
-                                                                     window: int) -> None:
+@pytest.mark.parametrize("window", [1, 2, 3])
+def test_window_counts_are_the_nonzero_column_of_the_window_product(indexes: list[Index], window: int) -> None:
     for index in indexes:
-        M = local_matrix(index, context, window)
+        M = local_matrix(index, "window", window)
         for t in range(index.V):
-            rows, _ = postings(index)(t)
-            want = np.flatnonzero(M[:, [t]].toarray().ravel() > 0)
-            got = reached(index, context, window, rows)
-            assert got.dtype == np.int32 and np.array_equal(got, want)
+            want = M[:, [t]].toarray().ravel()
+            rows, counts = window_counts(index, postings(index), t, window)
+            assert rows.dtype == np.int32 and np.array_equal(rows, np.flatnonzero(want))
+            assert np.array_equal(counts, want[rows])
+
+
+def test_document_counts_and_sentences(indexes: list[Index]) -> None:
+    for index in indexes:
+        Xd = (sentence_doc_matrix(index) @ index.X).tocsc()
+        for t in range(index.V):
+            want = Xd[:, [t]].toarray().ravel()
+            docs, counts = document_counts(index, *postings(index)(t))
+            assert np.array_equal(docs, np.flatnonzero(want)) and np.array_equal(counts, want[docs])
+            in_docs = np.isin(np.asarray(index.sent_doc), docs)
+            assert np.array_equal(document_sentences(index, docs), np.flatnonzero(in_docs))
 
 
 def reference_log_pds(index: Index) -> np.ndarray:
@@ -95,3 +105,6 @@ def test_no_language_model_keeps_anything_of_size_n_per_setting(indexes: list[In
     held = [str(key) for key in index.cache.held()]
     assert not [key for key in held if key.startswith(("models.context/", "models.doc/", "models.lm.inv"))]
     assert index.cache.held("models.lm.coefficients") == []
+    longest = int(np.max(index.sent_len))
+    for key in index.cache.held("models.lm.by_length"):  # what is kept per setting: a table over |s|
+        assert all(column.shape == (longest + 1,) for column in index.cache.get_lru("models.lm.by_length", key, list))

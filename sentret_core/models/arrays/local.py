@@ -50,13 +50,24 @@ def local_counts(index: Index, post: Postings, term: int, context: str, window: 
     return range_counts(post, term, *local_ranges(index, context, window, ids))
 
 
-def reached(index: Index, context: str, window: int, rows: np.ndarray) -> np.ndarray:
-    """The sentences whose local text holds one of ``rows`` (sorted): every sentence of their documents, or
-    their ±window neighbourhoods (a window is symmetric inside a document). Sorted and distinct."""
+def document_counts(index: Index, rows: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """c(t,d) from a term's sentence postings ``rows`` (sorted), ``vals``: its documents (sorted) and counts."""
+    docs = layout(index).sent_doc.take(rows)
+    starts = run_starts(docs)  # rows are sorted, so their documents are too
+    if len(starts) == 0:
+        return docs, np.zeros(0)
+    return docs.take(starts), np.add.reduceat(np.asarray(vals, dtype=np.float64), starts)
+
+
+def document_sentences(index: Index, docs: np.ndarray) -> np.ndarray:
+    """Every sentence of ``docs`` (sorted and distinct), in order."""
     lay = layout(index)
-    if context != DOCUMENT:
-        return neighbourhood(lay.first, lay.end, rows, window).astype(np.int32)
-    docs = lay.sent_doc.take(rows)
-    docs = docs.take(run_starts(docs))  # rows are sorted, so their documents are too
     first = lay.doc_first.take(docs)
     return expand_ranges(first, first + lay.doc_nsent.take(docs)).astype(np.int32)
+
+
+def window_counts(index: Index, post: Postings, term: int, window: int) -> tuple[np.ndarray, np.ndarray]:
+    """c(t, ctx_w(s) ∪ s) wherever it is not 0: the ±window neighbourhoods of the term's sentences, and the counts."""
+    lay = layout(index)
+    rows = neighbourhood(lay.first, lay.end, post.raw(term)[0], window)
+    return rows.astype(np.int32), local_counts(index, post, term, "window", window, rows)

@@ -14,14 +14,22 @@ and three multiply-adds. The same mixture gives explain's rows and the distribut
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from sentret_core.models.arrays.layout import collection_model, context_len, doc_len, layout
-from sentret_core.models.arrays.local import DOCUMENT, local_ranges, range_counts, reached
+from sentret_core.models.arrays.local import (
+    DOCUMENT,
+    document_counts,
+    document_sentences,
+    local_ranges,
+    range_counts,
+    window_counts,
+)
 from sentret_core.models.arrays.postings import postings
 from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, gather, run_starts, scatter, union
 
@@ -119,26 +127,36 @@ def coefficients(index: Index, p: Any, variant: Variant, ids: np.ndarray) -> tup
     """(a, g, h) at the sentences ``ids`` for these parameters.
 
     With p(t|s) = c(t,s)/|s| (p(t) for an empty sentence) and likewise p(t|l), the mixture's
-    value at a unit c(t,s), p(t|s), p(t|l) or p(t) is the weight of that input. Computed at the
-    candidates alone, per query: nothing of size N is kept per parameter setting.
+    value at a unit c(t,s), p(t|s), p(t|l) or p(t) is the weight of that input. What depends on
+    |s| alone is tabulated once per setting over the lengths (:func:`_by_length`), the rest is
+    computed at the candidates: nothing of size N is kept per parameter setting.
     """
-    n_s = layout(index).sent_len.take(ids)
-    inv_s, empty_s = _inverse(n_s)
+    lay = layout(index)
+    n_s = lay.sent_len.take(ids).astype(np.intp)
+    a, w_pl, h0 = (column.take(n_s) for column in _by_length(index, p, variant))
     inv_l: Any = 0.0
     empty_l: Any = 0.0
     if variant.local:
         inv_l, empty_l = _inverse(local_len(index, p.context, getattr(p, "window", 1), ids))
+    return a, w_pl * inv_l, h0 + w_pl * empty_l
 
-    def weight(c_s: float = 0.0, p_s: float = 0.0, p_l: float = 0.0, p_c: float = 0.0) -> Any:
-        return probability(variant.mixture(p, c_s, n_s, p_s, p_l, p_c))
 
-    w_ps, w_pl = weight(p_s=1.0), weight(p_l=1.0)
-    full = np.zeros(len(ids))
-    return (
-        full + (weight(c_s=1.0) + w_ps * inv_s),
-        full + w_pl * inv_l,
-        full + (weight(p_c=1.0) + w_ps * empty_s + w_pl * empty_l),
-    )
+def _by_length(index: Index, p: Any, variant: Variant) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """a, the weight of p(t|l) and h without its local part, for every sentence length 0..max |s|."""
+
+    def build() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        lengths = layout(index).sent_len
+        n_s = np.arange(int(lengths.max()) + 1 if len(lengths) else 1, dtype=np.float64)
+        inv_s, empty_s = _inverse(n_s)
+
+        def weight(c_s: float = 0.0, p_s: float = 0.0, p_l: float = 0.0, p_c: float = 0.0) -> Any:
+            return probability(variant.mixture(p, c_s, n_s, p_s, p_l, p_c))
+
+        w_ps, zero = weight(p_s=1.0), np.zeros(len(n_s))
+        a = zero + (weight(c_s=1.0) + w_ps * inv_s)
+        return a, zero + weight(p_l=1.0), zero + (weight(p_c=1.0) + w_ps * empty_s)
+
+    return index.cache.get_lru("models.lm.by_length", (variant.mixture, p), build)
 
 
 def lm_scores(index: Index, q: Query, p: Any, variant: Variant) -> tuple[np.ndarray, np.ndarray]:
@@ -147,14 +165,34 @@ def lm_scores(index: Index, q: Query, p: Any, variant: Variant) -> tuple[np.ndar
     post = postings(index)
     use = _known_terms(index, q)
     sent = [post(t) for t, _ in use]
-    if variant.local and p.local_weighted():
-        context, window = p.context, getattr(p, "window", 1)
-        cand = union([reached(index, context, window, r) for r, _ in sent])
+    reach = variant.local and p.local_weighted()
+    local: Counts = []
+    if variant.local and p.context == DOCUMENT:
+        # a document is a run of sentences: its counts are found once and repeated over its sentences
+        per_doc = [document_counts(index, r, c) for r, c in sent]
+        doc_ids = union([d for d, _ in per_doc])
+        cand = document_sentences(index, doc_ids) if reach else union([r for r, _ in sent])
+        doc_of = (np.repeat(np.arange(len(doc_ids)), layout(index).doc_nsent.take(doc_ids)) if reach
+                  else np.searchsorted(doc_ids, layout(index).sent_doc.take(cand)))
+        local = [partial(_spread, doc_ids, d, c, doc_of) for d, c in per_doc]
+    elif variant.local:
+        around = [window_counts(index, post, t, p.window) for t, _ in use]
+        cand = union([r for r, _ in (around if reach else sent)])
+        if reach:  # every sentence the window reaches is a candidate
+            local = [partial(scatter, cand, r, c) for r, c in around]
+        else:
+            local = [partial(gather, r, c, cand) for r, c in around]
     else:
         cand = union([r for r, _ in sent])
     if len(cand) == 0:
         return EMPTY_IDS, EMPTY_SCORES
-    return cand, _scores(index, p, variant, use, cand, [scatter(cand, r, c) for r, c in sent])
+    in_sentence = [partial(scatter, cand, r, c) for r, c in sent]
+    return cand, _scores(index, p, variant, use, cand, in_sentence, local)
+
+
+def _spread(doc_ids: np.ndarray, docs: np.ndarray, counts: np.ndarray, doc_of: np.ndarray) -> np.ndarray:
+    """c(t,d) of each candidate's document: ``counts`` at ``docs`` (of ``doc_ids``), taken at ``doc_of``."""
+    return scatter(doc_ids, docs, counts).take(doc_of)
 
 
 def lm_scores_at(index: Index, q: Query, p: Any, variant: Variant, ids: np.ndarray) -> np.ndarray:
@@ -171,7 +209,12 @@ def lm_scores_at(index: Index, q: Query, p: Any, variant: Variant, ids: np.ndarr
         return np.zeros(0)
     post = postings(index)
     use = _known_terms(index, q)
-    return _scores(index, p, variant, use, ids, [gather(*post(t), ids) for t, _ in use])
+    in_sentence = [partial(gather, *post(t), ids) for t, _ in use]
+    local: Counts = []
+    if variant.local:
+        lo, hi = local_ranges(index, p.context, getattr(p, "window", 1), ids)
+        local = [partial(range_counts, post, t, lo, hi) for t, _ in use]
+    return _scores(index, p, variant, use, ids, in_sentence, local)
 
 
 def _known_terms(index: Index, q: Query) -> list[tuple[int, float]]:
@@ -180,21 +223,22 @@ def _known_terms(index: Index, q: Query) -> list[tuple[int, float]]:
     return [(t, qf) for t, qf in zip(q.ids, q.qtf) if pc_all[t] > 0]
 
 
+Counts = Sequence[Callable[[], np.ndarray]]  # per query term: its counts at the scored sentences, when called
+
+
 def _scores(index: Index, p: Any, variant: Variant, use: list[tuple[int, float]], ids: np.ndarray,
-            in_sentence: list[np.ndarray]) -> np.ndarray:
-    """Σ c(t,q)·log(a·c(t,s) + g·c(t,l(s)) + h·p(t)) [+ log p(d|s)] at ``ids``, with c(t,s) given."""
+            in_sentence: Counts, in_local: Counts) -> np.ndarray:
+    """Σ c(t,q)·log(a·c(t,s) + g·c(t,l(s)) + h·p(t)) [+ log p(d|s)] at ``ids``; each term's c(t,s) and
+    c(t,l(s)) at ``ids`` come from its callables, made one term at a time (a few vectors of len(ids) at once)."""
     a, g, h = coefficients(index, p, variant, ids)
     pc_all = collection_model(index)
-    post = postings(index)
-    if variant.local:
-        lo, hi = local_ranges(index, p.context, getattr(p, "window", 1), ids)
     total = np.zeros(len(ids))
     with np.errstate(divide="ignore"):
-        for (t, qf), c_s in zip(use, in_sentence):
+        for i, (t, qf) in enumerate(use):
             prob = h * float(pc_all[t])
-            prob += c_s * a
+            prob += in_sentence[i]() * a
             if variant.local:
-                prob += range_counts(post, t, lo, hi) * g
+                prob += in_local[i]() * g
             logp = np.log(prob, out=prob)
             total += logp if qf == 1.0 else qf * logp
     if getattr(p, "importance", False):
