@@ -1,16 +1,20 @@
 """An index's files from parsed shards, one shard at a time (out of core).
 
 Each shard is turned into arrays with pyarrow and numpy alone (no Python object per term or
-posting) and appended to memory-mapped ``.npy`` files sized from the shards' manifest. Term and
-entity ids are given in order of first appearance (a document's title terms, then its sentences'
-terms), so shard boundaries never change an index. The term-major copies (``XT``, ``GT``) are
-merged from per-shard sorted runs: a term's postings from shard k follow shard k-1's, so each
-shard's run is scattered to its place without sorting anything corpus-wide.
+posting) and appended to its files: ``.npy`` arrays and Parquet tables written front to back, as
+``np.save`` and ``pq.write_table`` would write them whole. Term and entity ids are given in order of
+first appearance (a document's title terms, then its sentences' terms), so shard boundaries never
+change an index. The column-major copies (``XT``, ``GT``) are an external merge: each shard's
+entries are spilled to disk column-major (a run), then merged a block of columns at a time (a
+column's entries from shard k follow shard k-1's, so nothing is sorted corpus-wide). The build's
+memory is a shard's and a block's, whatever the corpus's size (``tests/ingest/test_external_merge.py``).
 """
 
 from __future__ import annotations
 
 import io
+import itertools
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,7 +26,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import scipy.sparse as sp
 
-from sentret_core.index.format import save_array, save_matrix, save_table
+from sentret_core.index.format import save_array, save_table
 from sentret_core.ingest.graph import containment_matrix
 from sentret_core.ingest.shards import read_shard
 
@@ -52,47 +56,42 @@ class FirstSeen:
         return lookup[codes] if len(codes) else np.zeros(0, dtype=np.int64)
 
 
-class _Appender:
-    """A memory-mapped ``.npy`` of known length filled front to back."""
-
-    def __init__(self, folder: Path, name: str, dtype: Any, length: int) -> None:
-        self.array = np.lib.format.open_memmap(folder / f"{name}.npy", mode="w+", dtype=dtype, shape=(length,))
-        self.at = 0
-
-    def extend(self, values: np.ndarray) -> None:
-        self.array[self.at : self.at + len(values)] = values
-        self.at += len(values)
-
-    def close(self) -> None:
-        self.array.flush()
-        del self.array
+ROW_GROUP = 1024 * 1024  # rows per Parquet row group: pyarrow's default, so a table streamed in parts is written
+#                          byte for byte as save_table writes the whole (pq.write_table)
+MERGE_POSTINGS = 2**25  # entries held at once while a column-major copy (XT, GT) is merged from its runs
 
 
-def assemble(shards: Path, manifest: dict[str, Any], out: Path, progress: Callable[[int], None] | None = None
-             ) -> dict[str, int]:
-    """Write every index file but the manifest into ``out`` from the shards; return the counts."""
+def assemble(shards: Path, manifest: dict[str, Any], out: Path, progress: Callable[[int], None] | None = None,
+             merge_postings: int = 0) -> dict[str, int]:
+    """Write every index file but the manifest into ``out`` from the shards; return the counts.
+
+    The memory it needs is bounded by a shard and by ``merge_postings`` (default :data:`MERGE_POSTINGS`), not
+    by the corpus: every sentence-major array and table is streamed to its file shard by shard, and the
+    column-major copies (``XT``, ``GT``) are merged from per-shard runs spilled to disk, a block of columns
+    at a time. What stays in memory grows with the vocabulary and the entities, and N+1 offsets of ``X``.
+    """
     totals = manifest["counts"]
     N, T = totals["sentences"], totals["term_occurrences"]
-    seq_dtype = np.int32 if T < _INT32_MAX else np.int64
+    seq_dtype = _index_dtype(T)
     arrays = {
         "sent_doc": np.int32, "sent_pos": np.int32, "sent_start": np.int64, "sent_end": np.int64,
         "sent_len": np.int32, "seq_terms": np.int32, "seq_tokens": np.int32, "seq_char_start": np.int32,
         "seq_char_end": np.int32, "X.indices": seq_dtype, "X.data": np.int32,
     }
     lengths = {name: (N if name.startswith("sent_") else T) for name in arrays}
-    out_arrays = {name: _Appender(out, name, dtype, lengths[name]) for name, dtype in arrays.items()}
-    seq_indptr = _Appender(out, "seq_indptr", np.int64, N + 1)
+    out_arrays = {name: _NpyWriter(out, name, dtype, lengths[name]) for name, dtype in arrays.items()}
+    seq_indptr = _NpyWriter(out, "seq_indptr", np.int64, N + 1)
     seq_indptr.extend(np.zeros(1, dtype=np.int64))
     x_indptr = np.zeros(N + 1, dtype=np.int64)
+    graph = _RowMajor(out, "G", _index_dtype(totals["mentions"]), data=False)
+    title = _RowMajor(out, "title", _index_dtype(totals["title_term_occurrences"]), data=True)
+    documents, mentions = _TableWriter(out, "documents"), _TableWriter(out, "mentions")
     terms, entities = FirstSeen(), FirstSeen()
-    runs: list[tuple[Path, int]] = []
-    docs: list[pd.DataFrame] = []
-    title_parts: list[np.ndarray] = []
-    title_lengths: list[np.ndarray] = []
-    mention_parts: list[dict[str, np.ndarray]] = []
+    x_runs, g_runs = _Runs(out, "X"), _Runs(out, "G")
     df = np.zeros(0, dtype=np.int64)
+    cf = np.zeros(0, dtype=np.int64)
     texts = pq.ParquetWriter(out / "sentences.parquet", pa.schema([("text", pa.string())]))
-    D = S = occurrences = 0
+    D = S = occurrences = title_occurrences = n_mentions = 0
     for k, shard in enumerate(manifest["shards"]):
         if shard["indexed_documents"] == 0:
             continue
@@ -107,40 +106,218 @@ def assemble(shards: Path, manifest: dict[str, Any], out: Path, progress: Callab
         x_indptr[S + 1 : S + part.n + 1] = X.indptr[1:] + x_indptr[S]
         out_arrays["X.indices"].extend(X.indices)
         out_arrays["X.data"].extend(X.data)
-        runs.append(_save_run(out, k, X))
+        x_runs.add(k, X)
         df = _add(df, part.document_frequency(X))
-        docs.append(part.documents)
-        title_parts.append(part.title_terms)
-        title_lengths.append(part.title_lengths)
-        mention_parts.append(part.mentions(entities))
+        cf = _add(cf, np.bincount(X.indices, weights=X.data, minlength=X.shape[1]).astype(np.int64))
+        titles = part.title_matrix(len(terms.ids))
+        title.add(titles)
+        title_occurrences += int(titles.data.sum())
+        documents.append(part.documents)
+        found = part.mentions(entities)
+        mentions.append(pd.DataFrame(found))
+        G = containment_matrix(found["sentence"].astype(np.int64) - S, found["entity"], part.n, len(entities.ids))
+        graph.add(G)
+        g_runs.add(k, G)
+        n_mentions += len(found["sentence"])
         texts.write_table(pa.table({"text": part.texts}))
         D, S, occurrences = D + part.d, S + part.n, occurrences + len(part.seq_terms)
         if progress is not None:
             progress(k + 1)
     texts.close()
-    V = len(terms.ids)
+    V, E = len(terms.ids), len(entities.ids)
+    for writer in (seq_indptr, *out_arrays.values()):
+        writer.close()
+    for finished in (graph, title, documents, mentions):
+        finished.close()
     nnz = int(x_indptr[-1])
-    for name in ("seq_indptr", *arrays):
-        target = seq_indptr if name == "seq_indptr" else out_arrays[name]
-        target.close()
-    _finish_x(out, x_indptr, nnz, N, V, runs)
-    df = np.pad(df, (0, V - len(df)))
-    XT_indptr = np.load(out / "XT.indptr.npy", mmap_mode="r")
-    sf = np.diff(np.asarray(XT_indptr, dtype=np.int64))
-    X_data = np.load(out / "X.data.npy", mmap_mode="r")
-    X_indices = np.load(out / "X.indices.npy", mmap_mode="r")
-    cf = np.bincount(X_indices, weights=X_data, minlength=V).astype(np.int64)
-    save_table(out, "terms", pd.DataFrame({"term": list(terms.ids), "sf": sf, "df": df, "cf": cf}))
-    title = _title_matrix(title_parts, title_lengths, D, V)
-    save_matrix(out, "title", title)
-    documents = pd.concat(docs, ignore_index=True)
-    save_table(out, "documents", documents)
-    n_entities = _write_graph(out, mention_parts, entities, N)
+    dtype = _index_dtype(nnz)
+    save_array(out, "X.indptr", x_indptr.astype(dtype))
+    if dtype != seq_dtype:  # only when T ≥ 2³¹ > nnz
+        save_array(out, "X.indices", np.load(out / "X.indices.npy").astype(dtype))
+    budget = merge_postings or MERGE_POSTINGS
+    x_runs.merge("XT", V, dtype, budget)
+    g_runs.merge("GT", E, _index_dtype(graph.nnz), budget)
+    df, cf = np.pad(df, (0, V - len(df))), np.pad(cf, (0, V - len(cf)))
+    save_table(out, "terms", pd.DataFrame({"term": list(terms.ids), "sf": x_runs.column_counts(V), "df": df, "cf": cf}))
+    _write_entities(out, entities, g_runs.column_counts(E).astype(np.int32))
     return {
         "documents": D, "sentences": N, "terms": V, "term_occurrences": occurrences,
-        "title_term_occurrences": int(title.data.sum()), "entities": n_entities,
-        "mentions": sum(len(m["sentence"]) for m in mention_parts),
+        "title_term_occurrences": title_occurrences, "entities": E, "mentions": n_mentions,
     }
+
+
+def _index_dtype(count: int) -> Any:
+    """The index dtype save_matrix chooses for a matrix of ``count`` stored values."""
+    return np.int32 if count < _INT32_MAX else np.int64
+
+
+class _NpyWriter:
+    """A 1-d ``.npy`` written front to back through a file, the bytes ``np.save`` writes for the whole array.
+
+    No memory map: the pages written are the page cache's, not this process's. ``length`` is the number of
+    values announced in the header; when fewer are written (repeats summed, or -1: not known until the end),
+    :meth:`close` writes the header again for those written.
+    """
+
+    def __init__(self, folder: Path, name: str, dtype: Any, length: int = -1) -> None:
+        self.path, self.dtype, self.length = folder / f"{name}.npy", np.dtype(dtype), length
+        self.file = self.path.open("wb")
+        self.header = _npy_header(self.dtype, max(length, 0))
+        self.file.write(self.header)
+        self.at = 0
+
+    def extend(self, values: np.ndarray) -> None:
+        self.file.write(np.ascontiguousarray(values, dtype=self.dtype).data)
+        self.at += len(values)
+
+    def close(self) -> None:
+        self.file.close()
+        if self.at == self.length:
+            return
+        if 0 <= self.length < self.at:
+            raise ValueError(f"{self.path.name}: {self.at} values written, {self.length} announced")
+        header = _npy_header(self.dtype, self.at)
+        if len(header) == len(self.header):
+            with self.path.open("r+b") as handle:
+                handle.write(header)
+            return
+        moved = self.path.with_name(f".{self.path.name}.moved")  # a header of another size: copy in chunks
+        self.path.rename(moved)
+        with moved.open("rb") as source, self.path.open("wb") as target:
+            source.seek(len(self.header))
+            target.write(header)
+            shutil.copyfileobj(source, target, 2**24)
+        moved.unlink()
+
+
+def _npy_header(dtype: np.dtype, length: int) -> bytes:
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": (length,)})
+    return header.getvalue()
+
+
+class _RowMajor:
+    """A CSR matrix (``name.indptr``, ``.indices``, ``.data`` unless ``data`` is False) appended block of rows
+    by block of rows, each block's indices sorted: what save_matrix writes for the whole."""
+
+    def __init__(self, out: Path, name: str, dtype: Any, data: bool) -> None:
+        self.dtype = dtype
+        self.indptr, self.indices = _NpyWriter(out, f"{name}.indptr", dtype), _NpyWriter(out, f"{name}.indices", dtype)
+        self.data = _NpyWriter(out, f"{name}.data", np.int32) if data else None
+        self.indptr.extend(np.zeros(1, dtype=np.int64))
+        self.nnz = 0
+
+    def add(self, rows: sp.csr_matrix) -> None:
+        rows.sort_indices()
+        self.indptr.extend(rows.indptr[1:].astype(np.int64) + self.nnz)
+        self.indices.extend(rows.indices)
+        if self.data is not None:
+            self.data.extend(rows.data)
+        self.nnz += rows.nnz
+
+    def close(self) -> None:
+        for writer in (self.indptr, self.indices, self.data):
+            if writer is not None:
+                writer.close()
+        if _index_dtype(self.nnz) != self.dtype:  # fewer than 2³¹ entries from 2³¹ mentions or more
+            for writer in (self.indptr, self.indices):
+                np.save(writer.path, np.load(writer.path).astype(_index_dtype(self.nnz)), allow_pickle=False)
+
+
+class _TableWriter:
+    """A Parquet table written as its parts arrive, in row groups of :data:`ROW_GROUP` rows: the bytes
+    :func:`save_table` writes for the parts' concatenation, holding at most a row group's rows."""
+
+    def __init__(self, folder: Path, name: str) -> None:
+        self.path = folder / f"{name}.parquet"
+        self.pending: list[pd.DataFrame] = []
+        self.rows = 0
+        self.writer: pq.ParquetWriter | None = None
+
+    def append(self, frame: pd.DataFrame) -> None:
+        self.pending.append(frame)
+        self.rows += len(frame)
+        while self.rows >= ROW_GROUP:
+            self._write(ROW_GROUP)
+
+    def close(self) -> None:
+        if self.rows or self.writer is None:
+            self._write(self.rows)
+        if self.writer is not None:
+            self.writer.close()
+
+    def _write(self, rows: int) -> None:
+        whole = pd.concat(self.pending, ignore_index=True)
+        group = pa.Table.from_pandas(whole.iloc[:rows], preserve_index=False)
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.path, group.schema)
+        self.writer.write_table(group)
+        rest = whole.iloc[rows:].reset_index(drop=True)
+        self.pending, self.rows = [rest], len(rest)
+
+
+class _Runs:
+    """A matrix's rows, shard by shard, spilled to disk column-major with their local row ids, to be merged
+    into its column-major copy (``XT`` from ``X``, ``GT`` from ``G``): a column's entries from shard k follow
+    shard k-1's, so each run's are put in place without sorting anything corpus-wide."""
+
+    def __init__(self, out: Path, name: str) -> None:
+        self.out, self.name = out, name
+        self.runs: list[tuple[Path, int, int]] = []  # (stem of its files, its first row, its columns)
+        self.counts = np.zeros(0, dtype=np.int64)
+        self.rows = 0
+
+    def add(self, k: int, matrix: sp.csr_matrix) -> None:
+        csc = matrix.tocsc()
+        csc.sort_indices()
+        stem = self.out / f".run-{self.name}-{k:05d}"
+        for suffix, values in (("indptr", csc.indptr.astype(np.int64)), ("indices", csc.indices.astype(np.int32)),
+                               ("data", csc.data.astype(np.int32))):
+            values.tofile(stem.with_suffix(f".{suffix}"))
+        self.runs.append((stem, self.rows, csc.shape[1]))
+        self.counts = _add(self.counts, np.diff(csc.indptr).astype(np.int64))
+        self.rows += matrix.shape[0]
+
+    def column_counts(self, columns: int) -> np.ndarray:
+        return np.pad(self.counts, (0, columns - len(self.counts)))
+
+    def merge(self, name: str, columns: int, dtype: Any, budget: int) -> None:
+        """``name``'s indptr, indices (and data, but for GT) from the runs, a block of columns at a time: one
+        column, or as many as hold at most ``budget`` entries. The runs are removed."""
+        indptr = np.concatenate([[0], np.cumsum(self.column_counts(columns))]).astype(np.int64)
+        save_array(self.out, f"{name}.indptr", indptr.astype(dtype))
+        parts = {"indices": dtype, "data": np.int32} if name == "XT" else {"indices": dtype}
+        writers = {part: _NpyWriter(self.out, f"{name}.{part}", kind, int(indptr[-1])) for part, kind in parts.items()}
+        v0 = 0
+        while v0 < columns:
+            v1 = max(int(np.searchsorted(indptr, indptr[v0] + budget, side="right")) - 1, v0 + 1)
+            blocks = {part: np.empty(int(indptr[v1] - indptr[v0]), dtype=kind) for part, kind in parts.items()}
+            cursor = indptr[v0:v1] - indptr[v0]
+            for stem, first_row, run_columns in self.runs:
+                if run_columns <= v0:
+                    continue
+                run_indptr = _read(stem, "indptr", np.int64, v0, min(v1, run_columns) + 1)
+                c = np.diff(run_indptr)
+                lo, hi = int(run_indptr[0]), int(run_indptr[-1])
+                where = np.repeat(cursor[: len(c)] - (run_indptr[:-1] - lo), c) + np.arange(hi - lo, dtype=np.int64)
+                blocks["indices"][where] = _read(stem, "indices", np.int32, lo, hi) + first_row
+                if "data" in blocks:
+                    blocks["data"][where] = _read(stem, "data", np.int32, lo, hi)
+                cursor[: len(c)] += c
+            for part, writer in writers.items():
+                writer.extend(blocks[part])
+            v0 = v1
+        for writer in writers.values():
+            writer.close()
+        for stem, _, _ in self.runs:
+            for suffix in ("indptr", "indices", "data"):
+                stem.with_suffix(f".{suffix}").unlink()
+
+
+def _read(stem: Path, suffix: str, dtype: Any, lo: int, hi: int) -> np.ndarray:
+    """Values ``lo:hi`` of a run's raw file, read without mapping it."""
+    return np.fromfile(stem.with_suffix(f".{suffix}"), dtype=dtype, count=hi - lo, offset=lo * np.dtype(dtype).itemsize)
 
 
 class _Shard:
@@ -209,6 +386,13 @@ class _Shard:
         X.sort_indices()
         return X
 
+    def title_matrix(self, n_terms: int) -> sp.csr_matrix:
+        """The shard's rows of the title matrix (document × term counts)."""
+        rows = np.repeat(np.arange(self.d, dtype=np.int64), self.title_lengths)
+        title = sp.csr_matrix((np.ones(len(rows), dtype=np.int32), (rows, self.title_terms)), shape=(self.d, n_terms))
+        title.sum_duplicates()
+        return title
+
     def document_frequency(self, X: sp.csr_matrix) -> np.ndarray:
         in_doc = sp.csr_matrix((np.ones(self.n, dtype=np.int32), (self.local_doc, np.arange(self.n))),
                                shape=(self.d, self.n))
@@ -249,90 +433,12 @@ def _add(total: np.ndarray, part: np.ndarray) -> np.ndarray:
     return total
 
 
-def _save_run(out: Path, k: int, X: sp.csr_matrix) -> tuple[Path, int]:
-    """A shard's postings in term order (its sentence ids local), kept until the merge."""
-    csc = X.tocsc()
-    csc.sort_indices()
-    path = out / f".run-{k:05d}.npz"
-    np.savez(path, indptr=csc.indptr.astype(np.int64), indices=csc.indices, data=csc.data)
-    return path, X.shape[0]
-
-
-def _finish_x(out: Path, x_indptr: np.ndarray, nnz: int, N: int, V: int, runs: list[tuple[Path, int]]) -> None:
-    """X's indptr, and XT merged from the shards' runs (the dtype save_matrix would choose)."""
-    dtype = np.int32 if nnz < _INT32_MAX else np.int64
-    save_array(out, "X.indptr", x_indptr.astype(dtype))
-    for name in ("X.indices", "X.data"):  # sized for every term occurrence; repeats were summed
-        _truncate(out / f"{name}.npy", nnz)
-    if np.load(out / "X.indices.npy", mmap_mode="r").dtype != dtype:  # only when T ≥ 2³¹ > nnz
-        save_array(out, "X.indices", np.load(out / "X.indices.npy").astype(dtype))
-    counts = np.zeros(V, dtype=np.int64)
-    for path, _ in runs:
-        with np.load(path) as run:
-            c = np.diff(run["indptr"])
-            counts[: len(c)] += c
-    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    save_array(out, "XT.indptr", indptr.astype(dtype))
-    indices = np.lib.format.open_memmap(out / "XT.indices.npy", mode="w+", dtype=dtype, shape=(nnz,))
-    data = np.lib.format.open_memmap(out / "XT.data.npy", mode="w+", dtype=np.int32, shape=(nnz,))
-    cursor = indptr[:-1].copy()
-    s0 = 0
-    for path, n_rows in runs:
-        with np.load(path) as run:
-            run_indptr = run["indptr"]
-            c = np.diff(run_indptr)
-            v = len(c)
-            base = cursor[:v] - run_indptr[:-1]
-            where = np.repeat(base, c) + np.arange(run_indptr[-1], dtype=np.int64)
-            indices[where] = run["indices"] + s0
-            data[where] = run["data"]
-            cursor[:v] += c
-        path.unlink()
-        s0 += n_rows
-    indices.flush()
-    data.flush()
-    del indices, data
-
-
-def _truncate(path: Path, length: int) -> None:
-    """Keep the first ``length`` values of a 1-d ``.npy``, its header as ``np.save`` would write it."""
-    array = np.load(path, mmap_mode="r")
-    dtype, offset = array.dtype, array.offset
-    if len(array) == length:
-        return
-    del array
-    header = io.BytesIO()
-    np.lib.format.write_array_header_1_0(header, {"descr": dtype.str, "fortran_order": False, "shape": (length,)})
-    if len(header.getvalue()) == offset:
-        with path.open("r+b") as handle:
-            handle.write(header.getvalue())
-            handle.truncate(offset + length * dtype.itemsize)
-    else:
-        kept = np.array(np.load(path, mmap_mode="r")[:length])
-        save_array(path.parent, path.name.removesuffix(".npy"), kept)
-
-
-def _title_matrix(parts: list[np.ndarray], lengths: list[np.ndarray], D: int, V: int) -> sp.csr_matrix:
-    terms = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    per_doc = np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int64)
-    rows = np.repeat(np.arange(D), per_doc)
-    title = sp.csr_matrix((np.ones(len(rows), dtype=np.int32), (rows, terms)), shape=(D, V))
-    title.sum_duplicates()
-    return title
-
-
-def _write_graph(out: Path, parts: list[dict[str, np.ndarray]], entities: FirstSeen, N: int) -> int:
-    """The mentions and entities tables and G (N × E), GT."""
-    mentions = pd.DataFrame({name: np.concatenate([p[name] for p in parts]) for name in parts[0]})
-    E = len(entities.ids)
-    G = containment_matrix(mentions["sentence"].to_numpy(), mentions["entity"].to_numpy(), N, E)
-    keys = [key.rsplit("\x1f", 1) for key in entities.ids]
-    table = pd.DataFrame({
-        "text": [text for text, _ in keys], "label": [label for _, label in keys],
-        "sf": np.diff(G.tocsc().indptr).astype(np.int32),
-    })
-    save_table(out, "entities", table)
-    save_table(out, "mentions", mentions)
-    save_matrix(out, "G", G, ones=True)
-    save_matrix(out, "GT", G.tocsc(), ones=True)
-    return E
+def _write_entities(out: Path, entities: FirstSeen, sf: np.ndarray) -> None:
+    """The entities table (text, label, sf), a row group at a time from the keys in id order."""
+    table = _TableWriter(out, "entities")
+    keys = iter(entities.ids)  # a dict keeps insertion order: id order
+    for start in range(0, max(len(sf), 1), ROW_GROUP):
+        split = [key.rsplit("\x1f", 1) for key in itertools.islice(keys, ROW_GROUP)]
+        table.append(pd.DataFrame({"text": [text for text, _ in split], "label": [label for _, label in split],
+                                   "sf": sf[start : start + ROW_GROUP]}))
+    table.close()

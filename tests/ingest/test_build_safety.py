@@ -204,7 +204,7 @@ def test_a_full_disk_is_one_message_naming_the_folder(
         (folder / f"{name}.partial").write_bytes(b"x" * 5000)
         raise error
 
-    monkeypatch.setattr(assemble, "save_matrix", fill_the_disk)
+    monkeypatch.setattr(assemble, "save_table", fill_the_disk)
     with pytest.raises(SentretError) as caught:
         build_index(small_corpus, out, n_process=1, force=True)
     message = str(caught.value)

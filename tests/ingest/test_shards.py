@@ -179,7 +179,7 @@ def test_an_interrupted_add_leaves_the_old_index(tmp_path: Path, where: str, mon
         raise KeyboardInterrupt
 
     if where == "assembling":
-        monkeypatch.setattr(assemble, "save_matrix", interrupt)
+        monkeypatch.setattr(assemble, "save_table", interrupt)
     with pytest.raises(KeyboardInterrupt):
         add_documents(tmp_path / "idx", more, engine=Engine(n_process=1), progress=interrupt)
     assert digest(tmp_path / "idx") == before and verify(tmp_path / "idx") == []
