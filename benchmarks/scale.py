@@ -34,6 +34,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -66,6 +67,28 @@ def current_rss_mb() -> float:
     return pages * resource.getpagesize() / 2**20
 
 
+def heap_mb() -> float:
+    """This process's anonymous resident memory now (RssAnon: its heap, not the page cache it maps; Linux)."""
+    try:
+        line = next(x for x in Path("/proc/self/status").read_text().splitlines() if x.startswith("RssAnon:"))
+    except (OSError, StopIteration):
+        return float("nan")
+    return int(line.split()[1]) / 1024
+
+
+class PeakHeap:
+    """The largest :func:`heap_mb` seen, sampled every 50 ms by a daemon thread from its creation on."""
+
+    def __init__(self) -> None:
+        self.peak = heap_mb()
+        threading.Thread(target=self._sample, daemon=True).start()
+
+    def _sample(self) -> None:
+        while True:
+            self.peak = max(self.peak, heap_mb())
+            time.sleep(0.05)
+
+
 def evict(folder: Path) -> int:
     """Drop every file below ``folder`` from the page cache (so the next read is cold); how many files."""
     count = 0
@@ -84,9 +107,9 @@ def build_child(out: Path) -> None:
     """``--build-only``: build the index from its shards and print one JSON line of timings and peak memory."""
     from sentret_core.ingest.build import build_from_shards
 
-    started = time.perf_counter()
+    started, heap = time.perf_counter(), PeakHeap()
     build_from_shards(shards_of(out), out)
-    print(json.dumps({"build_s": time.perf_counter() - started, "peak_rss_mb": rss_mb()}))
+    print(json.dumps({"build_s": time.perf_counter() - started, "peak_rss_mb": rss_mb(), "peak_heap_mb": heap.peak}))
 
 
 def shards_of(out: Path) -> Path:
@@ -290,6 +313,7 @@ def main() -> int:
         phases.append((phase, time.perf_counter() - wall - sum(t for _, t in phases)))
 
     print(f"sentret scale benchmark: {args.sentences:,} synthetic sentences → {out}")
+    heap = PeakHeap()
     built = build(out, args.sentences, args.reuse)
     mark("shards + build")
     print("\nbuild (child process)")
@@ -299,7 +323,8 @@ def main() -> int:
         print(f"  shards generated            {built['generate_s']:9.1f} s  ({built['documents']:,} documents; "
               f"numpy/pyarrow straight into shards, no spaCy)")
         print(f"  build time (from shards)    {built['build_s']:9.1f} s")
-        print(f"  build peak memory           {built['peak_rss_mb']:9,.0f} MB (ru_maxrss of the child)")
+        print(f"  build peak memory           {built['peak_rss_mb']:9,.0f} MB (ru_maxrss of the child; its heap, "
+              f"RssAnon, {built.get('peak_heap_mb', float('nan')):,.0f} MB)")
     print(f"  shards on disk              {disk_size(shards_of(out)) / 1e6:9,.1f} MB")
     print(f"  index size on disk          {disk_size(out) / 1e6:9,.1f} MB (without its shards/ copy)")
 
@@ -346,8 +371,8 @@ def main() -> int:
         first, times = timed_each(lambda q, k=k: support(index, q, k=k, top_entities=20, per_entity=3), queries)
         p50, p95 = percentiles(times)
         print(f"  k = {k:<5d}{'':47s}{p50:9.2f} {p95:8.2f} {first * 1000:10.1f}")
-    print(f"  RSS now {current_rss_mb():,.0f} MB")
-    print(f"  peak RSS so far {rss_mb():,.0f} MB")
+    print(f"  RSS now {current_rss_mb():,.0f} MB, of it heap (RssAnon) {heap_mb():,.0f} MB")
+    print(f"  peak RSS so far {rss_mb():,.0f} MB; peak heap {heap.peak:,.0f} MB")
 
     mark("support requests")
     if args.no_peers:
@@ -397,7 +422,8 @@ def main() -> int:
             print(f"  BM25 top-10 sentret ÷ tantivy: {ratio} (target ≤ 1.5×)")
         mark("peers")
     print("\nphase wall times: " + ", ".join(f"{phase} {t:.0f} s" for phase, t in phases))
-    print(f"RSS now {current_rss_mb():,.0f} MB, peak RSS of this process {rss_mb():,.0f} MB; "
+    print(f"RSS now {current_rss_mb():,.0f} MB, peak RSS of this process {rss_mb():,.0f} MB, "
+          f"peak heap (RssAnon) {heap.peak:,.0f} MB; "
           f"whole run {time.perf_counter() - wall:.0f} s")
     return 0
 

@@ -30,6 +30,7 @@ from sentret_core.index import artefacts, validate
 from sentret_core.index.cache import DerivedCache
 from sentret_core.index.format import MANIFEST, SHARDS, index_path, read_manifest
 from sentret_core.index.neighbours import neighbourhood
+from sentret_core.index.texts import SentenceTexts
 
 
 def verify(path: str | Path) -> list[str]:
@@ -250,14 +251,10 @@ class Index:
         return self._array("sent_len")
 
     @cached_property
-    def texts(self) -> list[str]:
+    def texts(self) -> SentenceTexts:
+        """The sentences' texts, read a row group at a time (the last ones used are kept)."""
         self._checked("sentences.parquet")
-        try:
-            return list(pq.read_table(self.path / "sentences.parquet", columns=["text"]).column("text").to_pylist())
-        except (OSError, pa.ArrowException) as err:
-            raise IndexFormatError(
-                f"{self.path}: cannot read sentences.parquet ({err}); {validate.hint(self.path)}"
-            ) from None
+        return SentenceTexts(self.path / "sentences.parquet", validate.hint(self.path))
 
     @cached_property
     def prev(self) -> np.ndarray:

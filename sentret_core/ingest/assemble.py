@@ -12,9 +12,7 @@ memory is a shard's and a block's, whatever the corpus's size (``tests/ingest/te
 
 from __future__ import annotations
 
-import io
 import itertools
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,14 +21,15 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 import scipy.sparse as sp
 
 from sentret_core.index.format import save_array, save_table
+from sentret_core.index.texts import TEXT_ROW_GROUP
+from sentret_core.ingest import streamed
+from sentret_core.ingest.external_merge import Runs, add_counts
 from sentret_core.ingest.graph import containment_matrix
 from sentret_core.ingest.shards import read_shard
-
-_INT32_MAX = np.iinfo(np.int32).max
+from sentret_core.ingest.streamed import NpyWriter, RowMajorWriter, TableWriter, index_dtype
 
 
 class FirstSeen:
@@ -56,41 +55,37 @@ class FirstSeen:
         return lookup[codes] if len(codes) else np.zeros(0, dtype=np.int64)
 
 
-ROW_GROUP = 1024 * 1024  # rows per Parquet row group: pyarrow's default, so a table streamed in parts is written
-#                          byte for byte as save_table writes the whole (pq.write_table)
-MERGE_POSTINGS = 2**25  # entries held at once while a column-major copy (XT, GT) is merged from its runs
-
-
 def assemble(shards: Path, manifest: dict[str, Any], out: Path, progress: Callable[[int], None] | None = None,
              merge_postings: int = 0) -> dict[str, int]:
     """Write every index file but the manifest into ``out`` from the shards; return the counts.
 
-    The memory it needs is bounded by a shard and by ``merge_postings`` (default :data:`MERGE_POSTINGS`), not
-    by the corpus: every sentence-major array and table is streamed to its file shard by shard, and the
-    column-major copies (``XT``, ``GT``) are merged from per-shard runs spilled to disk, a block of columns
-    at a time. What stays in memory grows with the vocabulary and the entities, and N+1 offsets of ``X``.
+    The memory it needs is bounded by a shard and by ``merge_postings`` (entries merged at once, default
+    ``external_merge.MERGE_POSTINGS``), not by the corpus: every sentence-major array and table is streamed
+    to its file shard by shard, and the column-major copies (``XT``, ``GT``) are merged from per-shard runs
+    spilled to disk, a block of columns at a time. What stays in memory grows with the vocabulary and the
+    entities, and N+1 offsets of ``X``.
     """
     totals = manifest["counts"]
     N, T = totals["sentences"], totals["term_occurrences"]
-    seq_dtype = _index_dtype(T)
+    seq_dtype = index_dtype(T)
     arrays = {
         "sent_doc": np.int32, "sent_pos": np.int32, "sent_start": np.int64, "sent_end": np.int64,
         "sent_len": np.int32, "seq_terms": np.int32, "seq_tokens": np.int32, "seq_char_start": np.int32,
         "seq_char_end": np.int32, "X.indices": seq_dtype, "X.data": np.int32,
     }
     lengths = {name: (N if name.startswith("sent_") else T) for name in arrays}
-    out_arrays = {name: _NpyWriter(out, name, dtype, lengths[name]) for name, dtype in arrays.items()}
-    seq_indptr = _NpyWriter(out, "seq_indptr", np.int64, N + 1)
+    out_arrays = {name: NpyWriter(out, name, dtype, lengths[name]) for name, dtype in arrays.items()}
+    seq_indptr = NpyWriter(out, "seq_indptr", np.int64, N + 1)
     seq_indptr.extend(np.zeros(1, dtype=np.int64))
     x_indptr = np.zeros(N + 1, dtype=np.int64)
-    graph = _RowMajor(out, "G", _index_dtype(totals["mentions"]), data=False)
-    title = _RowMajor(out, "title", _index_dtype(totals["title_term_occurrences"]), data=True)
-    documents, mentions = _TableWriter(out, "documents"), _TableWriter(out, "mentions")
+    graph = RowMajorWriter(out, "G", index_dtype(totals["mentions"]), data=False)
+    title = RowMajorWriter(out, "title", index_dtype(totals["title_term_occurrences"]), data=True)
+    documents, mentions = TableWriter(out, "documents"), TableWriter(out, "mentions")
     terms, entities = FirstSeen(), FirstSeen()
-    x_runs, g_runs = _Runs(out, "X"), _Runs(out, "G")
+    x_runs, g_runs = Runs(out, "X"), Runs(out, "G")
     df = np.zeros(0, dtype=np.int64)
     cf = np.zeros(0, dtype=np.int64)
-    texts = pq.ParquetWriter(out / "sentences.parquet", pa.schema([("text", pa.string())]))
+    texts = TableWriter(out, "sentences", TEXT_ROW_GROUP)  # index.texts reads a row group at a time
     D = S = occurrences = title_occurrences = n_mentions = 0
     for k, shard in enumerate(manifest["shards"]):
         if shard["indexed_documents"] == 0:
@@ -107,8 +102,8 @@ def assemble(shards: Path, manifest: dict[str, Any], out: Path, progress: Callab
         out_arrays["X.indices"].extend(X.indices)
         out_arrays["X.data"].extend(X.data)
         x_runs.add(k, X)
-        df = _add(df, part.document_frequency(X))
-        cf = _add(cf, np.bincount(X.indices, weights=X.data, minlength=X.shape[1]).astype(np.int64))
+        df = add_counts(df, part.document_frequency(X))
+        cf = add_counts(cf, np.bincount(X.indices, weights=X.data, minlength=X.shape[1]).astype(np.int64))
         titles = part.title_matrix(len(terms.ids))
         title.add(titles)
         title_occurrences += int(titles.data.sum())
@@ -119,24 +114,22 @@ def assemble(shards: Path, manifest: dict[str, Any], out: Path, progress: Callab
         graph.add(G)
         g_runs.add(k, G)
         n_mentions += len(found["sentence"])
-        texts.write_table(pa.table({"text": part.texts}))
+        texts.append(pa.table({"text": part.texts}))
         D, S, occurrences = D + part.d, S + part.n, occurrences + len(part.seq_terms)
         if progress is not None:
             progress(k + 1)
-    texts.close()
     V, E = len(terms.ids), len(entities.ids)
     for writer in (seq_indptr, *out_arrays.values()):
         writer.close()
-    for finished in (graph, title, documents, mentions):
+    for finished in (graph, title, documents, mentions, texts):
         finished.close()
     nnz = int(x_indptr[-1])
-    dtype = _index_dtype(nnz)
+    dtype = index_dtype(nnz)
     save_array(out, "X.indptr", x_indptr.astype(dtype))
     if dtype != seq_dtype:  # only when T ≥ 2³¹ > nnz
         save_array(out, "X.indices", np.load(out / "X.indices.npy").astype(dtype))
-    budget = merge_postings or MERGE_POSTINGS
-    x_runs.merge("XT", V, dtype, budget)
-    g_runs.merge("GT", E, _index_dtype(graph.nnz), budget)
+    x_runs.merge("XT", V, dtype, merge_postings)
+    g_runs.merge("GT", E, index_dtype(graph.nnz), merge_postings)
     df, cf = np.pad(df, (0, V - len(df))), np.pad(cf, (0, V - len(cf)))
     save_table(out, "terms", pd.DataFrame({"term": list(terms.ids), "sf": x_runs.column_counts(V), "df": df, "cf": cf}))
     _write_entities(out, entities, g_runs.column_counts(E).astype(np.int32))
@@ -144,180 +137,6 @@ def assemble(shards: Path, manifest: dict[str, Any], out: Path, progress: Callab
         "documents": D, "sentences": N, "terms": V, "term_occurrences": occurrences,
         "title_term_occurrences": title_occurrences, "entities": E, "mentions": n_mentions,
     }
-
-
-def _index_dtype(count: int) -> Any:
-    """The index dtype save_matrix chooses for a matrix of ``count`` stored values."""
-    return np.int32 if count < _INT32_MAX else np.int64
-
-
-class _NpyWriter:
-    """A 1-d ``.npy`` written front to back through a file, the bytes ``np.save`` writes for the whole array.
-
-    No memory map: the pages written are the page cache's, not this process's. ``length`` is the number of
-    values announced in the header; when fewer are written (repeats summed, or -1: not known until the end),
-    :meth:`close` writes the header again for those written.
-    """
-
-    def __init__(self, folder: Path, name: str, dtype: Any, length: int = -1) -> None:
-        self.path, self.dtype, self.length = folder / f"{name}.npy", np.dtype(dtype), length
-        self.file = self.path.open("wb")
-        self.header = _npy_header(self.dtype, max(length, 0))
-        self.file.write(self.header)
-        self.at = 0
-
-    def extend(self, values: np.ndarray) -> None:
-        self.file.write(np.ascontiguousarray(values, dtype=self.dtype).data)
-        self.at += len(values)
-
-    def close(self) -> None:
-        self.file.close()
-        if self.at == self.length:
-            return
-        if 0 <= self.length < self.at:
-            raise ValueError(f"{self.path.name}: {self.at} values written, {self.length} announced")
-        header = _npy_header(self.dtype, self.at)
-        if len(header) == len(self.header):
-            with self.path.open("r+b") as handle:
-                handle.write(header)
-            return
-        moved = self.path.with_name(f".{self.path.name}.moved")  # a header of another size: copy in chunks
-        self.path.rename(moved)
-        with moved.open("rb") as source, self.path.open("wb") as target:
-            source.seek(len(self.header))
-            target.write(header)
-            shutil.copyfileobj(source, target, 2**24)
-        moved.unlink()
-
-
-def _npy_header(dtype: np.dtype, length: int) -> bytes:
-    header = io.BytesIO()
-    np.lib.format.write_array_header_1_0(
-        header, {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": (length,)})
-    return header.getvalue()
-
-
-class _RowMajor:
-    """A CSR matrix (``name.indptr``, ``.indices``, ``.data`` unless ``data`` is False) appended block of rows
-    by block of rows, each block's indices sorted: what save_matrix writes for the whole."""
-
-    def __init__(self, out: Path, name: str, dtype: Any, data: bool) -> None:
-        self.dtype = dtype
-        self.indptr, self.indices = _NpyWriter(out, f"{name}.indptr", dtype), _NpyWriter(out, f"{name}.indices", dtype)
-        self.data = _NpyWriter(out, f"{name}.data", np.int32) if data else None
-        self.indptr.extend(np.zeros(1, dtype=np.int64))
-        self.nnz = 0
-
-    def add(self, rows: sp.csr_matrix) -> None:
-        rows.sort_indices()
-        self.indptr.extend(rows.indptr[1:].astype(np.int64) + self.nnz)
-        self.indices.extend(rows.indices)
-        if self.data is not None:
-            self.data.extend(rows.data)
-        self.nnz += rows.nnz
-
-    def close(self) -> None:
-        for writer in (self.indptr, self.indices, self.data):
-            if writer is not None:
-                writer.close()
-        if _index_dtype(self.nnz) != self.dtype:  # fewer than 2³¹ entries from 2³¹ mentions or more
-            for writer in (self.indptr, self.indices):
-                np.save(writer.path, np.load(writer.path).astype(_index_dtype(self.nnz)), allow_pickle=False)
-
-
-class _TableWriter:
-    """A Parquet table written as its parts arrive, in row groups of :data:`ROW_GROUP` rows: the bytes
-    :func:`save_table` writes for the parts' concatenation, holding at most a row group's rows."""
-
-    def __init__(self, folder: Path, name: str) -> None:
-        self.path = folder / f"{name}.parquet"
-        self.pending: list[pd.DataFrame] = []
-        self.rows = 0
-        self.writer: pq.ParquetWriter | None = None
-
-    def append(self, frame: pd.DataFrame) -> None:
-        self.pending.append(frame)
-        self.rows += len(frame)
-        while self.rows >= ROW_GROUP:
-            self._write(ROW_GROUP)
-
-    def close(self) -> None:
-        if self.rows or self.writer is None:
-            self._write(self.rows)
-        if self.writer is not None:
-            self.writer.close()
-
-    def _write(self, rows: int) -> None:
-        whole = pd.concat(self.pending, ignore_index=True)
-        group = pa.Table.from_pandas(whole.iloc[:rows], preserve_index=False)
-        if self.writer is None:
-            self.writer = pq.ParquetWriter(self.path, group.schema)
-        self.writer.write_table(group)
-        rest = whole.iloc[rows:].reset_index(drop=True)
-        self.pending, self.rows = [rest], len(rest)
-
-
-class _Runs:
-    """A matrix's rows, shard by shard, spilled to disk column-major with their local row ids, to be merged
-    into its column-major copy (``XT`` from ``X``, ``GT`` from ``G``): a column's entries from shard k follow
-    shard k-1's, so each run's are put in place without sorting anything corpus-wide."""
-
-    def __init__(self, out: Path, name: str) -> None:
-        self.out, self.name = out, name
-        self.runs: list[tuple[Path, int, int]] = []  # (stem of its files, its first row, its columns)
-        self.counts = np.zeros(0, dtype=np.int64)
-        self.rows = 0
-
-    def add(self, k: int, matrix: sp.csr_matrix) -> None:
-        csc = matrix.tocsc()
-        csc.sort_indices()
-        stem = self.out / f".run-{self.name}-{k:05d}"
-        for suffix, values in (("indptr", csc.indptr.astype(np.int64)), ("indices", csc.indices.astype(np.int32)),
-                               ("data", csc.data.astype(np.int32))):
-            values.tofile(stem.with_suffix(f".{suffix}"))
-        self.runs.append((stem, self.rows, csc.shape[1]))
-        self.counts = _add(self.counts, np.diff(csc.indptr).astype(np.int64))
-        self.rows += matrix.shape[0]
-
-    def column_counts(self, columns: int) -> np.ndarray:
-        return np.pad(self.counts, (0, columns - len(self.counts)))
-
-    def merge(self, name: str, columns: int, dtype: Any, budget: int) -> None:
-        """``name``'s indptr, indices (and data, but for GT) from the runs, a block of columns at a time: one
-        column, or as many as hold at most ``budget`` entries. The runs are removed."""
-        indptr = np.concatenate([[0], np.cumsum(self.column_counts(columns))]).astype(np.int64)
-        save_array(self.out, f"{name}.indptr", indptr.astype(dtype))
-        parts = {"indices": dtype, "data": np.int32} if name == "XT" else {"indices": dtype}
-        writers = {part: _NpyWriter(self.out, f"{name}.{part}", kind, int(indptr[-1])) for part, kind in parts.items()}
-        v0 = 0
-        while v0 < columns:
-            v1 = max(int(np.searchsorted(indptr, indptr[v0] + budget, side="right")) - 1, v0 + 1)
-            blocks = {part: np.empty(int(indptr[v1] - indptr[v0]), dtype=kind) for part, kind in parts.items()}
-            cursor = indptr[v0:v1] - indptr[v0]
-            for stem, first_row, run_columns in self.runs:
-                if run_columns <= v0:
-                    continue
-                run_indptr = _read(stem, "indptr", np.int64, v0, min(v1, run_columns) + 1)
-                c = np.diff(run_indptr)
-                lo, hi = int(run_indptr[0]), int(run_indptr[-1])
-                where = np.repeat(cursor[: len(c)] - (run_indptr[:-1] - lo), c) + np.arange(hi - lo, dtype=np.int64)
-                blocks["indices"][where] = _read(stem, "indices", np.int32, lo, hi) + first_row
-                if "data" in blocks:
-                    blocks["data"][where] = _read(stem, "data", np.int32, lo, hi)
-                cursor[: len(c)] += c
-            for part, writer in writers.items():
-                writer.extend(blocks[part])
-            v0 = v1
-        for writer in writers.values():
-            writer.close()
-        for stem, _, _ in self.runs:
-            for suffix in ("indptr", "indices", "data"):
-                stem.with_suffix(f".{suffix}").unlink()
-
-
-def _read(stem: Path, suffix: str, dtype: Any, lo: int, hi: int) -> np.ndarray:
-    """Values ``lo:hi`` of a run's raw file, read without mapping it."""
-    return np.fromfile(stem.with_suffix(f".{suffix}"), dtype=dtype, count=hi - lo, offset=lo * np.dtype(dtype).itemsize)
 
 
 class _Shard:
@@ -426,19 +245,12 @@ def _values(array: pa.Array, dtype: Any) -> np.ndarray:
     return np.asarray(array.to_numpy(zero_copy_only=False), dtype=dtype)
 
 
-def _add(total: np.ndarray, part: np.ndarray) -> np.ndarray:
-    if len(part) > len(total):
-        total = np.pad(total, (0, len(part) - len(total)))
-    total[: len(part)] += part
-    return total
-
-
 def _write_entities(out: Path, entities: FirstSeen, sf: np.ndarray) -> None:
     """The entities table (text, label, sf), a row group at a time from the keys in id order."""
-    table = _TableWriter(out, "entities")
+    table = TableWriter(out, "entities")
     keys = iter(entities.ids)  # a dict keeps insertion order: id order
-    for start in range(0, max(len(sf), 1), ROW_GROUP):
-        split = [key.rsplit("\x1f", 1) for key in itertools.islice(keys, ROW_GROUP)]
+    for start in range(0, max(len(sf), 1), streamed.ROW_GROUP):
+        split = [key.rsplit("\x1f", 1) for key in itertools.islice(keys, streamed.ROW_GROUP)]
         table.append(pd.DataFrame({"text": [text for text, _ in split], "label": [label for _, label in split],
-                                   "sf": sf[start : start + ROW_GROUP]}))
+                                   "sf": sf[start : start + streamed.ROW_GROUP]}))
     table.close()

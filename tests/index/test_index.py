@@ -22,7 +22,7 @@ def test_round_trip_equals_the_parsed_documents(small_index: Index, small_corpus
     parsed = list(parse_documents(read_corpus(small_corpus), nlp, n_process=1))
     sentences = [s for doc in parsed for s in doc.sentences]
     assert len(sentences) == small_index.N and len(parsed) == small_index.D
-    assert small_index.texts == [s.text for s in sentences]
+    assert list(small_index.texts) == [s.text for s in sentences]
     assert small_index.titles == [doc.title for doc in parsed]
     vocab = small_index.vocab
     for i, sent in enumerate(sentences):
@@ -115,13 +115,13 @@ def test_presegmented_documents_keep_their_sentences(tmp_path: Path) -> None:
     docs = [presegmented("d", "T", ["First one. Still the first.", "", "Third."])]
     build_from_documents(docs, tmp_path / "idx", source="test", n_process=1)
     index = Index.load(tmp_path / "idx")
-    assert index.texts == ["First one. Still the first.", "", "Third."]
+    assert list(index.texts) == ["First one. Still the first.", "", "Third."]
 
 
 def test_two_processes_build_the_same_index(tmp_path: Path, small_corpus: Path, small_index: Index) -> None:
     build_index(small_corpus, tmp_path / "two", n_process=2, batch_size=1)
     two = Index.load(tmp_path / "two")
-    assert two.texts == small_index.texts
+    assert list(two.texts) == list(small_index.texts)
     assert (two.X != small_index.X).nnz == 0 and (two.G != small_index.G).nnz == 0
     for name in ("sent_doc", "sent_start", "seq_terms", "seq_tokens"):
         assert np.array_equal(getattr(two, name), getattr(small_index, name))

@@ -1,5 +1,6 @@
-"""The build's external merge (ingest.assemble): each shard's entries spilled to disk as a run and merged a block
-of columns at a time, the tables streamed in row groups — the same bytes as a build that holds it all at once.
+"""The build's external merge (ingest.external_merge, ingest.streamed): each shard's entries spilled to disk
+as a run and merged a block of columns at a time, the tables streamed in row groups — the same bytes as a build
+that holds it all at once.
 
 The build before the external merge is the reference too: tests/ingest/test_shards.py keeps its digests
 (``BEFORE_SHARDS``), and at 1M and 10M synthetic sentences every file's sha256 was the same (docs/performance.md).
@@ -16,7 +17,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from sentret_core.ingest import assemble
+from sentret_core.ingest import external_merge, streamed
 from sentret_core.ingest.build import build_from_shards
 from sentret_core.ingest.parse import Engine, parse_into
 from sentret_core.ingest.shards import ShardWriter
@@ -49,17 +50,17 @@ def test_a_budget_of_one_entry_merges_column_by_column_and_writes_the_same_bytes
     shards: Path, whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     counts = manifest(whole)["counts"]
-    assert counts["term_occurrences"] < assemble.MERGE_POSTINGS  # so `whole` merged in one block
+    assert counts["term_occurrences"] < external_merge.MERGE_POSTINGS  # so `whole` merged in one block
     blocks: dict[str, set[int]] = {"X": set(), "G": set()}
-    read = assemble._read
+    read = external_merge.read_run
 
     def counted(stem: Path, suffix: str, dtype: Any, lo: int, hi: int) -> Any:
         if suffix == "indptr":
             blocks[stem.name.split("-")[1]].add(lo)  # a block's first column
         return read(stem, suffix, dtype, lo, hi)
 
-    monkeypatch.setattr(assemble, "_read", counted)
-    monkeypatch.setattr(assemble, "MERGE_POSTINGS", 1)
+    monkeypatch.setattr(external_merge, "read_run", counted)
+    monkeypatch.setattr(external_merge, "MERGE_POSTINGS", 1)
     build_from_shards(shards, tmp_path / "spilled")
     for name, table in (("X", "terms"), ("G", "entities")):  # a column of 2 entries or more is a block of its own
         sf = pq.read_table(whole / f"{table}.parquet").column("sf").to_numpy()
@@ -72,7 +73,7 @@ def test_a_budget_of_one_entry_merges_column_by_column_and_writes_the_same_bytes
 def test_tables_streamed_in_row_groups_are_what_write_table_writes(
     shards: Path, whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(assemble, "ROW_GROUP", 5)
+    monkeypatch.setattr(streamed, "ROW_GROUP", 5)
     build_from_shards(shards, tmp_path / "grouped")
     for name in ("documents", "mentions", "entities"):
         table = pq.read_table(whole / f"{name}.parquet")
@@ -87,13 +88,13 @@ def test_tables_streamed_in_row_groups_are_what_write_table_writes(
 
 def test_a_header_rewritten_for_fewer_values_than_announced(tmp_path: Path) -> None:
     for announced, written in ((10, 7), (-1, 0), (-1, 3), (10**12, 5)):  # the last: a header of another size
-        writer = assemble._NpyWriter(tmp_path, "a", np.int32, announced)
+        writer = streamed.NpyWriter(tmp_path, "a", np.int32, announced)
         for start in range(0, written, 2):
             writer.extend(np.arange(start, min(start + 2, written)))
         writer.close()
         np.save(tmp_path / "b.npy", np.arange(written, dtype=np.int32))
         assert (tmp_path / "a.npy").read_bytes() == (tmp_path / "b.npy").read_bytes()
-    writer = assemble._NpyWriter(tmp_path, "a", np.int32, 2)
+    writer = streamed.NpyWriter(tmp_path, "a", np.int32, 2)
     writer.extend(np.arange(3))
     with pytest.raises(ValueError, match="3 values written, 2 announced"):
         writer.close()

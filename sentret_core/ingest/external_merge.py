@@ -1,0 +1,89 @@
+"""The external merge of a column-major copy (``XT`` from ``X``, ``GT`` from ``G``): each shard's rows are
+spilled to disk column-major (a run), then merged a block of columns at a time, so the memory it takes is a
+block's, whatever the corpus's size (``tests/ingest/test_external_merge.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from sentret_core.index.format import save_array
+from sentret_core.ingest.streamed import NpyWriter
+
+MERGE_POSTINGS = 2**25  # entries held at once while a column-major copy is merged from its runs
+
+
+def add_counts(total: np.ndarray, part: np.ndarray) -> np.ndarray:
+    """``total + part``, the shorter padded with zeros (counts over a vocabulary that grows shard by shard)."""
+    if len(part) > len(total):
+        total = np.pad(total, (0, len(part) - len(total)))
+    total[: len(part)] += part
+    return total
+
+
+class Runs:
+    """A matrix's rows, shard by shard, spilled to disk column-major with their local row ids, to be merged
+    into its column-major copy (``XT`` from ``X``, ``GT`` from ``G``): a column's entries from shard k follow
+    shard k-1's, so each run's are put in place without sorting anything corpus-wide."""
+
+    def __init__(self, out: Path, name: str) -> None:
+        self.out, self.name = out, name
+        self.runs: list[tuple[Path, int, int]] = []  # (stem of its files, its first row, its columns)
+        self.counts = np.zeros(0, dtype=np.int64)
+        self.rows = 0
+
+    def add(self, k: int, matrix: sp.csr_matrix) -> None:
+        csc = matrix.tocsc()
+        csc.sort_indices()
+        stem = self.out / f".run-{self.name}-{k:05d}"
+        for suffix, values in (("indptr", csc.indptr.astype(np.int64)), ("indices", csc.indices.astype(np.int32)),
+                               ("data", csc.data.astype(np.int32))):
+            values.tofile(stem.with_suffix(f".{suffix}"))
+        self.runs.append((stem, self.rows, csc.shape[1]))
+        self.counts = add_counts(self.counts, np.diff(csc.indptr).astype(np.int64))
+        self.rows += matrix.shape[0]
+
+    def column_counts(self, columns: int) -> np.ndarray:
+        return np.pad(self.counts, (0, columns - len(self.counts)))
+
+    def merge(self, name: str, columns: int, dtype: Any, budget: int = 0) -> None:
+        """``name``'s indptr, indices (and data, but for GT) from the runs, a block of columns at a time: one
+        column, or as many as hold at most ``budget`` entries. The runs are removed."""
+        budget = budget or MERGE_POSTINGS
+        indptr = np.concatenate([[0], np.cumsum(self.column_counts(columns))]).astype(np.int64)
+        save_array(self.out, f"{name}.indptr", indptr.astype(dtype))
+        parts = {"indices": dtype, "data": np.int32} if name == "XT" else {"indices": dtype}
+        writers = {part: NpyWriter(self.out, f"{name}.{part}", kind, int(indptr[-1])) for part, kind in parts.items()}
+        v0 = 0
+        while v0 < columns:
+            v1 = max(int(np.searchsorted(indptr, indptr[v0] + budget, side="right")) - 1, v0 + 1)
+            blocks = {part: np.empty(int(indptr[v1] - indptr[v0]), dtype=kind) for part, kind in parts.items()}
+            cursor = indptr[v0:v1] - indptr[v0]
+            for stem, first_row, run_columns in self.runs:
+                if run_columns <= v0:
+                    continue
+                run_indptr = read_run(stem, "indptr", np.int64, v0, min(v1, run_columns) + 1)
+                c = np.diff(run_indptr)
+                lo, hi = int(run_indptr[0]), int(run_indptr[-1])
+                where = np.repeat(cursor[: len(c)] - (run_indptr[:-1] - lo), c) + np.arange(hi - lo, dtype=np.int64)
+                blocks["indices"][where] = read_run(stem, "indices", np.int32, lo, hi) + first_row
+                if "data" in blocks:
+                    blocks["data"][where] = read_run(stem, "data", np.int32, lo, hi)
+                cursor[: len(c)] += c
+            for part, writer in writers.items():
+                writer.extend(blocks[part])
+            v0 = v1
+        for writer in writers.values():
+            writer.close()
+        for stem, _, _ in self.runs:
+            for suffix in ("indptr", "indices", "data"):
+                stem.with_suffix(f".{suffix}").unlink()
+
+
+def read_run(stem: Path, suffix: str, dtype: Any, lo: int, hi: int) -> np.ndarray:
+    """Values ``lo:hi`` of a run's raw file, read without mapping it."""
+    return np.fromfile(stem.with_suffix(f".{suffix}"), dtype=dtype, count=hi - lo, offset=lo * np.dtype(dtype).itemsize)

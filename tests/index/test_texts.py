@@ -1,0 +1,86 @@
+"""``index.texts`` reads sentences.parquet a row group at a time and keeps the groups used last (index.texts)."""
+
+from __future__ import annotations
+
+import threading
+
+import pyarrow.parquet as pq
+import pytest
+
+from sentret_core import Index
+from sentret_core.index import texts as texts_module
+from sentret_core.ingest import assemble
+from sentret_core.ingest.build import build_from_documents
+from sentret_core.support.engine import support
+from tests.ingest.test_shards import golden_docs
+
+
+@pytest.fixture(scope="module")
+def grouped(tmp_path_factory: pytest.TempPathFactory) -> Index:
+    """An index whose sentences.parquet has row groups of 16 sentences."""
+    out = tmp_path_factory.mktemp("texts") / "idx"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(assemble, "TEXT_ROW_GROUP", 16)
+        build_from_documents(golden_docs(), out, source="golden", n_process=1)
+    return Index.load(out)
+
+
+def every_text(index: Index) -> list[str]:
+    return pq.read_table(index.path / "sentences.parquet").column("text").to_pylist()
+
+
+def test_the_build_writes_row_groups_of_the_text_row_group(grouped: Index) -> None:
+    meta = pq.ParquetFile(grouped.path / "sentences.parquet").metadata
+    sizes = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
+    assert sizes[:-1] == [16] * (len(sizes) - 1) and 0 < sizes[-1] <= 16 and sum(sizes) == grouped.N > 100
+
+
+def test_texts_read_by_sentence_equal_the_whole_column(grouped: Index, small_index: Index) -> None:
+    for index in (grouped, small_index):
+        want = every_text(index)
+        texts = index.texts
+        assert len(texts) == index.N == len(want)
+        assert [texts[s] for s in range(index.N)] == want
+        assert list(texts) == want and texts[-1] == want[-1] and texts[3:9:2] == want[3:9:2]
+        assert texts.index(want[7]) == want.index(want[7]) and want[5] in texts
+        for outside in (index.N, -index.N - 1):
+            with pytest.raises(IndexError):
+                texts[outside]
+
+
+def test_the_groups_kept_are_bounded_and_the_answers_unchanged(grouped: Index,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = texts_module.SentenceTexts(grouped.path / "sentences.parquet", "hint")
+    one_group = texts._read(0).nbytes
+    monkeypatch.setattr(texts_module, "KEPT_BYTES", 3 * one_group)
+    want = every_text(grouped)
+    for s in [*range(0, grouped.N, 7), *range(grouped.N - 1, -1, -5)]:
+        assert texts[s] == want[s]
+        assert len(texts._kept) <= 4 and texts._kept_bytes == sum(g.nbytes for g in texts._kept.values())
+
+
+def test_threads_read_texts_at_once(grouped: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = texts_module.SentenceTexts(grouped.path / "sentences.parquet", "hint")
+    monkeypatch.setattr(texts_module, "KEPT_BYTES", 1)  # every read evicts: the most contention
+    want = every_text(grouped)
+    wrong: list[int] = []
+
+    def read(offset: int) -> None:
+        wrong.extend(s for s in range(offset, grouped.N, 3) if texts[s] != want[s])
+
+    workers = [threading.Thread(target=read, args=(k,)) for k in range(3)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert wrong == []
+
+
+def test_a_support_request_reads_only_the_groups_it_shows(grouped: Index) -> None:
+    fresh = Index.load(grouped.path)
+    found = support(fresh, "painting war", k=20, top_entities=5, per_entity=2)
+    shown = {s.sentence for e in found.entities for sentences in e.sentences.values() for s in sentences}
+    kept = set(fresh.texts._kept)
+    assert shown
+    assert kept and len(kept) < fresh.texts._starts.size - 1  # not every group
+    assert {int(s) // 16 for s in shown} <= kept
