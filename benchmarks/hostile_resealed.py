@@ -54,17 +54,21 @@ BUILD_MODELS = ["bm25f.v1", "lm-dir.v1", "tfisf.v1"]  # a rebuilt index has no t
 
 
 def reseal_index(path: Path, change: Callable[[dict[str, Any]], None] | None = None) -> None:
-    """``change`` the index manifest, then record every listed regular file's sha256 and size and the
-    manifest's own checksum again."""
+    """``change`` the index manifest, then record every listed regular file's sha256, size and block
+    digests and the manifest's own checksum again."""
+    from sentret_core.index.blocks import block_digests
     from sentret_core.index.validate import canonical_checksum, sha256_of
 
     manifest = json.loads((path / "manifest.json").read_text())
     if change is not None:
         change(manifest)
+    blocks = manifest.get("blocks", {}).get("sha256", {})
     for name in manifest["files"]:
         file = path / name
         if file.is_file() and file.resolve().is_relative_to(path.resolve()):
             manifest["files"][name], manifest["sizes"][name] = sha256_of(file), file.stat().st_size
+            if name in blocks:
+                blocks[name] = block_digests(file, manifest["blocks"]["bytes"])
     manifest.pop("checksum", None)
     manifest["checksum"] = canonical_checksum(manifest)
     (path / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))

@@ -153,7 +153,7 @@ def _add_verify(sub: Any) -> None:
     json_option(p)
     p.add_argument("--fix", action="store_true",
                    help="an index of an older sentret: once it verifies, add the checks its manifest lacks "
-                        "(file sizes, array headers, the manifest's own checksum)")
+                        "(file sizes, array headers, block checksums, the manifest's own checksum)")
 
 
 def _run_verify(args: argparse.Namespace) -> int:
@@ -163,7 +163,8 @@ def _run_verify(args: argparse.Namespace) -> int:
     from sentret_core.index.validate import OLD_INDEX_NOTE, is_current
 
     if args.fix and upgrade_manifest(args.index):
-        print(f"{args.index}: its manifest now records file sizes, array headers and its own checksum")
+        print(f"{args.index}: its manifest now records file sizes, array headers, block checksums and its own "
+              "checksum")
     problems = verify(args.index)
     notes = [] if problems or is_current(read_manifest(args.index, strict=False)) else [
         OLD_INDEX_NOTE.format(path=args.index)]

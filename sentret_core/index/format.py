@@ -19,8 +19,10 @@ import pyarrow.parquet as pq
 import scipy.sparse as sp
 
 from sentret_core.errors import IndexFormatError
+from sentret_core.index.blocks import BLOCK_BYTES, digests
 from sentret_core.index.safe_files import UnsafeFile, read_json
-from sentret_core.index.validate import MANIFEST, canonical_checksum, describe_files, manifest_problems, sha256_of
+from sentret_core.index.validate import MANIFEST, canonical_checksum, manifest_problems, npy_header
+from sentret_core.index.validate import sha256_of as sha256_of  # where the build and the trainers import it from
 
 FORMAT = "sentret-index"
 FORMAT_VERSION = 1
@@ -103,11 +105,23 @@ def save_table(folder: Path, name: str, frame: pd.DataFrame) -> None:
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), folder / f"{name}.parquet")
 
 
+def describe_files(folder: Path, names: list[str]) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
+    """The size of every file and the header (dtype, shape) of every array, for the manifest."""
+    sizes = {name: (folder / name).stat().st_size for name in names}
+    arrays = {}
+    for name in names:
+        if name.endswith(".npy"):
+            dtype, shape, _ = npy_header(folder, name)
+            arrays[name] = {"dtype": dtype.str, "shape": list(shape)}
+    return sizes, arrays
+
+
 def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
     """Checksum every file in ``folder`` and write the manifest last (its presence marks a whole index).
 
-    The manifest records each file's sha256 and size, each array's dtype and shape (checked at
-    every load), and a checksum over its own canonical content (:mod:`sentret_core.index.validate`).
+    The manifest records each file's sha256 and size, the sha256 of each block of :data:`BLOCK_BYTES` of a
+    larger file (:mod:`sentret_core.index.blocks`), each array's dtype and shape (checked at every load),
+    and a checksum over its own canonical content (:mod:`sentret_core.index.validate`).
     Hidden files are not part of an index (a build's staging folder keeps its owner record in one). Of
     the parsed shards (``shards/``) it records their own manifest, which records each shard's sha256.
     """
@@ -116,7 +130,11 @@ def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
              if file.is_file() and file.name != MANIFEST and not file.name.startswith(".")]
     if (folder / SHARDS / MANIFEST).is_file():
         names.append(f"{SHARDS}/{MANIFEST}")
-    manifest["files"] = {name: sha256_of(folder / name) for name in names}
+    manifest["files"], manifest["blocks"] = {}, {"bytes": BLOCK_BYTES, "sha256": {}}
+    for name in names:
+        manifest["files"][name], blocks = digests(folder / name, BLOCK_BYTES)
+        if blocks:
+            manifest["blocks"]["sha256"][name] = blocks
     manifest["sizes"], manifest["arrays"] = describe_files(folder, names)
     manifest.pop("checksum", None)
     manifest["checksum"] = canonical_checksum(manifest)

@@ -21,7 +21,7 @@ def labels_summary(index: Index, top: int = 5) -> dict[str, dict[str, Any]]:
     mentions_per_entity = index.mentions["entity"].value_counts()
     table["mentions"] = table["id"].map(mentions_per_entity).fillna(0).astype(int)
     summary: dict[str, dict[str, Any]] = {}
-    for label, group in sorted(table.groupby("label"), key=lambda item: -len(item[1])):
+    for label, group in sorted(table.groupby("label", observed=True), key=lambda item: -len(item[1])):
         summary[str(label)] = {
             "entities": len(group),
             "mentions": int(group["mentions"].sum()),

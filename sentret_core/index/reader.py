@@ -14,22 +14,23 @@ frequencies, ``cf`` collection counts, ``avsl`` the mean sentence length in term
 
 from __future__ import annotations
 
+import threading
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 import scipy.sparse as sp
 
 from sentret_core.defaults import DEFAULT_WINDOW
 from sentret_core.errors import IndexFormatError
 from sentret_core.index import artefacts, validate
+from sentret_core.index.blocks import FileBlocks
 from sentret_core.index.cache import DerivedCache
 from sentret_core.index.format import MANIFEST, SHARDS, index_path, read_manifest
 from sentret_core.index.neighbours import neighbourhood
+from sentret_core.index.sliced import Slices
+from sentret_core.index.tables import IndexTables, index_dtype
 from sentret_core.index.texts import SentenceTexts
 
 
@@ -41,8 +42,9 @@ def verify(path: str | Path) -> list[str]:
     manifest = read_manifest(path, strict=False)
     problems = validate.manifest_problems(manifest)
     expected: dict[str, str] = manifest.get("files", {}) if isinstance(manifest.get("files"), dict) else {}
+    block, blocks = validate.block_record(manifest) if not problems else (0, {})
     for name, digest in sorted(expected.items()):
-        problem = validate.sha256_problem(path, name, str(digest))
+        problem = validate.sha256_problem(path, name, str(digest), blocks.get(name), block)
         if problem is not None:
             problems.append(problem)
     for file in sorted(path.iterdir()):
@@ -69,8 +71,9 @@ def verify(path: str | Path) -> list[str]:
 # --- reading -----------------------------------------------------------------------------
 
 
-class Index:
-    """A loaded index. Arrays are memory-mapped; tables and derived data load on first use.
+class Index(IndexTables):
+    """A loaded index. Arrays are memory-mapped; tables and derived data load on first use (the tables'
+    side: :class:`~sentret_core.index.tables.IndexTables`).
 
     Query-independent data derived from it (context counts, p(d|s), length factors, an artefact's
     tables) belongs in ``cache``, a bounded :class:`~sentret_core.index.cache.DerivedCache`, so it is
@@ -79,7 +82,9 @@ class Index:
     :meth:`load` checks what reads O(1) values of each file, so it costs the same cold at any size;
     every file is checked against its sha256 the first time it is read, and an array then for what
     reads all of it (bounds, order) before anything indexes with it (:mod:`sentret_core.index.validate`);
-    ``notes`` says what could not be checked (an index of an older sentret).
+    an array read in slices (:meth:`slices`: the postings) is checked a block at a time instead, each
+    block at the first slice reading it (:mod:`sentret_core.index.sliced`). ``notes`` says what could not
+    be checked (an index of an older sentret).
     """
 
     def __init__(self, path: Path, manifest: dict[str, Any]) -> None:
@@ -90,6 +95,9 @@ class Index:
         self._mapped: dict[str, np.ndarray] = {}
         self._sound: set[str] = set()  # files found to match their sha256 in this process
         self._structured: set[str] = set()  # arrays whose whole-array checks passed in this process
+        self._blocks: dict[str, FileBlocks] = {}  # files with block digests, and which blocks were found sound
+        self._slices: dict[str, Slices] = {}
+        self._lock = threading.Lock()
         counts = manifest["counts"]
         self.N: int = counts["sentences"]
         self.D: int = counts["documents"]
@@ -121,15 +129,31 @@ class Index:
         self._sound.update(self.manifest.get("files", {}))
 
     def _checked(self, file: str) -> None:
-        """``file`` matches its sha256 in the manifest, checked once per process (at its first read)."""
+        """``file`` matches its sha256 in the manifest, checked once per process (at its first read): a
+        file with block digests block by block, on two threads, skipping the blocks already checked."""
         if file in self._sound:
             return
         digest = self.manifest.get("files", {}).get(file)
-        if digest is not None:
+        blocks = self.file_blocks(file)
+        if blocks is not None:
+            blocks.check_all()
+        elif digest is not None:
             problem = validate.sha256_problem(self.path, file, digest)
             if problem is not None:
                 raise IndexFormatError(f"{self.path}: {problem}; {validate.hint(self.path)}")
         self._sound.add(file)
+
+    def file_blocks(self, file: str) -> FileBlocks | None:
+        """The block digests of ``file`` and which blocks were found sound (None: the file has none)."""
+        with self._lock:
+            if file not in self._blocks:
+                block, recorded = validate.block_record(self.manifest)
+                if file not in recorded:
+                    return None
+                found = FileBlocks(self.path / file, block, recorded[file], lambda what: validate.fail(self.path, what))
+                found.sound[:] = file in self._sound  # hashed whole already (verify)
+                self._blocks[file] = found
+            return self._blocks[file]
 
     def __repr__(self) -> str:
         counts = f"{self.D} documents, {self.N} sentences, {self.V} terms, {self.E} entities"
@@ -146,53 +170,39 @@ class Index:
             self._structured.add(name)
         return self._mapped[name]
 
+    def array(self, name: str) -> np.ndarray:
+        """The array ``name`` (its file without ``.npy``, e.g. ``"XT.indptr"``), checked whole."""
+        if name not in validate.expected_arrays(self.manifest["counts"]):
+            raise KeyError(name)
+        return self._array(name)
+
+    def slices(self, name: str) -> Slices:
+        """Slices of the array ``name`` (one of ``validate.SLICED``): ``slices(lo, hi)`` is ``array[lo:hi]``,
+        each block of its file checked the first time a slice reads from it, not the whole file first."""
+        if name not in validate.SLICED:
+            raise KeyError(name)
+        with self._lock:
+            if name in self._slices:
+                return self._slices[name]
+        if name not in self._mapped:
+            self._mapped = validate.check_load(self.path, self.manifest)
+        file = f"{name}.npy"
+        blocks = self.file_blocks(file) if name in self._mapped else None
+        offset = validate.npy_header(self.path, file)[2] if blocks is not None else 0
+        counts = self.manifest["counts"]
+        found = Slices(self._mapped.get(name, np.zeros(0, dtype=np.int8)), offset, blocks,
+                       lambda part: validate.check_part(self.path, counts, name, part),
+                       lambda: self._array(name))
+        with self._lock:
+            return self._slices.setdefault(name, found)
+
     def _matrix(self, name: str, kind: str, shape: tuple[int, int], dtype: type = np.int32) -> Any:
         indptr, indices = self._array(f"{name}.indptr"), self._array(f"{name}.indices")
         data = self._array(f"{name}.data") if f"{name}.data" in self._mapped else np.ones(len(indices), dtype=dtype)
         cls = sp.csr_matrix if kind == "csr" else sp.csc_matrix
         return cls((data, indices, indptr), shape=shape, copy=False)
 
-    def _table(self, name: str) -> pd.DataFrame:
-        file = f"{name}.parquet"
-        self._checked(file)
-        try:
-            frame = pq.read_table(self.path / file).to_pandas()
-        except (OSError, pa.ArrowException) as err:
-            raise IndexFormatError(f"{self.path}: cannot read {file} ({err}); {validate.hint(self.path)}") from None
-        validate.check_table(self.path, name, frame, self.manifest["counts"])
-        return frame
-
-    # term statistics
-    @cached_property
-    def terms(self) -> pd.DataFrame:
-        """One row per term id: term, sf, df, cf."""
-        return self._table("terms")
-
-    @cached_property
-    def vocab(self) -> list[str]:
-        return list(self.terms["term"])
-
-    @cached_property
-    def term_index(self) -> dict[str, int]:
-        return {term: i for i, term in enumerate(self.vocab)}
-
-    def term_ids(self, terms: list[str]) -> np.ndarray:
-        """Term ids of ``terms`` in order, -1 for a term not in the vocabulary."""
-        lookup = self.term_index
-        return np.array([lookup.get(t, -1) for t in terms], dtype=np.int64)
-
-    @cached_property
-    def sf(self) -> np.ndarray:
-        return self.terms["sf"].to_numpy(np.int64)
-
-    @cached_property
-    def df(self) -> np.ndarray:
-        return self.terms["df"].to_numpy(np.int64)
-
-    @cached_property
-    def cf(self) -> np.ndarray:
-        return self.terms["cf"].to_numpy(np.int64)
-
+    # term statistics (the terms table: index/tables.py)
     @property
     def total_terms(self) -> int:
         """|C|: term occurrences in the whole corpus."""
@@ -253,8 +263,7 @@ class Index:
     @cached_property
     def texts(self) -> SentenceTexts:
         """The sentences' texts, read a row group at a time (the last ones used are kept)."""
-        self._checked("sentences.parquet")
-        return SentenceTexts(self.path / "sentences.parquet", validate.hint(self.path))
+        return self._strings("sentences", "text", 0)
 
     @cached_property
     def prev(self) -> np.ndarray:
@@ -273,14 +282,13 @@ class Index:
 
     @cached_property
     def sent_doc_first(self) -> np.ndarray:
-        """The first sentence of each sentence's document (int64)."""
-        return np.asarray(self.doc_first, dtype=np.int64)[np.asarray(self.sent_doc)]
+        """The first sentence of each sentence's document (int32 unless N needs int64)."""
+        return np.repeat(self.doc_first, self.doc_nsent)  # documents are runs of sentences
 
     @cached_property
     def sent_doc_end(self) -> np.ndarray:
-        """One past the last sentence of each sentence's document (int64)."""
-        ends = np.asarray(self.doc_first, dtype=np.int64) + np.asarray(self.doc_nsent, dtype=np.int64)
-        return ends[np.asarray(self.sent_doc)]
+        """One past the last sentence of each sentence's document (int32 unless N needs int64)."""
+        return np.repeat((self.doc_first + self.doc_nsent).astype(index_dtype(self.N)), self.doc_nsent)
 
     def neighbourhood(self, sentences: np.ndarray, window: int = DEFAULT_WINDOW) -> np.ndarray:
         """The sorted distinct sentences within ±``window`` of ``sentences`` inside their documents."""
@@ -315,72 +323,3 @@ class Index:
     def sequence(self, sentence: int) -> np.ndarray:
         lo, hi = self.seq_indptr[sentence], self.seq_indptr[sentence + 1]
         return np.asarray(self.seq_terms[lo:hi])
-
-    # documents
-    @cached_property
-    def documents(self) -> pd.DataFrame:
-        """id, title, first_sentence, n_sentences, mean_sentence_length."""
-        return self._table("documents")
-
-    @cached_property
-    def doc_first(self) -> np.ndarray:
-        return self.documents["first_sentence"].to_numpy(np.int64)
-
-    @cached_property
-    def doc_nsent(self) -> np.ndarray:
-        return self.documents["n_sentences"].to_numpy(np.int64)
-
-    @cached_property
-    def doc_avsl(self) -> np.ndarray:
-        """avgSentLen(d): mean sentence length (terms) of each document."""
-        return self.documents["mean_sentence_length"].to_numpy(np.float64)
-
-    @cached_property
-    def titles(self) -> list[str]:
-        return list(self.documents["title"])
-
-    # entities
-    @cached_property
-    def entities(self) -> pd.DataFrame:
-        """One row per entity id: text, label, sf (sentences mentioning it)."""
-        return self._table("entities")
-
-    @cached_property
-    def entity_index(self) -> dict[tuple[str, str], int]:
-        ents = self.entities
-        return {(t, lab): i for i, (t, lab) in enumerate(zip(ents["text"], ents["label"]))}
-
-    @cached_property
-    def mentions(self) -> pd.DataFrame:
-        """One row per mention: sentence, entity, token_start, token_end, char_start, char_end."""
-        return self._table("mentions")
-
-    @cached_property
-    def mention_columns(self) -> dict[str, np.ndarray]:
-        """The mentions table as numpy columns, for hot paths that must not go through pandas."""
-        return {name: self.mentions[name].to_numpy(np.int64) for name in self.mentions.columns}
-
-    @cached_property
-    def mention_indptr(self) -> np.ndarray:
-        """Mentions are stored sorted by sentence: rows mention_indptr[s]:mention_indptr[s+1]."""
-        sentences = self.mention_columns["sentence"]
-        return np.searchsorted(sentences, np.arange(self.N + 1)).astype(np.int64)
-
-    def sentence_mentions(self, sentence: int) -> pd.DataFrame:
-        lo, hi = self.mention_indptr[sentence], self.mention_indptr[sentence + 1]
-        return self.mentions.iloc[lo:hi]
-
-    def mention_spans(self, sentence: int, entity: int | None = None) -> list[tuple[int, int, int]]:
-        """(entity, char_start, char_end) of the mentions in ``sentence`` (of ``entity`` only, if given)."""
-        lo, hi = int(self.mention_indptr[sentence]), int(self.mention_indptr[sentence + 1])
-        cols = self.mention_columns
-        spans = zip(cols["entity"][lo:hi], cols["char_start"][lo:hi], cols["char_end"][lo:hi])
-        return [(int(e), int(a), int(b)) for e, a, b in spans if entity is None or e == entity]
-
-    @cached_property
-    def entity_texts(self) -> list[str]:
-        return [str(t) for t in self.entities["text"]]
-
-    @cached_property
-    def entity_labels(self) -> list[str]:
-        return [str(t) for t in self.entities["label"]]

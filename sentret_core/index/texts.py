@@ -1,10 +1,12 @@
-"""The sentences' texts, read from ``sentences.parquet`` a row group at a time (``index.texts``).
+"""String columns read a row group at a time: the sentences' texts (``index.texts``), the documents' titles
+(``index.titles``) and the entities' names (``index.entity_texts``).
 
-A support request shows a few dozen sentences and their neighbours, wherever they are in the corpus:
-holding every text in memory would cost more than the rest of a loaded index (1 GB at 10M sentences),
-so a text is read from its row group, and the row groups used last are kept, up to :data:`KEPT_BYTES`.
-The build writes row groups of :data:`TEXT_ROW_GROUP` sentences (a read of one takes milliseconds);
-an index built before has larger ones and is read the same way, only each miss costs more.
+A support request shows a few dozen sentences, their neighbours, titles and entities, wherever they are in
+the corpus: holding every string in memory would cost more than the rest of a loaded index (1 GB of texts at
+10M sentences, as many titles and names again at the seed paper's 75M), so a string is read from its row
+group, and the row groups used last are kept, up to :data:`KEPT_BYTES` per column. The build writes row
+groups of :data:`TEXT_ROW_GROUP` rows in those tables (a read of one takes a millisecond or less); an index
+built before has larger ones and is read the same way, only each miss costs more.
 """
 
 from __future__ import annotations
@@ -21,15 +23,16 @@ import pyarrow.parquet as pq
 
 from sentret_core.errors import IndexFormatError
 
-TEXT_ROW_GROUP = 16_384  # sentences per row group of sentences.parquet (about 1 MB of text)
-KEPT_BYTES = 128 * 2**20  # decoded row groups kept per loaded index, the most recently used first
+TEXT_ROW_GROUP = 16_384  # rows per row group of sentences, documents and entities (about 1 MB of sentences)
+KEPT_BYTES = 128 * 2**20  # decoded row groups kept per column, the most recently used first
 
 
-class SentenceTexts(Sequence[str]):
-    """``texts[s]``: the text of sentence s, for s in 0..N-1 (a read-only sequence of N strings)."""
+class ColumnRows(Sequence[str]):
+    """``rows[i]``: the string in row i of ``column`` (a read-only sequence, equal to the list of its strings);
+    ``kept_bytes`` bounds the row groups kept (default :data:`KEPT_BYTES`)."""
 
-    def __init__(self, path: Path, hint: str) -> None:
-        self.path, self.hint = path, hint
+    def __init__(self, path: Path, hint: str, column: str = "text", kept_bytes: int = 0) -> None:
+        self.path, self.hint, self.column, self.kept_bytes = path, hint, column, kept_bytes
         self._lock = threading.Lock()
         self._kept: OrderedDict[int, pa.Array] = OrderedDict()
         self._kept_bytes = 0
@@ -55,7 +58,7 @@ class SentenceTexts(Sequence[str]):
         n = len(self)
         s = int(i) + n if int(i) < 0 else int(i)
         if not 0 <= s < n:
-            raise IndexError(f"sentence {i} is not in 0..{n - 1}")
+            raise IndexError(f"row {i} of {self.path.name} is not in 0..{n - 1}")
         group = int(np.searchsorted(self._starts, s, side="right")) - 1
         text: str = self._group(group)[s - int(self._starts[group])].as_py()
         return text
@@ -63,6 +66,13 @@ class SentenceTexts(Sequence[str]):
     def __iter__(self) -> Iterator[str]:
         for group in range(len(self._starts) - 1):
             yield from self._read(group).to_pylist()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple, Sequence)) and not isinstance(other, str):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal to a list, so unhashable like one
 
     def _group(self, group: int) -> pa.Array:
         with self._lock:
@@ -73,15 +83,21 @@ class SentenceTexts(Sequence[str]):
             column = self._read(group)
             self._kept[group] = column
             self._kept_bytes += column.nbytes
-            while self._kept_bytes > KEPT_BYTES and len(self._kept) > 1:
+            while self._kept_bytes > (self.kept_bytes or KEPT_BYTES) and len(self._kept) > 1:
                 self._kept_bytes -= self._kept.popitem(last=False)[1].nbytes
             return column
 
     def _read(self, group: int) -> pa.Array:
         try:
-            return self._file.read_row_group(group, columns=["text"]).column("text").combine_chunks()
-        except (OSError, pa.ArrowException) as err:
+            column = self._file.read_row_group(group, columns=[self.column]).column(self.column).combine_chunks()
+        except (OSError, pa.ArrowException, KeyError) as err:
             raise self._error(err) from None
+        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type) or not len(column)):
+            raise self._error(f"its column {self.column} holds {column.type}, not strings")
+        return column
 
-    def _error(self, err: Exception) -> IndexFormatError:
+    def _error(self, err: Exception | str) -> IndexFormatError:
         return IndexFormatError(f"{self.path.parent}: cannot read {self.path.name} ({err}); {self.hint}")
+
+
+SentenceTexts = ColumnRows  # the name it had when it read only the sentences

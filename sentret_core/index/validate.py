@@ -5,23 +5,23 @@ A damaged file must never crash the process (scipy's sparse routines trust ``ind
 
 * **at every load** (:func:`check_load`, reading O(1) values of each file, so a load costs the same
   cold at any size; see ``benchmarks/validation_cost.py``): the manifest's own checksum and the
-  types of its counts; every file it lists present with its recorded size; every ``.npy`` header
-  (dtype, shape, and the file size they imply) against the manifest and the counts; each matrix's
-  and the term sequences' ``indptr`` starting at 0 and ending at nnz; every table's row count;
+  types of its counts; every file it lists present with its recorded size (and block digests that
+  cover it); every ``.npy`` header against the manifest and the counts; each matrix's and the term
+  sequences' ``indptr`` starting at 0 and ending at nnz; every table's row count and columns;
 * **at the first read of each file** (:meth:`Index._checked <sentret_core.index.reader.Index>`):
-  its sha256 against the manifest, so a changed value inside an array or a table is an error, not a
-  different ranking — the file is being paged in anyway, and files a process never reads are
-  never hashed; then, for an array, the checks that read all of it (:func:`check_array`: ``indptr``
-  never decreasing, indices within bounds, the sentences in document order…), vectorised, before
-  anything indexes with it; for a table, its columns against the arrays (:func:`check_table`);
+  its sha256 (block by block on two threads when the manifest has block digests,
+  :mod:`sentret_core.index.blocks`), then, for an array, the checks that read all of it
+  (:func:`check_array`: ``indptr`` never decreasing, indices within bounds, the sentences in document
+  order…), vectorised, before anything indexes with it; for a table, its columns against the arrays
+  (:mod:`sentret_core.index.columns`). An array read in slices (the postings) is checked a block at a
+  time instead, at the first slice reading each block: its digest, then :func:`check_part`;
 * **on demand** (``sentret verify``, ``Index.load(path, verify=True)``, the app in the
-  background): every file's sha256, files the manifest does not list, and the artefacts.
+  background): every file's sha256 and its blocks', files the manifest does not list, the artefacts.
 
-Before any of these, every name the manifest lists must be a regular file inside the folder, and
-the manifest itself a regular file of bounded size and nesting (:mod:`sentret_core.index.safe_files`,
-so a *resealed* manifest, its checksum rewritten, could otherwise name ``/dev/zero``).
-
-Any failure is an :class:`IndexFormatError` naming the file and what is wrong.
+Every name the manifest lists must first be a regular file inside the folder, and the manifest itself a
+regular file of bounded size and nesting (:mod:`sentret_core.index.safe_files`: a *resealed* manifest,
+its checksums rewritten, could otherwise name ``/dev/zero``). Any failure is an
+:class:`IndexFormatError` naming the file and what is wrong.
 """
 
 from __future__ import annotations
@@ -33,11 +33,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sentret_core.errors import IndexFormatError
+from sentret_core.index.blocks import MIN_BLOCK_BYTES, count_blocks, digests
+from sentret_core.index.blocks import whole_digest as sha256_of
 from sentret_core.index.safe_files import UnsafeFile, member, member_name_problem, spacy_model_problem
 
 MANIFEST = "manifest.json"
@@ -59,6 +60,7 @@ TABLES = {  # table → (the count its rows must equal, the columns it must have
     "entities": ("entities", ("text", "label")),
     "mentions": ("mentions", ("sentence", "entity", "token_start", "token_end", "char_start", "char_end")),
 }
+CHUNK = 2**20  # values per step of a whole-array check: its temporaries stay small (fresh memory is slow)
 OLD_INDEX_NOTE = (
     "{path}: its manifest.json has no checksum of its own and no record of file sizes and array "
     "headers (an index of an older sentret); run `sentret verify --fix {path}` to add them, or rebuild it"
@@ -108,23 +110,34 @@ def manifest_problems(manifest: Mapping[str, Any]) -> list[str]:
     for key in ("sizes", "arrays"):
         if key in manifest and not isinstance(manifest[key], dict):
             problems.append(f"{MANIFEST}: {key} is not a record")
+    if "blocks" in manifest and not _blocks_sound(manifest["blocks"], files if isinstance(files, dict) else {}):
+        problems.append(f"{MANIFEST}: its record of block checksums is damaged")
     return problems
+
+
+def _blocks_sound(blocks: Any, files: Mapping[str, Any]) -> bool:
+    """``blocks`` is ``{"bytes": block size, "sha256": {file: [a digest per block]}}`` of files the manifest lists."""
+    if not isinstance(blocks, dict) or set(blocks) != {"bytes", "sha256"} or not isinstance(blocks["sha256"], dict):
+        return False
+    size = blocks["bytes"]
+    if type(size) is not int or not MIN_BLOCK_BYTES <= size <= 2**40 or size % MIN_BLOCK_BYTES:
+        return False
+    return all(name in files and isinstance(found, list) and len(found) > 1
+               and all(isinstance(d, str) and len(d) == 64 for d in found)
+               for name, found in blocks["sha256"].items())
+
+
+def block_record(manifest: Mapping[str, Any]) -> tuple[int, dict[str, list[str]]]:
+    """The block size and the block digests by file (none for an index built before them)."""
+    blocks = manifest.get("blocks")
+    if not isinstance(blocks, dict):
+        return 0, {}
+    return int(blocks["bytes"]), dict(blocks["sha256"])
 
 
 def is_current(manifest: Mapping[str, Any]) -> bool:
     """Whether the manifest protects itself and records sizes and headers (written by this sentret)."""
     return all(key in manifest for key in ("checksum", "sizes", "arrays"))
-
-
-def describe_files(folder: Path, names: list[str]) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
-    """The size of every file and the header (dtype, shape) of every array, for the manifest."""
-    sizes = {name: (folder / name).stat().st_size for name in names}
-    arrays = {}
-    for name in names:
-        if name.endswith(".npy"):
-            dtype, shape, _ = npy_header(folder, name)
-            arrays[name] = {"dtype": dtype.str, "shape": list(shape)}
-    return sizes, arrays
 
 
 # --- .npy headers ----------------------------------------------------------------------------------
@@ -181,6 +194,7 @@ def check_load(folder: Path, manifest: Mapping[str, Any]) -> dict[str, np.ndarra
     files: dict[str, str] = manifest.get("files", {})
     sizes: dict[str, int] = manifest.get("sizes", {})
     recorded: dict[str, dict[str, Any]] = manifest.get("arrays", {})
+    block, blocks = block_record(manifest)
     for name in sorted(files):
         try:
             size = member(folder, name).stat().st_size
@@ -193,7 +207,10 @@ def check_load(folder: Path, manifest: Mapping[str, Any]) -> dict[str, np.ndarra
         if name in sizes and sizes[name] != size:
             raise fail(folder, f"{name} is {size:,} bytes, not the {sizes[name]:,} the manifest records "
                                "(truncated or altered)")
-    expected = _expected_arrays(counts)
+        if name in blocks and len(blocks[name]) != count_blocks(size, block):
+            raise fail(folder, f"{MANIFEST} records {len(blocks[name]):,} block checksums of {name}, whose "
+                               f"{size:,} bytes make {count_blocks(size, block):,} blocks (it was edited or damaged)")
+    expected = expected_arrays(counts)
     required = [f"{name}.npy" for name in expected if not name.endswith(".data") or MATRICES[name.split(".")[0]][2]]
     unlisted = [name for name in [*required, *(f"{table}.parquet" for table in TABLES)] if name not in files]
     if unlisted:  # a file without a recorded sha256 could never be checked
@@ -226,7 +243,7 @@ def check_load(folder: Path, manifest: Mapping[str, Any]) -> dict[str, np.ndarra
 _INT = ("<i4", "<i8")
 
 
-def _expected_arrays(counts: Mapping[str, int]) -> dict[str, tuple[tuple[str, ...], int | None]]:
+def expected_arrays(counts: Mapping[str, int]) -> dict[str, tuple[tuple[str, ...], int | None]]:
     """Array name → (the dtypes allowed, the length the counts fix, or None when only nnz fixes it)."""
     N, T = counts["sentences"], counts["term_occurrences"]
     expected: dict[str, tuple[tuple[str, ...], int | None]] = {name: (_INT, N) for name in PER_SENTENCE}
@@ -264,7 +281,7 @@ def check_array(folder: Path, counts: Mapping[str, int], arrays: Mapping[str, np
         _check_rising(folder, f"{name}.npy", arrays[name])
     elif matrix in MATRICES and part == "indices":
         bound = MATRICES[matrix][1]
-        _check_bounds(folder, f"{name}.npy", arrays[name], counts[bound], f"counts.{bound}")
+        check_bounds(folder, f"{name}.npy", arrays[name], counts[bound], f"counts.{bound}")
     elif name == "title.data" and "title_term_occurrences" in counts:
         total = int(arrays["title.data"].sum(dtype=np.int64))
         if total != counts["title_term_occurrences"]:
@@ -272,17 +289,37 @@ def check_array(folder: Path, counts: Mapping[str, int], arrays: Mapping[str, np
                                f"{counts['title_term_occurrences']:,}")
     elif name in ("seq_indptr", "sent_len"):
         _check_rising(folder, "seq_indptr.npy", arrays["seq_indptr"])
-        if not np.array_equal(np.diff(arrays["seq_indptr"]), arrays["sent_len"]):
+        indptr, lengths = arrays["seq_indptr"], arrays["sent_len"]
+        if len(indptr) != len(lengths) + 1 or not all(
+            np.array_equal(np.diff(indptr[lo : lo + CHUNK + 1]), lengths[lo : lo + CHUNK])
+            for lo in range(0, len(lengths), CHUNK)
+        ):
             raise fail(folder, "sent_len.npy does not match the sentence bounds in seq_indptr.npy")
     elif name == "seq_terms":
-        _check_bounds(folder, "seq_terms.npy", arrays["seq_terms"], counts["terms"], "counts.terms")
+        check_bounds(folder, "seq_terms.npy", arrays["seq_terms"], counts["terms"], "counts.terms")
     elif name == "sent_doc":
         sent_doc = arrays["sent_doc"]
-        _check_bounds(folder, "sent_doc.npy", sent_doc, counts["documents"], "counts.documents")
-        if len(sent_doc) > 1 and bool(np.any(sent_doc[1:] < sent_doc[:-1])):
+        check_bounds(folder, "sent_doc.npy", sent_doc, counts["documents"], "counts.documents")
+        if decreases(sent_doc):
             raise fail(folder, "sent_doc.npy is not in document order")
     elif name == "sent_pos" and len(arrays["sent_pos"]) and int(arrays["sent_pos"].min()) < 0:
         raise fail(folder, "sent_pos.npy holds a negative position")
+
+
+# arrays that may be read in slices, checked a block at a time (their checks hold value by value)
+SLICED = {f"{matrix}.{part}" for matrix, (_, _, data) in MATRICES.items() for part in ("indices", "data")[: 1 + data]}
+SLICED |= set(PER_OCCURRENCE)
+
+
+def check_part(folder: Path, counts: Mapping[str, int], name: str, values: np.ndarray) -> None:
+    """:func:`check_array`'s checks of the array ``name`` (one of :data:`SLICED`, whose checks hold value by
+    value) on a part of its ``values``: made on each block of the file the first time a slice reads it."""
+    matrix, _, part = name.partition(".")
+    if part == "indices":
+        bound = MATRICES[matrix][1]
+        check_bounds(folder, f"{name}.npy", values, counts[bound], f"counts.{bound}")
+    elif name == "seq_terms":
+        check_bounds(folder, "seq_terms.npy", values, counts["terms"], "counts.terms")
 
 
 def check_all_arrays(folder: Path, counts: Mapping[str, int], arrays: Mapping[str, np.ndarray]) -> None:
@@ -298,12 +335,19 @@ def _check_ends(folder: Path, name: str, indptr: np.ndarray, end: int, of: str) 
         raise fail(folder, f"{name} ends at {int(indptr[-1]):,}, not at the {end:,} values of {of}")
 
 
+def decreases(values: np.ndarray) -> bool:
+    """Whether a value is smaller than the one before it (a chunk at a time: small temporaries)."""
+    last = len(values) - 1
+    return any(bool(np.any(values[lo + 1 : min(lo + CHUNK, last) + 1] < values[lo : min(lo + CHUNK, last)]))
+               for lo in range(0, last, CHUNK))
+
+
 def _check_rising(folder: Path, name: str, indptr: np.ndarray) -> None:
-    if len(indptr) > 1 and bool(np.any(indptr[1:] < indptr[:-1])):
+    if decreases(indptr):
         raise fail(folder, f"{name} decreases somewhere (a row would have a negative length)")
 
 
-def _check_bounds(folder: Path, name: str, values: np.ndarray, bound: int, of: str) -> None:
+def check_bounds(folder: Path, name: str, values: np.ndarray, bound: int, of: str) -> None:
     """0 <= values < bound, in one pass: read as unsigned, a negative value is a huge one."""
     if len(values) and int(values.view(values.dtype.str.replace("i", "u")).max()) >= bound:
         raise fail(folder, f"{name} holds values outside 0…{bound - 1:,} ({of} is {bound:,})")
@@ -327,54 +371,20 @@ def _check_table_sizes(folder: Path, counts: Mapping[str, int]) -> None:
             raise fail(folder, f"{file} lacks the column(s) {', '.join(missing)}")
 
 
-# --- at the first read of a file -------------------------------------------------------------------
+# --- at the first read of a file (tables: index/columns.py) ---------------------------------------------
 
 
-def check_table(folder: Path, name: str, frame: pd.DataFrame, counts: Mapping[str, int]) -> None:
-    """A table's columns against the counts and the arrays they index (after its checksum)."""
+def sha256_problem(folder: Path, name: str, digest: str, blocks: list[str] | None = None,
+                   block: int = 0) -> str | None:
+    """Why ``name`` does not match its recorded sha256 (and each block its ``blocks``' digest, when given),
+    or None when it does (only a regular file inside ``folder`` is read)."""
+    found: list[str] = []
     try:
-        _check_table(folder, name, frame, counts)
-    except (KeyError, TypeError, ValueError) as err:
-        if isinstance(err, IndexFormatError):
-            raise
-        what = f"{name}.parquet: its columns are not what an index stores ({type(err).__name__}: {err})"
-        raise fail(folder, what) from None
-
-
-def _check_table(folder: Path, name: str, frame: pd.DataFrame, counts: Mapping[str, int]) -> None:
-    if name == "documents":
-        n = frame["n_sentences"].to_numpy(np.int64)
-        first = frame["first_sentence"].to_numpy(np.int64)
-        starts = np.concatenate([[0], np.cumsum(n)[:-1]]) if len(n) else n
-        if len(n) and (int(n.min()) < 1 or not np.array_equal(first, starts) or int(n.sum()) != counts["sentences"]):
-            raise fail(folder, "documents.parquet: first_sentence and n_sentences do not tile the sentences")
-    elif name == "mentions":
-        sentence, entity = frame["sentence"].to_numpy(np.int64), frame["entity"].to_numpy(np.int64)
-        _check_bounds(folder, "mentions.parquet (sentence)", sentence, counts["sentences"], "counts.sentences")
-        _check_bounds(folder, "mentions.parquet (entity)", entity, counts["entities"], "counts.entities")
-        if len(sentence) > 1 and bool(np.any(sentence[1:] < sentence[:-1])):
-            raise fail(folder, "mentions.parquet is not sorted by sentence")
-    elif name == "terms":
-        cf = frame["cf"].to_numpy(np.int64)
-        if int(cf.sum()) != counts["term_occurrences"] or any(
-            int(frame[c].to_numpy(np.int64).min(initial=0)) < 0 for c in ("sf", "df")
-        ):
-            raise fail(folder, "terms.parquet: its frequencies do not add up to the manifest's counts")
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def sha256_problem(folder: Path, name: str, digest: str) -> str | None:
-    """Why ``name`` does not match its recorded sha256, or None when it does (only a regular file
-    inside ``folder`` is read)."""
-    try:
-        actual = sha256_of(member(folder, name))
+        file = member(folder, name)
+        if blocks:
+            actual, found = digests(file, block)
+        else:
+            actual = sha256_of(file)
     except FileNotFoundError:
         return f"{name}: missing"
     except UnsafeFile as err:
@@ -383,4 +393,8 @@ def sha256_problem(folder: Path, name: str, digest: str) -> str | None:
         return f"{name}: cannot be read ({err.strerror})"
     if actual != digest:
         return f"{name}: checksum mismatch (the file was altered or corrupted)"
+    wrong = [k for k, (got, want) in enumerate(zip(found, blocks or [])) if got != want]
+    if wrong or len(found) != len(blocks or []):
+        first = wrong[0] + 1 if wrong else min(len(found), len(blocks or [])) + 1
+        return f"{name}: the checksum of its block {first:,} in {MANIFEST} does not match the file"
     return None

@@ -25,7 +25,6 @@ import scipy.sparse as sp
 
 from sentret_core.index.format import save_array, save_table
 from sentret_core.index.texts import TEXT_ROW_GROUP
-from sentret_core.ingest import streamed
 from sentret_core.ingest.external_merge import Runs, add_counts
 from sentret_core.ingest.graph import containment_matrix
 from sentret_core.ingest.shards import read_shard
@@ -80,7 +79,8 @@ def assemble(shards: Path, manifest: dict[str, Any], out: Path, progress: Callab
     x_indptr = np.zeros(N + 1, dtype=np.int64)
     graph = RowMajorWriter(out, "G", index_dtype(totals["mentions"]), data=False)
     title = RowMajorWriter(out, "title", index_dtype(totals["title_term_occurrences"]), data=True)
-    documents, mentions = TableWriter(out, "documents"), TableWriter(out, "mentions")
+    # titles and entity names are read a row group at a time too (index.titles, index.entity_texts)
+    documents, mentions = TableWriter(out, "documents", TEXT_ROW_GROUP), TableWriter(out, "mentions")
     terms, entities = FirstSeen(), FirstSeen()
     x_runs, g_runs = Runs(out, "X"), Runs(out, "G")
     df = np.zeros(0, dtype=np.int64)
@@ -247,10 +247,10 @@ def _values(array: pa.Array, dtype: Any) -> np.ndarray:
 
 def _write_entities(out: Path, entities: FirstSeen, sf: np.ndarray) -> None:
     """The entities table (text, label, sf), a row group at a time from the keys in id order."""
-    table = TableWriter(out, "entities")
+    table = TableWriter(out, "entities", TEXT_ROW_GROUP)
     keys = iter(entities.ids)  # a dict keeps insertion order: id order
-    for start in range(0, max(len(sf), 1), streamed.ROW_GROUP):
-        split = [key.rsplit("\x1f", 1) for key in itertools.islice(keys, streamed.ROW_GROUP)]
+    for start in range(0, max(len(sf), 1), TEXT_ROW_GROUP):
+        split = [key.rsplit("\x1f", 1) for key in itertools.islice(keys, TEXT_ROW_GROUP)]
         table.append(pd.DataFrame({"text": [text for text, _ in split], "label": [label for _, label in split],
-                                   "sf": sf[start : start + streamed.ROW_GROUP]}))
+                                   "sf": sf[start : start + TEXT_ROW_GROUP]}))
     table.close()

@@ -10,12 +10,8 @@ from sentret_core.ui.highlight import Span, highlight
 
 
 def entity_spans(index: Index, sentence: int) -> list[Span]:
-    mentions = index.sentence_mentions(sentence)
-    labels = index.entities["label"].to_numpy()
-    return [
-        Span(int(a), int(b), str(labels[e]))
-        for a, b, e in zip(mentions["char_start"], mentions["char_end"], mentions["entity"])
-    ]
+    labels = index.entity_labels
+    return [Span(a, b, labels[e]) for e, a, b in index.mention_spans(sentence)]
 
 
 def term_spans(index: Index, sentence: int, terms: list[str]) -> list[Span]:
@@ -35,11 +31,9 @@ def sentence_html(
         spans += term_spans(index, sentence, terms)
     focus = None
     if entity is not None:
-        mentions = index.sentence_mentions(sentence)
-        rows = mentions[mentions["entity"] == entity]
-        if len(rows):
-            label = str(index.entities["label"].iloc[entity])
-            focus = Span(int(rows["char_start"].iloc[0]), int(rows["char_end"].iloc[0]), label)
+        found = index.mention_spans(sentence, entity)
+        if found:
+            focus = Span(found[0][1], found[0][2], index.entity_labels[entity])
     return highlight(index.texts[sentence], spans, focus)
 
 

@@ -25,7 +25,10 @@ from sentret_core.cli.main import main
 from sentret_core.errors import IndexFormatError
 from sentret_core.index import validate
 from sentret_core.index.reader import verify
+from sentret_core.models.arrays.postings import postings
 from tests.conftest import SMALL_DOCS, build_from_texts
+from tests.index.conftest import BLOCK, hashed_blocks, term_in_block
+from tests.index.test_resealed import reseal_index
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "benchmarks" / "hostile_index.py"
@@ -236,3 +239,101 @@ def test_the_app_says_a_check_is_running_and_acts_on_its_result(
     app.run()
     assert any(f"The index {bad} is damaged" in _text(e.value) for e in app.error)
     assert app.session_state["shown"] == str(good)
+
+
+# --- block digests: the postings are checked a block at a time, at their first read ------------------------
+
+
+def test_the_build_records_block_digests_and_verify_checks_them(blocked: Path, tmp_path: Path) -> None:
+    manifest = json.loads((blocked / "manifest.json").read_text())
+    assert manifest["blocks"]["bytes"] == BLOCK
+    size = (blocked / "XT.indices.npy").stat().st_size
+    assert len(manifest["blocks"]["sha256"]["XT.indices.npy"]) == -(-size // BLOCK) > 5
+    assert verify(blocked) == []
+    copy = tmp_path / "idx"
+    shutil.copytree(blocked, copy)
+    # a manifest resealed with the whole file's sha256 right and one block's wrong
+    reseal_index(copy, lambda m: m["blocks"]["sha256"]["XT.data.npy"].__setitem__(2, "0" * 64), blocks=False)
+    assert verify(copy) == ["XT.data.npy: the checksum of its block 3 in manifest.json does not match the file"]
+    post = postings(Index.load(copy))
+    with pytest.raises(IndexFormatError, match=r"XT\.data\.npy: checksum mismatch \(block 3 of"):
+        post(term_in_block(Index.load(copy), 2)[0])
+
+
+def test_a_query_hashes_only_the_blocks_its_postings_read(blocked: Path) -> None:
+    index = Index.load(blocked)
+    term = term_in_block(index, 3)[0]
+    assert hashed_blocks(index) == (0, hashed_blocks(index)[1])
+    rows, _ = postings(index)(term)
+    assert len(rows) > 1 and hashed_blocks(index)[0] == 1  # its one block of XT.indices, no other
+    assert hashed_blocks(index, "XT.data.npy")[0] == 1
+    postings(index)(term)
+    assert hashed_blocks(index)[0] == 1  # each block is checked once
+    fresh = Index.load(blocked)
+    found = top_k(score(fresh, [fresh.vocab[term]], "tfisf.v1"), 5)
+    hashed, total = hashed_blocks(fresh)
+    assert len(found.ids) > 0 and hashed < total / 2  # a model's query too (it reads a few other terms' blocks)
+    _ = fresh.XT  # a whole read checks the rest of the file, never a block again
+    assert hashed_blocks(fresh) == (total, total)
+    kernel = Index.load(blocked)  # a compiled scorer takes the arrays after the terms' slices are checked
+    indptr, rows, vals = postings(kernel).arrays(np.array([term]))
+    assert len(vals) == len(rows)
+    assert hashed_blocks(kernel)[0] == 1 and len(rows) == int(indptr[-1])
+
+
+@pytest.mark.parametrize("file", ["XT.indices.npy", "XT.data.npy"])
+def test_a_flipped_byte_in_one_block_of_the_postings_is_an_error_wherever_it_is_read(
+    blocked: Path, tmp_path: Path, file: str
+) -> None:
+    copy = tmp_path / "idx"
+    shutil.copytree(blocked, copy)
+    index = Index.load(copy)
+    damaged, lo, hi = term_in_block(index, 2)
+    elsewhere = term_in_block(index, 5, last=True)[0]
+    want = postings(Index.load(blocked))(elsewhere)
+    _damage(copy / file, (lo + hi) // 2)
+    index = Index.load(copy)  # the cheap checks cannot see a changed value
+    got = postings(index)(elsewhere)  # another block: served, unchanged
+    assert all(np.array_equal(a, b) for a, b in zip(got, want))
+    for model in ("bm25.v1", "lm-2si.v1", "tfisf.v1"):
+        with pytest.raises(IndexFormatError, match=rf"{file}: checksum mismatch \(block 3 of .*sentret verify"):
+            score(index, [index.vocab[damaged], index.vocab[elsewhere]], model)
+    with pytest.raises(IndexFormatError, match=rf"{file}: checksum mismatch"):
+        _ = Index.load(copy).XT  # read whole
+    assert verify(copy) == [f"{file}: checksum mismatch (the file was altered or corrupted)"]
+
+
+def test_an_index_without_block_digests_checks_whole_files_and_needs_nothing(
+    blocked: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = tmp_path / "idx"
+    shutil.copytree(blocked, copy)
+    reseal_index(copy, lambda m: m.pop("blocks"))  # as sentret wrote it before block digests
+    index = Index.load(copy)
+    term = index.vocab[term_in_block(index, 2)[0]]
+    assert index.notes == () and index.file_blocks("XT.indices.npy") is None
+    want = top_k(score(Index.load(blocked), [term], "bm25.v1"), 5)
+    got = top_k(score(index, [term], "bm25.v1"), 5)
+    assert np.array_equal(got.ids, want.ids) and np.array_equal(got.scores, want.scores)
+    capsys.readouterr()
+    assert main(["verify", str(copy)]) == 0 and "note" not in capsys.readouterr().err
+    _damage(copy / "XT.data.npy", BLOCK * 5 + 7)  # far from the term's postings: the whole file is hashed
+    with pytest.raises(IndexFormatError, match=r"XT\.data\.npy: checksum mismatch \(the file was altered"):
+        score(Index.load(copy), [term], "bm25.v1")
+
+
+def test_fix_adds_block_digests_to_an_index_without_them(
+    blocked: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sentret_core.index import upgrade
+
+    copy = tmp_path / "idx"
+    shutil.copytree(blocked, copy)
+    reseal_index(copy, lambda m: m.pop("blocks"))
+    monkeypatch.setattr(upgrade, "BLOCK_BYTES", BLOCK)
+    capsys.readouterr()
+    assert main(["verify", "--fix", str(copy)]) == 0
+    assert "now records file sizes, array headers, block checksums" in capsys.readouterr().out
+    fixed, built = (json.loads((path / "manifest.json").read_text()) for path in (copy, blocked))
+    assert fixed["blocks"] == built["blocks"] and validate.is_current(fixed)
+    assert main(["verify", "--fix", str(copy)]) == 0 and "now records" not in capsys.readouterr().out

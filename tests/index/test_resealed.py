@@ -29,9 +29,12 @@ from sentret_core import Index, score, top_k
 from sentret_core.cli.main import main
 from sentret_core.errors import IndexFormatError, SentretError
 from sentret_core.index import validate
+from sentret_core.index.blocks import block_digests
 from sentret_core.index.reader import verify
 from sentret_core.index.validate import canonical_checksum, sha256_of
 from sentret_core.ingest.build import add_documents, build_from_shards
+from sentret_core.models.arrays.postings import postings
+from tests.index.conftest import term_in_block
 
 TIMEOUT = 60.0
 HOSTILE = Path(__file__).resolve().parents[2] / "benchmarks" / "hostile_index.py"
@@ -70,9 +73,10 @@ def in_child(job: Callable[[], object], timeout: float = TIMEOUT) -> tuple[str, 
     return kind, message
 
 
-def reseal_index(path: Path, change: Callable[[dict[str, Any]], None] | None = None) -> None:
+def reseal_index(path: Path, change: Callable[[dict[str, Any]], None] | None = None, *, blocks: bool = True) -> None:
     """Apply ``change`` to the index manifest, record every listed file's current sha256 and size
-    (those a hash would never finish are kept as they are), and rewrite its own checksum."""
+    (those a hash would never finish are kept as they are), and its blocks' (unless not ``blocks``), and
+    rewrite its own checksum."""
     manifest = json.loads((path / "manifest.json").read_text())
     if change is not None:
         change(manifest)
@@ -81,6 +85,8 @@ def reseal_index(path: Path, change: Callable[[dict[str, Any]], None] | None = N
         if file.is_file() and file.resolve().is_relative_to(path.resolve()):
             manifest["files"][name] = sha256_of(file)
             manifest["sizes"][name] = file.stat().st_size
+            if blocks and name in manifest.get("blocks", {}).get("sha256", {}):
+                manifest["blocks"]["sha256"][name] = block_digests(file, manifest["blocks"]["bytes"])
     manifest.pop("checksum")
     manifest["checksum"] = canonical_checksum(manifest)
     (path / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
@@ -277,6 +283,35 @@ def test_a_load_reads_no_array_whole_and_an_array_out_of_bounds_is_refused_at_it
     assert "run `sentret verify" in message
     assert any("XT.indices.npy holds values outside" in problem for problem in verify(copy))
     del index
+
+
+def test_a_value_out_of_bounds_in_one_block_of_the_postings_is_refused_where_read(
+    blocked: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resealed (block digests too): only the check of the block's values can see it, when a slice first
+    reads that block; the array is never checked whole for it, and the other blocks are served."""
+    copy = tmp_path / "idx"
+    shutil.copytree(blocked, copy)
+    index = Index.load(copy)
+    damaged, lo, _ = term_in_block(index, 2)
+    elsewhere = term_in_block(index, 5, last=True)[0]
+    values = np.load(copy / "XT.indices.npy")
+    offset = validate.npy_header(copy, "XT.indices.npy")[2]
+    values[(lo - offset) // 4 + 1] = 1_000_000  # past the last sentence, inside the damaged term's postings
+    np.save(copy / "XT.indices.npy", values)
+    reseal_index(copy)
+    whole: list[str] = []
+    check = validate.check_array
+    monkeypatch.setattr(validate, "check_array", lambda *args: (whole.append(args[-1]), check(*args))[1])
+    index = Index.load(copy)
+    rows, _ = postings(index)(elsewhere)
+    assert len(rows) > 1 and "XT.indices" not in whole
+    words = [index.vocab[damaged], index.vocab[elsewhere]]
+    for model in ("bm25.v1", "lm-2si.v1", "tfisf.v1"):
+        kind, message = in_child(lambda m=model: top_k(score(Index.load(copy), words, m), 3))
+        assert kind == "SentretError" and "XT.indices.npy holds values outside 0…" in message, (model, message)
+        assert "run `sentret verify" in message
+    assert any("XT.indices.npy holds values outside" in problem for problem in verify(copy))
 
 
 def test_the_intact_copy_passes(copy: Path) -> None:

@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from sentret_core.ingest import external_merge, streamed
+from sentret_core.ingest import assemble, external_merge, streamed
 from sentret_core.ingest.build import build_from_shards
 from sentret_core.ingest.parse import Engine, parse_into
 from sentret_core.ingest.shards import ShardWriter
@@ -74,6 +74,7 @@ def test_tables_streamed_in_row_groups_are_what_write_table_writes(
     shards: Path, whole: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(streamed, "ROW_GROUP", 5)
+    monkeypatch.setattr(assemble, "TEXT_ROW_GROUP", 5)  # the documents' and entities' row groups
     build_from_shards(shards, tmp_path / "grouped")
     for name in ("documents", "mentions", "entities"):
         table = pq.read_table(whole / f"{name}.parquet")

@@ -6,7 +6,7 @@ on the query path).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -17,34 +17,43 @@ if TYPE_CHECKING:
     from sentret_core.index.reader import Index
 
 
-@dataclass(frozen=True)
 class Layout:
-    """Sentences, documents and their bounds as plain arrays."""
+    """Sentences, documents and their bounds as plain arrays, each built at its first use (a scorer that
+    needs only the lengths never builds the document bounds)."""
 
-    N: int
-    D: int
-    sent_doc: np.ndarray  # int32
-    sent_len: np.ndarray  # float64 |s|
-    first: np.ndarray  # int32: first sentence of the sentence's document (Index.sent_doc_first)
-    end: np.ndarray  # int32: one past its document's last sentence (Index.sent_doc_end)
-    doc_first: np.ndarray  # int32
-    doc_nsent: np.ndarray  # int32
+    def __init__(self, index: Index) -> None:
+        self.index, self.N, self.D = index, index.N, index.D
+
+    @cached_property
+    def sent_doc(self) -> np.ndarray:  # int32
+        return np.asarray(self.index.sent_doc, dtype=np.int32)
+
+    @cached_property
+    def sent_len(self) -> np.ndarray:  # float64 |s|
+        return np.asarray(self.index.sent_len, dtype=np.float64)
+
+    @cached_property
+    def first(self) -> np.ndarray:  # int32: first sentence of the sentence's document (Index.sent_doc_first)
+        return np.asarray(self.index.sent_doc_first, dtype=np.int32)
+
+    @cached_property
+    def end(self) -> np.ndarray:  # int32: one past its document's last sentence (Index.sent_doc_end)
+        return np.asarray(self.index.sent_doc_end, dtype=np.int32)
+
+    @cached_property
+    def doc_first(self) -> np.ndarray:  # int32
+        return np.asarray(self.index.doc_first, dtype=np.int32)
+
+    @cached_property
+    def doc_nsent(self) -> np.ndarray:  # int32
+        return np.asarray(self.index.doc_nsent, dtype=np.int32)
 
 
 def layout(index: Index) -> Layout:
-    def build() -> Layout:
-        return Layout(
-            index.N,
-            index.D,
-            np.asarray(index.sent_doc, dtype=np.int32),
-            np.asarray(index.sent_len, dtype=np.float64),
-            np.asarray(index.sent_doc_first, dtype=np.int32),
-            np.asarray(index.sent_doc_end, dtype=np.int32),
-            np.asarray(index.doc_first, dtype=np.int32),
-            np.asarray(index.doc_nsent, dtype=np.int32),
-        )
+    return index.cache.get("models.layout", lambda: Layout(index))
 
-    return index.cache.get("models.layout", build)
+
+CHUNK = 2**20  # sentences per step of a whole-index table: its temporaries stay small and are reused
 
 
 def context_len(index: Index, window: int) -> np.ndarray:
@@ -52,11 +61,19 @@ def context_len(index: Index, window: int) -> np.ndarray:
 
     def build() -> np.ndarray:  # prefix sums over the ±window range clipped to the document: no N×N matrix
         lay = layout(index)
-        src = np.arange(lay.N, dtype=np.int64)
-        lo = np.maximum(src - window, lay.first)
-        hi = np.minimum(src + (window + 1), lay.end)
-        before = np.concatenate([[0], np.cumsum(lay.sent_len, dtype=np.int64)])
-        return (before[hi] - before[lo] - lay.sent_len).astype(np.float64)
+        out = np.empty(lay.N)
+        # a chunk at a time: the only whole-index array is the result (fresh memory is slow to touch);
+        # the sums of integer lengths are exact in float64, so local prefix sums give the same numbers
+        for a in range(0, lay.N, CHUNK):
+            b = min(a + CHUNK, lay.N)
+            start = max(a - window, 0)
+            before = np.zeros(min(b + window, lay.N) - start + 1)
+            np.cumsum(lay.sent_len[start : start + len(before) - 1], out=before[1:])
+            ids = np.arange(a, b)
+            hi = np.minimum(ids + (window + 1), lay.end[a:b]) - start
+            lo = np.maximum(ids - window, lay.first[a:b]) - start
+            out[a:b] = before.take(hi) - before.take(lo) - lay.sent_len[a:b]
+        return out
 
     return index.cache.get(f"models.context_len/{window}", build)
 
@@ -64,9 +81,13 @@ def context_len(index: Index, window: int) -> np.ndarray:
 def doc_len(index: Index) -> np.ndarray:
     """|d| of every document."""
 
-    def build() -> np.ndarray:
+    def build() -> np.ndarray:  # documents are runs of sentences: a sum per run (exact: integer lengths)
         lay = layout(index)
-        return np.bincount(lay.sent_doc, weights=lay.sent_len, minlength=lay.D).astype(np.float64)
+        if lay.N == 0:
+            return np.zeros(lay.D)
+        sums = np.add.reduceat(lay.sent_len, np.minimum(lay.doc_first, lay.N - 1))
+        sums[lay.doc_nsent == 0] = 0.0
+        return sums
 
     return index.cache.get("models.doc_len", build)
 
@@ -76,7 +97,7 @@ def title_len(index: Index) -> np.ndarray:
 
     def build() -> np.ndarray:
         per_doc = np.asarray(index.title_X.sum(axis=1)).ravel().astype(np.float64)
-        return per_doc[layout(index).sent_doc] if index.N else np.zeros(0)
+        return np.repeat(per_doc, layout(index).doc_nsent)  # documents are runs of sentences
 
     return index.cache.get("models.title_len", build)
 

@@ -7,7 +7,7 @@ are built per query term (kept for the last few terms), so no query needs a corp
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,13 +23,20 @@ if TYPE_CHECKING:
 FIELD_BYTES = 256 * 2**20  # BM25F fields kept per index, the most recently used terms first
 
 
-@dataclass(frozen=True)
 class Postings:
     """A CSC matrix (rows × terms) as plain arrays: ``rows[indptr[t]:indptr[t+1]]`` are sorted."""
 
-    indptr: np.ndarray  # int64
-    rows: np.ndarray  # int32
-    vals: np.ndarray  # float64
+    def __init__(self, indptr: np.ndarray, rows: np.ndarray, vals: np.ndarray) -> None:
+        self.indptr = indptr  # int64
+        self._rows, self._vals = rows, vals  # int32, float64
+
+    @property
+    def rows(self) -> np.ndarray:
+        return self._rows
+
+    @property
+    def vals(self) -> np.ndarray:
+        return self._vals
 
     @classmethod
     def of(cls, matrix: Any) -> Postings:
@@ -45,7 +52,7 @@ class Postings:
     def raw(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         """The term's rows (sorted, distinct) and values, in their stored dtypes."""
         lo, hi = int(self.indptr[term]), int(self.indptr[term + 1])
-        return self.rows[lo:hi], self.vals[lo:hi]
+        return self._rows[lo:hi], self._vals[lo:hi]
 
     def __call__(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         rows, vals = self.raw(term)
@@ -53,6 +60,11 @@ class Postings:
 
     def size(self, term: int) -> int:
         return int(self.indptr[term + 1] - self.indptr[term])
+
+    def arrays(self, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(indptr, rows, vals) whole, for a compiled kernel that reads the slices of ``terms`` alone: every
+        value of those slices is checked first (:class:`MappedPostings`), not the rest."""
+        return self.indptr, self._rows, self._vals
 
     def lookup(self, term: int, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The ``targets`` (sorted) the term occurs in, and its values there (float64)."""
@@ -70,18 +82,39 @@ class Postings:
         return hit, vals.take(pos[hit])
 
 
-@dataclass(frozen=True)
 class MappedPostings(Postings):
     """``XT``'s own (memory-mapped) arrays: only a query term's slice is read and converted.
 
-    A slice is checked once to be sorted and distinct, as the index builder writes it; one that
-    is not is put in that form (as :meth:`Postings.of` would) each time it is read.
+    A slice is read through :meth:`Index.slices <sentret_core.index.reader.Index.slices>`, so the blocks
+    of ``XT.indices`` and ``XT.data`` it spans are checked at its first read, not the whole files; ``rows``
+    and ``vals``, read whole, are checked whole first. A slice is checked once to be sorted and distinct,
+    as the index builder writes it; one that is not is put in that form (as :meth:`Postings.of` would)
+    each time it is read.
     """
 
-    checked: set[int] = field(default_factory=set, compare=False)
+    def __init__(self, index: Index) -> None:
+        super().__init__(index.array("XT.indptr"), np.zeros(0, dtype=np.int32), np.zeros(0))
+        self.index = index
+        self.row_slices, self.val_slices = index.slices("XT.indices"), index.slices("XT.data")
+        self.checked: set[int] = set()
+
+    @property
+    def rows(self) -> np.ndarray:
+        return self.index.array("XT.indices")
+
+    @property
+    def vals(self) -> np.ndarray:
+        return self.index.array("XT.data")
+
+    def arrays(self, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        for term in np.asarray(terms, dtype=np.int64).tolist():
+            lo, hi = int(self.indptr[term]), int(self.indptr[term + 1])
+            self.row_slices(lo, hi), self.val_slices(lo, hi)
+        return self.indptr, self.row_slices.array, self.val_slices.array
 
     def raw(self, term: int) -> tuple[np.ndarray, np.ndarray]:
-        rows, vals = super().raw(term)
+        lo, hi = int(self.indptr[term]), int(self.indptr[term + 1])
+        rows, vals = self.row_slices(lo, hi), self.val_slices(lo, hi)
         if term not in self.checked:
             if len(rows) > 1 and not bool(np.all(rows[1:] > rows[:-1])):
                 return _canonical(rows, vals)
@@ -98,9 +131,8 @@ def _canonical(rows: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 
 def postings(index: Index) -> Postings:
-    """c(t,s): the sentence postings of every term (slices of ``index.XT``, no copy of it)."""
-    XT = index.XT
-    return index.cache.get("models.postings", lambda: MappedPostings(XT.indptr, XT.indices, XT.data))
+    """c(t,s): the sentence postings of every term (slices of ``XT``'s arrays, no copy of them)."""
+    return index.cache.get("models.postings", lambda: MappedPostings(index))
 
 
 @dataclass(frozen=True)

@@ -120,7 +120,7 @@ def _from_url(index: Index) -> None:
     if st.session_state.get("explore_seeded"):
         return
     url = UrlReader()
-    labels = sorted(set(index.entity_labels))
+    labels = sorted(index.entity_labels.names)
     st.session_state["explore_query"] = url.text("q").strip()
     st.session_state["explore_ranker"] = url.choice("ranker", offered_models(), defaults.DEFAULT_RANKER)
     st.session_state["explore_k"] = url.integer("k", 1, defaults.APP_MAX_K, defaults.EXPLORE_K)
@@ -204,7 +204,7 @@ def _results(index: Index, path: str, query: str, stages: Stages) -> None:
         weighting = st.radio("Each sentence of S_q counts by", ENTITY_WEIGHTINGS, key="explore_weighting",
                              persist_state=PERSIST, format_func=WEIGHTING_NAMES.get, horizontal=True,
                              help=WEIGHTING_HELP)
-        labels = st.multiselect("Entity labels", sorted(set(index.entity_labels)), key="explore_labels",
+        labels = st.multiselect("Entity labels", sorted(index.entity_labels.names), key="explore_labels",
                                 persist_state=PERSIST)
         learned = _learned_picker()
         models = st.multiselect("Support models, side by side", support_models(), key="explore_models",

@@ -1,0 +1,57 @@
+"""Slices of a memory-mapped array whose file is checked a block at a time (``Index.slices``).
+
+A query reads a few posting lists of ``XT``: rather than hashing its gigabytes first, each block of the file
+(:mod:`sentret_core.index.blocks`) is checked the first time a slice reads a value in it: its sha256, then
+the checks that hold value by value (:func:`~sentret_core.index.validate.check_part`: indices in bounds), so
+no value from a damaged block is ever returned. Without block digests (an index of an older sentret, or a
+file of one block), the first slice checks the whole array as any other first read does.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+import numpy as np
+
+from sentret_core.index.blocks import FileBlocks
+
+
+class Slices:
+    """``slices(lo, hi)``: ``array[lo:hi]``, once every block of the file it reads from is checked.
+
+    ``offset`` is where the array's values start in its file; ``values(part)`` checks a block's values;
+    ``whole()`` checks the whole array (used instead when there are no ``blocks``)."""
+
+    def __init__(self, array: np.ndarray, offset: int, blocks: FileBlocks | None,
+                 values: Callable[[np.ndarray], None], whole: Callable[[], object]) -> None:
+        self.array, self.offset, self.blocks, self.values, self.whole = array, offset, blocks, values, whole
+        self.itemsize = array.dtype.itemsize
+        aligned = blocks is not None and offset % self.itemsize == 0 and blocks.block % self.itemsize == 0
+        self.block = blocks.block if blocks is not None and aligned else 0
+        self.ready = np.zeros(len(blocks.recorded) if self.block and blocks is not None else 1, dtype=bool)
+        self._lock = threading.Lock()
+
+    def __call__(self, lo: int, hi: int) -> np.ndarray:
+        if hi > lo:
+            if not self.block:
+                if not self.ready[0]:
+                    self.whole()
+                    self.ready[0] = True
+            else:
+                first = (self.offset + lo * self.itemsize) // self.block
+                last = (self.offset + hi * self.itemsize - 1) // self.block
+                if not self.ready[first : last + 1].all():
+                    self._check(first, last)
+        return self.array[lo:hi]
+
+    def _check(self, first: int, last: int) -> None:
+        assert self.blocks is not None
+        with self._lock:
+            self.blocks.check(first * self.block, (last + 1) * self.block)
+            for k in range(first, last + 1):
+                if not self.ready[k]:
+                    start = max(k * self.block - self.offset, 0) // self.itemsize
+                    end = max((k + 1) * self.block - self.offset, 0) // self.itemsize
+                    self.values(self.array[start:end])
+                    self.ready[k] = True
