@@ -54,11 +54,13 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed-run: pyproject.toml | $(VENV)/bin/python
+# setup.py and the C sources: `pip install -e` compiles the BM25 kernel (sentret_core/models/bm25/_saturated.c)
+KERNEL := sentret_core/models/bm25/_saturated.c sentret_core/models/bm25/_saturated.h
+$(VENV)/.installed-run: pyproject.toml setup.py $(KERNEL) | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet -e ".[demo]"
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(VENV)/bin/python
+$(VENV)/.installed-test: pyproject.toml setup.py $(KERNEL) | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet -e ".[test,dev,scale,demo]"
 	touch $@ $(VENV)/.installed-run
 
@@ -75,4 +77,4 @@ screenshots: $(VENV)/.installed-test $(DEMO_INDEX)/manifest.json $(DEMO_ARTEFACT
 	$(BIN)/python benchmarks/screenshots.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache *.egg-info build sentret_core/models/bm25/*.so

@@ -51,7 +51,8 @@ def broken_links(doc: Path) -> list[str]:
 
 
 def _python_files() -> list[str]:
-    return [p.relative_to(ROOT).as_posix() for top in SEARCHED for p in (ROOT / top).rglob("*.py")]
+    found = [p.relative_to(ROOT).as_posix() for top in SEARCHED for p in (ROOT / top).rglob("*.py")]
+    return found + [p.name for p in ROOT.glob("*.py")]  # and the top level's: app.py, setup.py
 
 
 def missing_paths(text: str, files: list[str]) -> list[str]:

@@ -24,7 +24,7 @@ from sentret_core import Index
 from tests.browser_util import free_port, stop
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGED = ("pyproject.toml", "README.md", "LICENSE", "sentret_core")  # what a wheel is built from
+PACKAGED = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "sentret_core")  # what a wheel is built from
 
 pytestmark = pytest.mark.network
 
@@ -62,7 +62,8 @@ def _build_wheel(out: Path, scratch: Path) -> Path:
     for name in PACKAGED:
         origin = ROOT / name
         if origin.is_dir():
-            shutil.copytree(origin, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            # without the compiled kernel built here: the wheel compiles its own
+            shutil.copytree(origin, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.so"))
         else:
             shutil.copy2(origin, source / name)
     built = _pip(Path(sys.executable), "wheel", "--no-deps", "--quiet", "-w", str(out), str(source), timeout=600)
@@ -76,10 +77,11 @@ APPTEST = """
 import json, sys
 from streamlit.testing.v1 import AppTest
 import streamlit, sentret_core.ui.main as main
+from sentret_core.models.bm25 import compiled
 
 app = AppTest.from_file(main.__file__, default_timeout=120).run()
 report = {"streamlit": streamlit.__version__, "script": main.__file__, "exceptions": [e.value for e in app.exception],
-          "examples": list(app.selectbox(key="explore_example").options), "pages": {}}
+          "examples": list(app.selectbox(key="explore_example").options), "pages": {}, "kernel": compiled.available()}
 for page in PAGES:
     script = f"from sentret_core.ui.pages import {page}\\n{page}.render()"
     shown = AppTest.from_string(script, default_timeout=120).run()
@@ -117,6 +119,7 @@ def test_the_wheel_runs_the_app_with_the_lowest_streamlit(small_index: Index, tm
     assert shown.returncode == 0, shown.stderr[-3000:]
     report = json.loads(shown.stdout.strip().splitlines()[-1])
     assert report["streamlit"] == floor and "site-packages" in report["script"]  # the wheel's, not this checkout's
+    assert report["kernel"]  # the wheel compiled BM25's kernel (setup.py)
     assert report["exceptions"] == [] and report["pages"] == {page: [] for page in PAGES}
     assert len(expected) >= 8 and report["examples"] == ["—", *expected]
 

@@ -114,6 +114,6 @@ def saturation(x: Any, k: Any, k1: float, weight: float = 1.0) -> Any:
     return (weight * (k1 + 1.0)) * x / (k + x)
 
 
-def query_factor(qf: float, k3: float) -> float:
-    """(k3+1)·c(t,q) / (k3+c(t,q))."""
+def query_factor(qf: Any, k3: float) -> Any:
+    """(k3+1)·c(t,q) / (k3+c(t,q)) (of one term, or of an array of them element by element)."""
     return (k3 + 1.0) * qf / (k3 + qf)

@@ -38,6 +38,7 @@ import numpy as np
 
 from sentret_core.models.arrays.layout import context_len, layout, title_len
 from sentret_core.models.arrays.postings import postings
+from sentret_core.models.bm25.compiled import Tables, available, compiled_sum, compiled_top_k, tables_of
 from sentret_core.models.bm25.explain import BM25F_PARTS, explain_bm25, explain_bm25f
 from sentret_core.models.bm25.formulas import (
     BM25FParams,
@@ -55,6 +56,11 @@ from sentret_core.models.core.spec import zero_without_a_match
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
     from sentret_core.models.core.query import Query
+
+# A query whose longest posting list is longer tries MaxScore first (benchmarks/scale.py queries: the compiled
+# top k of every candidate was 2-4× faster than MaxScore up to ~120k postings at 1M sentences and mostly faster
+# up to ~230k at 10M; slower above ~250k)
+COMPILED_UP_TO = 131_072
 
 
 def idf(index: Index, variant: str) -> np.ndarray:
@@ -105,9 +111,28 @@ def field_weights(index: Index, p: BM25FParams) -> np.ndarray:
     return index.cache.get_lru("models.bm25f.weights", key, build)
 
 
+def kernel_tables(index: Index, p: BM25Params) -> Tables:
+    """The compiled kernel's K(s), K_min and idf for ``p``, built once per index and setting."""
+
+    def build() -> Tables:
+        return tables_of(index, p.k1, p.b, idf(index, p.idf), lambda: sentence_k(index, p.k1, p.b))
+
+    return index.cache.get_lru("models.bm25.kernel", (p.k1, p.b, p.idf), build)
+
+
 def top_k_bm25(index: Index, q: Query, p: BM25Params, k: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
-    """bm25.v1's top k without scoring every candidate (MaxScore, :mod:`~sentret_core.models.bm25.pruning`)."""
-    return saturated_top_k(index, q, k, term_weights(index, q, p), p.k1, lambda: sentence_k(index, p.k1, p.b))
+    """bm25.v1's top k: every candidate scored in one compiled call (:mod:`~sentret_core.models.bm25.compiled`), or
+    where a term has more than :data:`COMPILED_UP_TO` postings, MaxScore (:mod:`~sentret_core.models.bm25.pruning`)
+    first; None (every candidate scored by numpy) where neither applies."""
+    post = postings(index)
+    found: tuple[np.ndarray, np.ndarray, bool] | None = None
+    if available():
+        found = compiled_top_k(post, kernel_tables(index, p), q, p, k, COMPILED_UP_TO)
+    if found is None:  # no extension, an input it declines, or a term with many postings
+        found = saturated_top_k(index, q, k, term_weights(index, q, p), p.k1, lambda: sentence_k(index, p.k1, p.b))
+        if found is None and available():
+            found = compiled_top_k(post, kernel_tables(index, p), q, p, k)
+    return found
 
 
 @register(
@@ -125,14 +150,17 @@ def top_k_bm25(index: Index, q: Query, p: BM25Params, k: int) -> tuple[np.ndarra
     description="Okapi BM25 with the sentence as the document",
 )
 def score_bm25(index: Index, q: Query, p: BM25Params) -> tuple[np.ndarray, np.ndarray]:
-    K = sentence_k(index, p.k1, p.b)
-    return saturated_sum(postings(index), K, p.k1, q.ids, term_weights(index, q, p), range(len(q.ids)))
+    post = postings(index)
+    found = compiled_sum(post, kernel_tables(index, p), q, p) if available() else None
+    if found is None:
+        K = sentence_k(index, p.k1, p.b)
+        return saturated_sum(post, K, p.k1, q.ids, term_weights(index, q, p), range(len(q.ids)))
+    return found
 
 
 def term_weights(index: Index, q: Query, p: BM25Params | BM25FParams) -> np.ndarray:
     """idf(t)·(k3+1)·c(t,q)/(k3+c(t,q)) of each distinct query term, in the order of ``q.ids``."""
-    weights = idf(index, p.idf)
-    return np.array([weights[t] * query_factor(qf, p.k3) for t, qf in zip(q.ids, q.qtf)], dtype=np.float64)
+    return idf(index, p.idf).take(q.ids) * query_factor(q.qtf, p.k3)
 
 
 def top_k_bm25f(index: Index, q: Query, p: BM25FParams, k: int) -> tuple[np.ndarray, np.ndarray, bool] | None:

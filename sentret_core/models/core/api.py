@@ -24,6 +24,7 @@ from sentret_core.models.arrays.vectors import EMPTY_SCORES
 from sentret_core.models.core.query import no_match, prepare
 from sentret_core.models.core.records import Explanation, Scores
 from sentret_core.models.core.registry import get_model
+from sentret_core.models.core.spec import RankedTopK
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -85,6 +86,8 @@ def run_search(
     ids, values, any_candidate = found
     if not any_candidate:
         return best_of(_scores(q, spec, resolved, _EMPTY_IDS, EMPTY_SCORES), k)
+    if isinstance(found, RankedTopK):
+        return Scores(ids, values, q.terms, spec.name, resolved, None, q.oov, True)
     return best_of(Scores(ids.astype(np.int64), values, q.terms, spec.name, resolved, None, q.oov), k)
 
 

@@ -40,8 +40,18 @@ Closed = Callable[["Index", "Query", Any, np.ndarray], np.ndarray]
 # the scorer's (ids, scores) restricted to the sentences of a set, bit for bit, without a full scan
 Subset = Callable[["Index", "Query", Any, np.ndarray], tuple[np.ndarray, np.ndarray]]
 # (index, query, params, k) -> (ids ascending, scores, whether the model has any candidate) holding the
-# top k of the scorer bit for bit, without scoring every candidate; or None to fall back to the scorer
+# top k of the scorer bit for bit, without scoring every candidate (or a RankedTopK, the top k itself); or None
+# to fall back to the scorer
 TopK = Callable[["Index", "Query", Any, int], "tuple[np.ndarray, np.ndarray, bool] | None"]
+
+
+class RankedTopK(NamedTuple):
+    """A top-k path's answer that is the top k already: score descending, ties by sentence id ascending, ids
+    int64 (search() takes it as it is)."""
+
+    ids: np.ndarray
+    scores: np.ndarray
+    any_candidate: bool
 
 
 @dataclass(frozen=True)
