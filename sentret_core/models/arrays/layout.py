@@ -1,64 +1,119 @@
 """Per-sentence structure the scorers use: document bounds, lengths, ±w windows, p(t).
 
-Built once per index from its arrays and kept in ``index.cache`` (plain arrays, no memory maps
-on the query path).
+Little of size N is built here and kept: the per-sentence columns are the index's own memory-mapped
+arrays (``sent_doc``, ``sent_len``, ``seq_indptr``), and what derives from them — a sentence's document
+bounds, its title's length — is computed for the sentences asked for (:class:`AtSentences`), from arrays
+of size D at most; only the context lengths are kept, as int32, for the last :data:`CONTEXTS_KEPT` windows.
+At 75M sentences each int64 column held for all N would be 600 MB.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sentret_core.index.neighbours import Column
 from sentret_core.models.arrays.vectors import gather
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
 
+CHUNK = 2**22  # sentences per step of a pass over all of them (a mean): its memory, not the index's
+CONTEXTS_KEPT = 2  # windows whose context lengths are kept (N int32 each)
+
+
+class AtSentences:
+    """A per-sentence column computed for the sentences asked for: ``column.take(ids)``, as an array's."""
+
+    def __init__(self, at: Callable[[np.ndarray], np.ndarray]) -> None:
+        self._at = at
+
+    def take(self, ids: np.ndarray) -> np.ndarray:
+        return self._at(np.asarray(ids))
+
 
 @dataclass(frozen=True)
 class Layout:
-    """Sentences, documents and their bounds as plain arrays."""
+    """Sentences, documents and their bounds: the index's arrays, and the bounds computed at given sentences."""
 
     N: int
     D: int
-    sent_doc: np.ndarray  # int32
-    sent_len: np.ndarray  # float64 |s|
-    first: np.ndarray  # int32: first sentence of the sentence's document (Index.sent_doc_first)
-    end: np.ndarray  # int32: one past its document's last sentence (Index.sent_doc_end)
+    sent_doc: np.ndarray  # int32, the index's
+    sent_len: np.ndarray  # |s|, the index's (integers)
+    seq_indptr: np.ndarray  # Σ |s'| over the sentences before s: the prefix sums of sent_len (N+1)
+    first: Column  # the first sentence of the sentence's document (int32)
+    end: Column  # one past its document's last sentence (int32)
     doc_first: np.ndarray  # int32
     doc_nsent: np.ndarray  # int32
 
 
 def layout(index: Index) -> Layout:
     def build() -> Layout:
+        sent_doc = index.sent_doc
+        doc_first = np.asarray(index.doc_first, dtype=np.int32)
+        doc_nsent = np.asarray(index.doc_nsent, dtype=np.int32)
+        doc_end = doc_first + doc_nsent
         return Layout(
             index.N,
             index.D,
-            np.asarray(index.sent_doc, dtype=np.int32),
-            np.asarray(index.sent_len, dtype=np.float64),
-            np.asarray(index.sent_doc_first, dtype=np.int32),
-            np.asarray(index.sent_doc_end, dtype=np.int32),
-            np.asarray(index.doc_first, dtype=np.int32),
-            np.asarray(index.doc_nsent, dtype=np.int32),
+            sent_doc,
+            index.sent_len,
+            index.seq_indptr,
+            AtSentences(lambda ids: doc_first.take(sent_doc.take(ids))),
+            AtSentences(lambda ids: doc_end.take(sent_doc.take(ids))),
+            doc_first,
+            doc_nsent,
         )
 
     return index.cache.get("models.layout", build)
 
 
-def context_len(index: Index, window: int) -> np.ndarray:
-    """|ctx_w(s)|: terms in the ±window sentences around s (s excluded)."""
+def context_len(index: Index, window: int, ids: np.ndarray) -> np.ndarray:
+    """|ctx_w(s)| at ``ids``: terms in the ±window sentences around each (s excluded), float64. The lengths of
+    every sentence's context are kept as int32 for the last few windows (4 bytes a sentence: BM25F reads them
+    at every candidate of every query term)."""
 
-    def build() -> np.ndarray:  # prefix sums over the ±window range clipped to the document: no N×N matrix
-        lay = layout(index)
-        src = np.arange(lay.N, dtype=np.int64)
-        lo = np.maximum(src - window, lay.first)
-        hi = np.minimum(src + (window + 1), lay.end)
-        before = np.concatenate([[0], np.cumsum(lay.sent_len, dtype=np.int64)])
-        return (before[hi] - before[lo] - lay.sent_len).astype(np.float64)
+    def build() -> np.ndarray:
+        out = np.empty(index.N, dtype=np.int32)
+        for start in range(0, index.N, CHUNK):
+            chunk = np.arange(start, min(start + CHUNK, index.N))
+            out[start : start + len(chunk)] = _context_len(layout(index), window, chunk)
+        return out
 
-    return index.cache.get(f"models.context_len/{window}", build)
+    lengths = index.cache.get_lru("models.context_len", window, build, CONTEXTS_KEPT)
+    return lengths.take(np.asarray(ids, dtype=np.int64)).astype(np.float64)
+
+
+def _context_len(lay: Layout, window: int, ids: np.ndarray) -> np.ndarray:
+    lo = np.maximum(ids - window, lay.first.take(ids))
+    hi = np.minimum(ids + (window + 1), lay.end.take(ids))
+    return lay.seq_indptr.take(hi) - lay.seq_indptr.take(lo) - lay.sent_len.take(ids)
+
+
+def title_len(index: Index, ids: np.ndarray) -> np.ndarray:
+    """|title(d(s))| at ``ids`` (float64)."""
+
+    def build() -> np.ndarray:
+        return np.asarray(index.title_X.sum(axis=1)).ravel().astype(np.float64)
+
+    return index.cache.get("models.title_len", build).take(layout(index).sent_doc.take(ids))
+
+
+def mean_over_sentences(index: Index, column: Callable[[np.ndarray], np.ndarray], key: str) -> float:
+    """The mean of a per-sentence column over all N (0 for none), computed a :data:`CHUNK` at a time: the
+    sum of each chunk's pairwise sum (numpy's, so up to one chunk it is ``column.mean()`` bit for bit)."""
+
+    def build() -> float:
+        total = 0.0
+        for start in range(0, index.N, CHUNK):
+            total += float(np.add.reduce(column(np.arange(start, min(start + CHUNK, index.N)))))
+        return total / index.N if index.N else 0.0
+
+    mean: float = index.cache.get(key, build)
+    return mean
 
 
 def doc_len(index: Index) -> np.ndarray:
@@ -69,16 +124,6 @@ def doc_len(index: Index) -> np.ndarray:
         return np.bincount(lay.sent_doc, weights=lay.sent_len, minlength=lay.D).astype(np.float64)
 
     return index.cache.get("models.doc_len", build)
-
-
-def title_len(index: Index) -> np.ndarray:
-    """|title(d(s))| of every sentence."""
-
-    def build() -> np.ndarray:
-        per_doc = np.asarray(index.title_X.sum(axis=1)).ravel().astype(np.float64)
-        return per_doc[layout(index).sent_doc] if index.N else np.zeros(0)
-
-    return index.cache.get("models.title_len", build)
 
 
 def collection_model(index: Index) -> np.ndarray:

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sentret_core.index.neighbours import Column
 from sentret_core.models.arrays import maxscore
 from sentret_core.models.arrays.postings import Postings, postings
 from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES
-from sentret_core.models.bm25.sums import fields_sum, saturated_sum
+from sentret_core.models.bm25.sums import FieldWeights, fields_sum, saturated_sum
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -39,7 +40,7 @@ def max_score(
 
 
 def saturated_top_k(
-    index: Index, q: Query, k: int, weights: np.ndarray, k1: float, sentence_k: Callable[[], np.ndarray]
+    index: Index, q: Query, k: int, weights: np.ndarray, k1: float, sentence_k: Callable[[], Column]
 ) -> tuple[np.ndarray, np.ndarray, bool] | None:
     """The top-k candidates, with their exact scores, of ``Σ_t w_t·(k1+1)·c(t,s)/(K(s)+c(t,s))``
     (MaxScore): BM25's, with ``weights`` its w_t = idf·query factor per term of ``q.ids`` and
@@ -52,7 +53,7 @@ def saturated_top_k(
 
 
 def fields_top_k(
-    index: Index, q: Query, k: int, weights: np.ndarray, k1: float, window: int, field_weights: np.ndarray,
+    index: Index, q: Query, k: int, weights: np.ndarray, k1: float, window: int, field_weights: FieldWeights,
     only_weighted: bool,
 ) -> tuple[np.ndarray, np.ndarray, bool] | None:
     """BM25F's top k (MaxScore), its sum as :func:`~sentret_core.models.bm25.sums.fields_sum` says. The

@@ -73,7 +73,7 @@ def local_len(index: Index, context: str, window: int, ids: np.ndarray) -> np.nd
     lay = layout(index)
     if context == DOCUMENT:
         return doc_len(index).take(lay.sent_doc.take(ids))
-    return context_len(index, window).take(ids) + lay.sent_len.take(ids)
+    return context_len(index, window, ids) + lay.sent_len.take(ids)
 
 
 LOG_PDS_CHUNK = 2**20  # sentences of whole documents per step of log p(d|s): its memory, not the index's
