@@ -5,6 +5,8 @@ prev(s) and next(s) never cross a document boundary (docs/spec.md, notation).
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 
 EMPTY = np.zeros(0, dtype=np.int64)
@@ -19,19 +21,26 @@ def expand_ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.repeat(np.asarray(lo, dtype=np.int64) - ends + counts, counts) + np.arange(ends[-1], dtype=np.int64)
 
 
-def neighbourhood(first: np.ndarray, end: np.ndarray, ids: np.ndarray, window: int) -> np.ndarray:
+class Column(Protocol):
+    """A per-sentence column: an array, or one computed for the sentences asked for."""
+
+    def take(self, ids: np.ndarray) -> np.ndarray: ...
+
+
+def neighbourhood(first: Column, end: Column, ids: np.ndarray, window: int) -> np.ndarray:
     """The sorted distinct sentences within ±``window`` of ``ids`` inside their documents.
 
-    ``first[s]`` / ``end[s]`` are the first sentence of s's document and one past its last, so a
-    neighbourhood never crosses a document boundary. ``ids`` themselves are included.
+    ``first.take(ids)`` / ``end.take(ids)`` are the first sentence of each one's document and one past its last
+    (arrays, or columns computed at the ids), so a neighbourhood never crosses a document boundary. ``ids``
+    themselves are included.
     """
     ids = np.asarray(ids, dtype=np.int64)
     if len(ids) == 0:
         return EMPTY
     if window <= 0:
         return np.unique(ids)
-    lo = np.maximum(ids - window, np.asarray(first).take(ids))
-    hi = np.minimum(ids + (window + 1), np.asarray(end).take(ids))
+    lo = np.maximum(ids - window, first.take(ids))
+    hi = np.minimum(ids + (window + 1), end.take(ids))
     spans = expand_ranges(lo, hi)
     spans.sort(kind="stable")  # overlapping runs, nearly sorted: a merge, far faster than np.unique
     distinct = np.empty(len(spans), dtype=bool)

@@ -94,6 +94,7 @@ class QueryContext:
         self.allowed = label_mask(index, self.labels)
         self._tops: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         ranked = self._ranked(self.ranker)
+        self._keep_top(self.ranker, ranked)  # the ranker's top-k is its top-k as a support model too
         self.reason = ranked.reason
         self.top = np.asarray(ranked.ids, dtype=np.int64)  # S_q in rank order
         self.top_sorted = np.sort(self.top)
@@ -115,10 +116,12 @@ class QueryContext:
         key = model if entity is None else f"{model}@{entity}"
         if key not in self._tops:
             extra = {} if entity is None else {ENTITY_PARAM: entity}
-            ranked = self._ranked(model, extra)
-            order = np.argsort(ranked.ids, kind="stable")
-            self._tops[key] = (np.asarray(ranked.ids)[order], np.asarray(ranked.scores)[order])
+            self._keep_top(key, self._ranked(model, extra))
         return self._tops[key]
+
+    def _keep_top(self, key: str, ranked: Scores) -> None:
+        order = np.argsort(ranked.ids, kind="stable")
+        self._tops[key] = (np.asarray(ranked.ids)[order], np.asarray(ranked.scores)[order])
 
     def candidates(self, entity: int, model: str) -> tuple[np.ndarray, np.ndarray]:
         """Every candidate support sentence of ``entity`` under ``model`` and its H_qe(s)."""

@@ -18,7 +18,7 @@ AGGREGATORS = ("sum", "avg")
 
 def resolve_labels(index: Index, include: Iterable[str] | None) -> frozenset[str]:
     """The labels to keep: ``include`` checked against the index's labels, or all but CARDINAL and ORDINAL."""
-    known = set(index.entities["label"].unique())
+    known = index.cache.get("support.labels", lambda: frozenset(index.entities["label"].unique()))
     if include is None:
         return frozenset(known - DEFAULT_EXCLUDED_LABELS)
     include = frozenset(include)

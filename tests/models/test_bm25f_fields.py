@@ -151,4 +151,6 @@ def test_context_lengths_equal_the_window_matrix_product(small_index: Index, win
     from sentret_core.models.arrays.layout import context_len, layout
 
     reference = np.asarray(window_matrix(small_index, window) @ layout(small_index).sent_len, dtype=np.float64)
-    assert np.array_equal(context_len(small_index, window), reference)
+    assert np.array_equal(context_len(small_index, window, np.arange(small_index.N)), reference)
+    picked = np.array([small_index.N - 1, 0, 3, 3])  # any order, repeats
+    assert np.array_equal(context_len(small_index, window, picked), reference[picked])

@@ -1,14 +1,16 @@
-"""The per-sentence tables of models/arrays/layout.py, built a chunk of sentences at a time or from runs of
-documents, against a loop over the sentences: the same numbers, bit for bit."""
+"""The per-sentence columns of models/arrays/layout.py, built a chunk of sentences at a time, from runs of
+documents or at the sentences asked for, against a loop over the sentences: the same numbers, bit for bit."""
 
 from __future__ import annotations
+
+from unittest import mock
 
 import numpy as np
 import pytest
 
 from sentret_core import Index
 from sentret_core.models.arrays import layout as layout_module
-from sentret_core.models.arrays.layout import context_len, doc_len, layout, title_len
+from sentret_core.models.arrays.layout import context_len, doc_len, layout, mean_over_sentences, title_len
 
 
 def by_loop(index: Index, window: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -29,8 +31,37 @@ def test_context_document_and_title_lengths_in_chunks(small_index: Index, chunk:
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(layout_module, "CHUNK", chunk)
     index = Index.load(small_index.path)
-    assert layout(index).first.dtype == np.int32 and len(layout(index).end) == index.N
+    every = np.arange(index.N)
+    assert layout(index).first.take(every).dtype == np.int32 and len(layout(index).end.take(every)) == index.N
     for window in range(4):
         context, documents, titles = by_loop(index, window)
-        assert np.array_equal(context_len(index, window), context), window
-        assert np.array_equal(doc_len(index), documents) and np.array_equal(title_len(index), titles)
+        assert np.array_equal(context_len(index, window, every), context), window
+        assert np.array_equal(doc_len(index), documents) and np.array_equal(title_len(index, every), titles)
+
+
+def test_document_bounds_at_any_sentences(small_index: Index) -> None:
+    lay = layout(small_index)
+    doc = np.asarray(small_index.sent_doc)
+    first = np.asarray(small_index.doc_first)[doc]
+    end = first + np.asarray(small_index.doc_nsent)[doc]
+    picked = np.array([small_index.N - 1, 0, 5, 5, 2])
+    assert np.array_equal(lay.first.take(np.arange(small_index.N)), first)
+    assert np.array_equal(lay.end.take(picked), end[picked])
+    assert lay.first.take(picked).dtype == np.int32
+
+
+def test_title_lengths_at_any_sentences(small_index: Index) -> None:
+    per_doc = np.asarray(small_index.title_X.sum(axis=1)).ravel().astype(np.float64)
+    whole = per_doc[np.asarray(small_index.sent_doc)]
+    picked = np.array([3, 0, small_index.N - 1])
+    assert np.array_equal(title_len(small_index, np.arange(small_index.N)), whole)
+    assert np.array_equal(title_len(small_index, picked), whole[picked])
+
+
+def test_the_mean_is_numpys_up_to_a_chunk_and_close_beyond(small_index: Index) -> None:
+    whole = context_len(small_index, 2, np.arange(small_index.N))
+    assert mean_over_sentences(small_index, lambda ids: context_len(small_index, 2, ids), "test/a") == whole.mean()
+    with mock.patch.object(layout_module, "CHUNK", 7):  # many chunks: each chunk's pairwise sum, then their sum
+        chunked = mean_over_sentences(small_index, lambda ids: context_len(small_index, 2, ids), "test/b")
+    assert abs(chunked - whole.mean()) <= 1e-12 * whole.mean()
+    assert mean_over_sentences(small_index, lambda ids: context_len(small_index, 2, ids), "test/a") == whole.mean()

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sentret_core import Index
 from sentret_core.errors import ArgumentTypeError, ArgumentValueError, SentretError
 from sentret_core.models import Scores, get_model, prepare, score, search, top_k
-from sentret_core.models.bm25 import pruning
+from sentret_core.models.arrays import maxscore
 from tests.conftest import build_from_texts
 
 # a Zipf-ish vocabulary; "river" is in most sentences (sf > N/2: a negative rsj idf)
@@ -73,7 +73,7 @@ def test_search_is_top_k_of_score(
 ) -> None:
     index = corpora[which]
     # small samples and no minimum: the pruned path runs on small corpora
-    with mock.patch.object(pruning, "SAMPLE", sample), mock.patch.object(pruning, "PRUNE_FROM", 0):
+    with mock.patch.object(maxscore, "SAMPLE", sample), mock.patch.object(maxscore, "PRUNE_FROM", 0):
         got = search(index, terms, "bm25.v1", k, **params)
     same(got, top_k(score(index, terms, "bm25.v1", **params), k))
 
@@ -102,7 +102,7 @@ def test_bm25f_search_is_top_k_of_score(
     """BM25F's MaxScore: the rarer terms' fields built, the others' counts looked up for the candidates only
     (sentence, ±window context and title), and fields of weight 0 reaching no sentence."""
     index = corpora[which]
-    with mock.patch.object(pruning, "SAMPLE", sample), mock.patch.object(pruning, "PRUNE_FROM", 0):
+    with mock.patch.object(maxscore, "SAMPLE", sample), mock.patch.object(maxscore, "PRUNE_FROM", 0):
         got = search(index, terms, "bm25f.v1", k, **params)
     same(got, top_k(score(index, terms, "bm25f.v1", **params), k))
 
@@ -121,7 +121,7 @@ def test_bm25f_pruning_happens_and_builds_no_field_of_a_non_essential_term(corpo
     with mock.patch.object(postings_module, "term_fields", lambda i, w, t: (built.append(t), term_fields(i, w, t))[1]):
         for terms in (["river", "castle"], ["river", "bakery", "mill"], ["river", "orchard"]):
             fresh = Index.load(index.path)  # nothing cached: every field built is this query's
-            with mock.patch.object(pruning, "SAMPLE", 1), mock.patch.object(pruning, "PRUNE_FROM", 0):
+            with mock.patch.object(maxscore, "SAMPLE", 1), mock.patch.object(maxscore, "PRUNE_FROM", 0):
                 found = bm25f_top_k(fresh, prepare(fresh, terms), get_model("bm25f.v1").resolve({}), 2)
                 assert found is not None and river not in built, terms
                 full = score(index, terms, "bm25f.v1")
@@ -143,7 +143,7 @@ def test_pruning_happens_and_drops_candidates(corpora: list[Index]) -> None:
         terms = list(rng.choice([*WORDS[:8], "river"], size=rng.integers(2, 5)))
         k = int(rng.integers(1, 6))
         params = {"idf": str(rng.choice(["rsj", "lucene"]))}
-        with mock.patch.object(pruning, "SAMPLE", 1), mock.patch.object(pruning, "PRUNE_FROM", 0):
+        with mock.patch.object(maxscore, "SAMPLE", 1), mock.patch.object(maxscore, "PRUNE_FROM", 0):
             q = prepare(index, terms)
             found = bm25_top_k(index, q, score(index, terms, "bm25.v1", **params).params, k)
             got = search(index, terms, "bm25.v1", k, **params)
@@ -170,7 +170,7 @@ def test_other_models_are_top_k_of_score(corpora: list[Index], model: str) -> No
 @pytest.mark.parametrize("query", ["", "\x00\x01", "the of and", "nowhere", "river bridge", "Bridges of the city?"])
 @pytest.mark.parametrize("k", [0, 3, 10_000])
 def test_text_queries_and_empty_ones(corpora: list[Index], query: str, k: int) -> None:
-    with mock.patch.object(pruning, "SAMPLE", 1), mock.patch.object(pruning, "PRUNE_FROM", 0):
+    with mock.patch.object(maxscore, "SAMPLE", 1), mock.patch.object(maxscore, "PRUNE_FROM", 0):
         same(search(corpora[1], query, "bm25.v1", k), top_k(score(corpora[1], query, "bm25.v1"), k))
 
 
@@ -186,3 +186,33 @@ def test_bad_arguments_raise_as_score_and_top_k_do(corpora: list[Index]) -> None
         search(index, "river", "bm25.v1", 3, k1=-1.0)
     with pytest.raises(ArgumentTypeError):
         search("not an index", "river", "bm25.v1", 3)  # type: ignore[arg-type]
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(which=st.integers(0, 2), terms=TERMS, k=st.integers(0, 60), model=st.sampled_from(["tfisf.v1", "idfdoc.v1"]),
+       sample=st.sampled_from([1, 2, 5, 4096]))
+def test_tfisf_search_is_top_k_of_score(corpora: list[Index], which: int, terms: list[str], k: int, model: str,
+                                        sample: int) -> None:
+    """TF-ISF's MaxScore (models/tfisf/pruning.py), its bound the term's largest count in its postings."""
+    index = corpora[which]
+    with mock.patch.object(maxscore, "SAMPLE", sample), mock.patch.object(maxscore, "PRUNE_FROM", 0):
+        got = search(index, terms, model, k)
+    same(got, top_k(score(index, terms, model), k))
+
+
+@pytest.mark.parametrize("model", ["tfisf.v1", "idfdoc.v1"])
+def test_tfisf_pruning_happens_and_drops_candidates(corpora: list[Index], model: str) -> None:
+    rng = np.random.default_rng(6)
+    spec = get_model(model)
+    assert spec.top_k is not None
+    pruned = 0
+    for _ in range(100):
+        index = corpora[1]
+        terms = list(rng.choice([*WORDS[:8], "river"], size=rng.integers(2, 5)))
+        k = int(rng.integers(1, 6))
+        with mock.patch.object(maxscore, "SAMPLE", 1), mock.patch.object(maxscore, "PRUNE_FROM", 0):
+            found = spec.top_k(index, prepare(index, terms), spec.resolve({}), k)
+            same(search(index, terms, model, k), top_k(score(index, terms, model), k))
+        if found is not None and len(found[0]) < len(score(index, terms, model)):
+            pruned += 1
+    assert pruned > 30

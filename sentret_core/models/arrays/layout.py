@@ -1,44 +1,58 @@
 """Per-sentence structure the scorers use: document bounds, lengths, ±w windows, p(t).
 
-Built once per index from its arrays and kept in ``index.cache`` (plain arrays, no memory maps
-on the query path).
+Little of size N is built here and kept: the per-sentence columns are the index's own memory-mapped
+arrays (``sent_doc``, ``sent_len``, ``seq_indptr``), and what derives from them — a sentence's document
+bounds, its title's length — is computed for the sentences asked for (:class:`AtSentences`), from arrays
+of size D at most; only the context lengths are kept, as int32, for the last :data:`CONTEXTS_KEPT` windows.
+At 75M sentences each int64 column held for all N would be 600 MB.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sentret_core.index.neighbours import Column
 from sentret_core.models.arrays.vectors import gather
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
 
+CHUNK = 2**22  # sentences per step of a pass over all of them (a mean): its memory, not the index's
+CONTEXTS_KEPT = 2  # windows whose context lengths are kept (N int32 each)
+
+
+class AtSentences:
+    """A per-sentence column computed for the sentences asked for: ``column.take(ids)``, as an array's."""
+
+    def __init__(self, at: Callable[[np.ndarray], np.ndarray]) -> None:
+        self._at = at
+
+    def take(self, ids: np.ndarray) -> np.ndarray:
+        return self._at(np.asarray(ids))
+
 
 class Layout:
-    """Sentences, documents and their bounds as plain arrays, each built at its first use (a scorer that
-    needs only the lengths never builds the document bounds)."""
+    """Sentences, documents and their bounds: the index's arrays, each read at its first use (a scorer that
+    needs only the lengths never reads the documents), and the bounds computed at given sentences."""
 
     def __init__(self, index: Index) -> None:
         self.index, self.N, self.D = index, index.N, index.D
 
     @cached_property
-    def sent_doc(self) -> np.ndarray:  # int32
-        return np.asarray(self.index.sent_doc, dtype=np.int32)
+    def sent_doc(self) -> np.ndarray:  # int32, the index's
+        return self.index.sent_doc
 
     @cached_property
-    def sent_len(self) -> np.ndarray:  # float64 |s|
-        return np.asarray(self.index.sent_len, dtype=np.float64)
+    def sent_len(self) -> np.ndarray:  # |s|, the index's (integers)
+        return self.index.sent_len
 
     @cached_property
-    def first(self) -> np.ndarray:  # int32: first sentence of the sentence's document (Index.sent_doc_first)
-        return np.asarray(self.index.sent_doc_first, dtype=np.int32)
-
-    @cached_property
-    def end(self) -> np.ndarray:  # int32: one past its document's last sentence (Index.sent_doc_end)
-        return np.asarray(self.index.sent_doc_end, dtype=np.int32)
+    def seq_indptr(self) -> np.ndarray:  # Σ |s'| over the sentences before s: the prefix sums of sent_len (N+1)
+        return self.index.seq_indptr
 
     @cached_property
     def doc_first(self) -> np.ndarray:  # int32
@@ -48,34 +62,66 @@ class Layout:
     def doc_nsent(self) -> np.ndarray:  # int32
         return np.asarray(self.index.doc_nsent, dtype=np.int32)
 
+    @cached_property
+    def first(self) -> Column:
+        """The first sentence of each sentence's document (int32), at the sentences asked for."""
+        doc_first, sent_doc = self.doc_first, self.sent_doc
+        return AtSentences(lambda ids: doc_first.take(sent_doc.take(ids)))
+
+    @cached_property
+    def end(self) -> Column:
+        """One past the last sentence of each sentence's document (int32), at the sentences asked for."""
+        doc_end, sent_doc = self.doc_first + self.doc_nsent, self.sent_doc
+        return AtSentences(lambda ids: doc_end.take(sent_doc.take(ids)))
+
 
 def layout(index: Index) -> Layout:
     return index.cache.get("models.layout", lambda: Layout(index))
 
 
-CHUNK = 2**20  # sentences per step of a whole-index table: its temporaries stay small and are reused
+def context_len(index: Index, window: int, ids: np.ndarray) -> np.ndarray:
+    """|ctx_w(s)| at ``ids``: terms in the ±window sentences around each (s excluded), float64. The lengths of
+    every sentence's context are kept as int32 for the last few windows (4 bytes a sentence: BM25F reads them
+    at every candidate of every query term)."""
 
-
-def context_len(index: Index, window: int) -> np.ndarray:
-    """|ctx_w(s)|: terms in the ±window sentences around s (s excluded)."""
-
-    def build() -> np.ndarray:  # prefix sums over the ±window range clipped to the document: no N×N matrix
-        lay = layout(index)
-        out = np.empty(lay.N)
-        # a chunk at a time: the only whole-index array is the result (fresh memory is slow to touch);
-        # the sums of integer lengths are exact in float64, so local prefix sums give the same numbers
-        for a in range(0, lay.N, CHUNK):
-            b = min(a + CHUNK, lay.N)
-            start = max(a - window, 0)
-            before = np.zeros(min(b + window, lay.N) - start + 1)
-            np.cumsum(lay.sent_len[start : start + len(before) - 1], out=before[1:])
-            ids = np.arange(a, b)
-            hi = np.minimum(ids + (window + 1), lay.end[a:b]) - start
-            lo = np.maximum(ids - window, lay.first[a:b]) - start
-            out[a:b] = before.take(hi) - before.take(lo) - lay.sent_len[a:b]
+    def build() -> np.ndarray:
+        out = np.empty(index.N, dtype=np.int32)
+        for start in range(0, index.N, CHUNK):
+            chunk = np.arange(start, min(start + CHUNK, index.N))
+            out[start : start + len(chunk)] = _context_len(layout(index), window, chunk)
         return out
 
-    return index.cache.get(f"models.context_len/{window}", build)
+    lengths = index.cache.get_lru("models.context_len", window, build, CONTEXTS_KEPT)
+    return lengths.take(np.asarray(ids, dtype=np.int64)).astype(np.float64)
+
+
+def _context_len(lay: Layout, window: int, ids: np.ndarray) -> np.ndarray:
+    lo = np.maximum(ids - window, lay.first.take(ids))
+    hi = np.minimum(ids + (window + 1), lay.end.take(ids))
+    return lay.seq_indptr.take(hi) - lay.seq_indptr.take(lo) - lay.sent_len.take(ids)
+
+
+def title_len(index: Index, ids: np.ndarray) -> np.ndarray:
+    """|title(d(s))| at ``ids`` (float64)."""
+
+    def build() -> np.ndarray:
+        return np.asarray(index.title_X.sum(axis=1)).ravel().astype(np.float64)
+
+    return index.cache.get("models.title_len", build).take(layout(index).sent_doc.take(ids))
+
+
+def mean_over_sentences(index: Index, column: Callable[[np.ndarray], np.ndarray], key: str) -> float:
+    """The mean of a per-sentence column over all N (0 for none), computed a :data:`CHUNK` at a time: the
+    sum of each chunk's pairwise sum (numpy's, so up to one chunk it is ``column.mean()`` bit for bit)."""
+
+    def build() -> float:
+        total = 0.0
+        for start in range(0, index.N, CHUNK):
+            total += float(np.add.reduce(column(np.arange(start, min(start + CHUNK, index.N)))))
+        return total / index.N if index.N else 0.0
+
+    mean: float = index.cache.get(key, build)
+    return mean
 
 
 def doc_len(index: Index) -> np.ndarray:
@@ -85,21 +131,11 @@ def doc_len(index: Index) -> np.ndarray:
         lay = layout(index)
         if lay.N == 0:
             return np.zeros(lay.D)
-        sums = np.add.reduceat(lay.sent_len, np.minimum(lay.doc_first, lay.N - 1))
+        sums = np.add.reduceat(lay.sent_len, np.minimum(lay.doc_first, lay.N - 1)).astype(np.float64)
         sums[lay.doc_nsent == 0] = 0.0
         return sums
 
     return index.cache.get("models.doc_len", build)
-
-
-def title_len(index: Index) -> np.ndarray:
-    """|title(d(s))| of every sentence."""
-
-    def build() -> np.ndarray:
-        per_doc = np.asarray(index.title_X.sum(axis=1)).ravel().astype(np.float64)
-        return np.repeat(per_doc, layout(index).doc_nsent)  # documents are runs of sentences
-
-    return index.cache.get("models.title_len", build)
 
 
 def collection_model(index: Index) -> np.ndarray:

@@ -2,10 +2,10 @@
 term's counts there, c(t, l(s)), from the term's sentence postings alone.
 
 A local text is a range of sentence ids ``[lo, hi)`` (documents are contiguous runs of sentences, and a
-window never leaves its document: docs/spec.md, notation), so c(t, l(s)) is a difference of prefix sums
-over the term's postings: no corpus-wide context or document matrix is ever built, and the memory a
-query needs grows with its terms' postings, not with the index. Counts are integers, so the sums are
-exact in float64 and equal the matrix products ``(W + I)·X`` and ``Sᵀ·S·X`` entry for entry.
+window never leaves its document: docs/spec.md, notation), so c(t, l(s)) is the sum of the term's postings
+inside that range: no corpus-wide context or document matrix is ever built, and the memory a query needs
+grows with its terms' postings, not with the index. Counts are integers, so the sums are exact in float64
+and equal the matrix products ``(W + I)·X`` and ``Sᵀ·S·X`` entry for entry.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 
 from sentret_core.index.neighbours import expand_ranges, neighbourhood
 from sentret_core.models.arrays.layout import layout
-from sentret_core.models.arrays.vectors import run_starts
+from sentret_core.models.arrays.vectors import find_sorted, run_starts
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -36,13 +36,24 @@ def local_ranges(index: Index, context: str, window: int, ids: np.ndarray) -> tu
 
 
 def range_counts(post: Postings, term: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Σ c(t,s) over s in ``[lo[i], hi[i])`` for every i (float64, exact)."""
+    """Σ c(t,s) over s in ``[lo[i], hi[i])`` for every i (float64, exact): the postings inside each range,
+    found by two binary searches and summed, so the cost grows with the ranges, not with the term's postings.
+    A run of equal ranges (the sentences of one document, in order) is searched once."""
     rows, vals = post.raw(term)
-    if len(rows) == 0:
+    if len(rows) == 0 or len(lo) == 0:
         return np.zeros(len(lo))
-    before = np.zeros(len(vals) + 1)
-    np.cumsum(vals, dtype=np.float64, out=before[1:])
-    return before.take(np.searchsorted(rows, hi)) - before.take(np.searchsorted(rows, lo))
+    changes = np.empty(len(lo), dtype=bool)
+    changes[0] = True
+    np.logical_or(lo[1:] != lo[:-1], hi[1:] != hi[:-1], out=changes[1:])
+    firsts = np.flatnonzero(changes)
+    start, stop = find_sorted(rows, lo.take(firsts)), find_sorted(rows, hi.take(firsts))
+    sums = np.zeros(len(firsts))
+    some = stop > start
+    if some.any():
+        start, stop = start[some], stop[some]
+        inside = vals.take(expand_ranges(start, stop)).astype(np.float64)
+        sums[some] = np.add.reduceat(inside, np.concatenate([[0], np.cumsum(stop - start)[:-1]]))
+    return np.repeat(sums, np.diff(np.append(firsts, len(lo))))
 
 
 def local_counts(index: Index, post: Postings, term: int, context: str, window: int, ids: np.ndarray) -> np.ndarray:

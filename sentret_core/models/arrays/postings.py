@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from sentret_core.index.neighbours import expand_ranges
 from sentret_core.models.arrays.layout import layout
-from sentret_core.models.arrays.vectors import run_starts
+from sentret_core.models.arrays.vectors import find_sorted, run_starts
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -76,7 +76,7 @@ class Postings:
         rows, vals = self.raw(term)
         if len(rows) == 0 or len(targets) == 0:
             return np.zeros(len(targets), dtype=bool), vals[:0]
-        pos = np.searchsorted(rows, targets)
+        pos = find_sorted(rows, targets)
         np.minimum(pos, len(rows) - 1, out=pos)
         hit = rows.take(pos) == targets
         return hit, vals.take(pos[hit])

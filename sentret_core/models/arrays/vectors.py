@@ -50,11 +50,17 @@ def run_starts(sorted_ids: np.ndarray) -> np.ndarray:
     return np.flatnonzero(new)
 
 
+def find_sorted(rows: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(rows, ids)`` for sentence ids: the ids are cast to the rows' dtype first, since numpy
+    would otherwise cast the rows to the ids' (copying a whole memory-mapped posting list per call)."""
+    return np.searchsorted(rows, np.asarray(ids, dtype=rows.dtype))
+
+
 def gather(rows: np.ndarray, vals: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """``vals`` at ``targets`` where ``rows`` (sorted) holds them, 0 elsewhere."""
     if len(rows) == 0:
         return np.zeros(len(targets))
-    pos = np.searchsorted(rows, targets)
+    pos = find_sorted(rows, targets)
     np.minimum(pos, len(rows) - 1, out=pos)
     return np.where(rows.take(pos) == targets, vals.take(pos), 0.0)
 

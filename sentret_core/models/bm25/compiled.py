@@ -24,6 +24,7 @@ from sentret_core.models.core.spec import RankedTopK
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from sentret_core.index.neighbours import Column
     from sentret_core.index.reader import Index
     from sentret_core.models.bm25.formulas import BM25Params
     from sentret_core.models.core.query import Query
@@ -89,12 +90,12 @@ def length_codes(index: Index) -> tuple[np.ndarray, int, int] | None:
     return index.cache.get("models.bm25.length_codes", build)
 
 
-def tables_of(index: Index, k1: float, b: float, idf: np.ndarray, sentence_k: Callable[[], np.ndarray]) -> Tables:
+def tables_of(index: Index, k1: float, b: float, idf: np.ndarray, sentence_k: Callable[[], Column]) -> Tables:
     """:class:`Tables`: K(s) = k1·B(s) by the same operations on the same numbers as ``sentence_k()`` (K of every
     sentence, which is built only when the lengths have no codes); B grows with |s|, so K_min is the shortest's."""
     found = length_codes(index)
     if found is None:
-        K = sentence_k()
+        K = sentence_k().take(np.arange(index.N))
         return Tables(None, K, float(K.min()) if len(K) else 0.0, idf)
     codes, shortest, longest = found
     table = k1 * length_norm(np.arange(longest + 1, dtype=np.float64), index.avsl, b)

@@ -6,11 +6,12 @@ sentence, independently of the scorers' postings; the arithmetic is :mod:`bm25_f
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sentret_core.models.arrays.layout import context_len, sentence_counts, title_len
+from sentret_core.models.arrays.layout import context_len, mean_over_sentences, sentence_counts, title_len
 from sentret_core.models.bm25.formulas import (
     BM25FParams,
     BM25Params,
@@ -89,12 +90,13 @@ def explain_bm25f(index: Index, q: Query, sentence: int, p: BM25FParams) -> Expl
     lens = {
         "sentence": float(index.sent_len[sentence]),
         "context": float(sum(float(index.sent_len[n]) for n in around)),
-        "title": float(title_len(index)[sentence]),
+        "title": float(title_len(index, np.array([sentence]))[0]),
     }
     avgs = {
         "sentence": index.avsl,
-        "context": float(context_len(index, p.window).mean()) if index.N else 0.0,
-        "title": float(title_len(index).mean()) if index.N else 0.0,
+        "context": mean_over_sentences(index, lambda ids: context_len(index, p.window, ids),
+                                       f"models.bm25.mean_len/context/{p.window}"),
+        "title": mean_over_sentences(index, partial(title_len, index), "models.bm25.mean_len/title/0"),
     }
     B = {f: float(length_norm(lens[f], avgs[f], b)) for f, b in zip(FIELDS, p.field_b())}
     w = {"sentence": 1.0, "context": p.w_context, "title": p.w_title}

@@ -32,11 +32,13 @@ The parameters and term formulas are in :mod:`bm25_formulas`, the explainers in
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sentret_core.models.arrays.layout import context_len, layout, title_len
+from sentret_core.models.arrays.layout import AtSentences, context_len, layout, mean_over_sentences, title_len
 from sentret_core.models.arrays.postings import postings
 from sentret_core.models.bm25.compiled import Tables, available, compiled_sum, compiled_top_k, tables_of
 from sentret_core.models.bm25.explain import BM25F_PARTS, explain_bm25, explain_bm25f
@@ -70,45 +72,43 @@ def idf(index: Index, variant: str) -> np.ndarray:
     )
 
 
-def inverse_norm(index: Index, field: str, b: float, window: int = 0) -> np.ndarray:
-    """1 / B_f(s) for every sentence (0 where B_f = 0); avglen of the sentence field is avsl."""
-
-    def build() -> np.ndarray:
-        if field == "sentence":
-            lengths, avg = layout(index).sent_len, index.avsl
-        else:
-            lengths = context_len(index, window) if field == "context" else title_len(index)
-            avg = float(lengths.mean()) if len(lengths) else 0.0
-        norm = length_norm(lengths, avg, b)
-        out = np.zeros(len(lengths))
-        np.divide(1.0, norm, out=out, where=norm > 0)
-        return out
-
-    return index.cache.get_lru("models.bm25.invB", (field, window, b), build)
-
-
-def sentence_k(index: Index, k1: float, b: float) -> np.ndarray:
-    """k1·B(s) = k1·((1-b) + b·|s|/avsl) for every sentence."""
-    return index.cache.get_lru("models.bm25.K", (k1, b),
-                               lambda: k1 * length_norm(layout(index).sent_len, index.avsl, b))
+def inverse_norm(index: Index, field: str, b: float, window: int, rows: np.ndarray) -> np.ndarray:
+    """1 / B_f(s) at ``rows`` (0 where B_f = 0), from the lengths there: no array over all N is kept. avglen of
+    the sentence field is avsl; of the others, the mean over all sentences, computed once."""
+    rows = np.asarray(rows)
+    if field == "sentence":
+        lengths: np.ndarray = layout(index).sent_len.take(rows)
+        avg = index.avsl
+    else:
+        at = (lambda ids: context_len(index, window, ids)) if field == "context" else partial(title_len, index)
+        lengths, avg = at(rows), mean_over_sentences(index, at, f"models.bm25.mean_len/{field}/{window}")
+    norm = length_norm(lengths, avg, b)
+    out = np.zeros(len(rows))
+    np.divide(1.0, norm, out=out, where=norm > 0)
+    return out
 
 
-def field_weights(index: Index, p: BM25FParams) -> np.ndarray:
-    """N×3: w_f / B_f(s) of every sentence for the sentence, context and title fields
-    (0 for a field of weight 0)."""
+def sentence_k(index: Index, k1: float, b: float) -> AtSentences:
+    """k1·B(s) = k1·((1-b) + b·|s|/avsl), computed for the sentences asked for (``.take(ids)``)."""
+    lengths = layout(index).sent_len
+    return AtSentences(lambda ids: k1 * length_norm(lengths.take(ids), index.avsl, b))
 
-    def build() -> np.ndarray:
-        b_s, b_c, b_t = p.field_b()
-        out = np.zeros((index.N, 3))
-        out[:, 0] = inverse_norm(index, "sentence", b_s)
+
+def field_weights(index: Index, p: BM25FParams) -> Callable[[np.ndarray], np.ndarray]:
+    """rows -> (n, 3): w_f / B_f(s) of those sentences for the sentence, context and title fields (0 for a field
+    of weight 0)."""
+    b_s, b_c, b_t = p.field_b()
+
+    def at(rows: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(rows), 3))
+        out[:, 0] = inverse_norm(index, "sentence", b_s, 0, rows)
         if p.w_context > 0:
-            out[:, 1] = p.w_context * inverse_norm(index, "context", b_c, p.window)
+            out[:, 1] = p.w_context * inverse_norm(index, "context", b_c, p.window, rows)
         if p.w_title > 0:
-            out[:, 2] = p.w_title * inverse_norm(index, "title", b_t)
+            out[:, 2] = p.w_title * inverse_norm(index, "title", b_t, 0, rows)
         return out
 
-    key = (p.field_b(), p.w_context, p.w_title, p.window)
-    return index.cache.get_lru("models.bm25f.weights", key, build)
+    return at
 
 
 def kernel_tables(index: Index, p: BM25Params) -> Tables:

@@ -9,11 +9,12 @@ one of them reaches (``cand`` None), or over the sentences ``cand`` (sorted) onl
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sentret_core.index.neighbours import Column
 from sentret_core.models.arrays.postings import Postings, field_counts_at, field_postings
 from sentret_core.models.arrays.vectors import union_sum
 from sentret_core.models.bm25.formulas import saturation
@@ -21,9 +22,11 @@ from sentret_core.models.bm25.formulas import saturation
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
 
+FieldWeights = Callable[[np.ndarray], np.ndarray]  # sentence rows -> (n, 3): w_f / B_f(s) of each field there
+
 
 def saturated_sum(
-    post: Postings, K: np.ndarray, k1: float, terms: np.ndarray, weights: np.ndarray, positions: Iterable[int],
+    post: Postings, K: Column, k1: float, terms: np.ndarray, weights: np.ndarray, positions: Iterable[int],
     cand: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """BM25's ``Σ_t w_t·(k1+1)·c(t,s)/(K(s)+c(t,s))``, K(s) = k1·B(s) per sentence."""
@@ -38,19 +41,19 @@ def saturated_sum(
 
 
 def fields_sum(
-    index: Index, window: int, field_weights: np.ndarray, only_weighted: bool, k1: float, terms: np.ndarray,
+    index: Index, window: int, field_weights: FieldWeights, only_weighted: bool, k1: float, terms: np.ndarray,
     weights: np.ndarray, positions: Iterable[int], cand: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """BM25F's ``Σ_t w_t·(k1+1)·x̃/(k1+x̃)``, x̃ over the sentence, ±``window`` context and title fields
-    (``field_weights``: N×3, w_f/B_f(s)); with ``only_weighted``, a sentence reached only through a field
-    of weight 0 is no candidate. Over ``cand``, a term's counts are looked up for those sentences alone,
-    its fields never built whole (a frequent term's are large)."""
+    (``field_weights``: rows -> (n, 3), w_f/B_f(s) there); with ``only_weighted``, a sentence reached only
+    through a field of weight 0 is no candidate. Over ``cand``, a term's counts are looked up for those
+    sentences alone, its fields never built whole (a frequent term's are large)."""
     fields = field_postings(index, window)
     rows, vals = [], []
     for i in positions:
         term = int(terms[i])
         r, counts = fields(term) if cand is None else field_counts_at(index, window, term, cand)
-        x = pseudo_frequency(counts, field_weights.take(r, axis=0))
+        x = pseudo_frequency(counts, field_weights(r))
         if only_weighted:
             keep = x > 0
             r, x = r[keep], x[keep]

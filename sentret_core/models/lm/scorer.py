@@ -63,6 +63,7 @@ from sentret_core.models.lm.params import (
     TwoStageInvParams,
     TwoStageParams,
 )
+from sentret_core.models.lm.pruning import lm_top_k
 from sentret_core.models.lm.scoring import Components, Variant, closed_form, lm_scores, safe_div
 
 if TYPE_CHECKING:
@@ -141,6 +142,7 @@ PDS_DEF = r"\log p(d|s)=\sum_{t\in s}c(t,s)\left(\log p(t|d)-\log p(t)\right)"
     description="query likelihood, sentence model interpolated with the collection",
     distribution=make_distribution(JM),
     closed=closed_form(JM),
+    top_k=lm_top_k(JM),
 )
 def score_jm(index: Index, q: Query, p: JMParams) -> tuple[np.ndarray, np.ndarray]:
     return lm_scores(index, q, p, JM)
@@ -157,6 +159,7 @@ def score_jm(index: Index, q: Query, p: JMParams) -> tuple[np.ndarray, np.ndarra
     description="query likelihood with Dirichlet smoothing from the collection",
     distribution=make_distribution(DIR),
     closed=closed_form(DIR),
+    top_k=lm_top_k(DIR),
 )
 def score_dir(index: Index, q: Query, p: DirParams) -> tuple[np.ndarray, np.ndarray]:
     return lm_scores(index, q, p, DIR)
@@ -173,6 +176,7 @@ def score_dir(index: Index, q: Query, p: DirParams) -> tuple[np.ndarray, np.ndar
     description="sentence, local (document or window) and collection models mixed",
     distribution=make_distribution(THREE_MM),
     closed=closed_form(THREE_MM),
+    top_k=lm_top_k(THREE_MM),
 )
 def score_3mm(index: Index, q: Query, p: ThreeMMParams) -> tuple[np.ndarray, np.ndarray]:
     return lm_scores(index, q, p, THREE_MM)
@@ -189,6 +193,7 @@ def score_3mm(index: Index, q: Query, p: ThreeMMParams) -> tuple[np.ndarray, np.
     description="Dirichlet smoothing with the local model, then interpolation with the collection",
     distribution=make_distribution(TWO_STAGE),
     closed=closed_form(TWO_STAGE),
+    top_k=lm_top_k(TWO_STAGE),
 )
 def score_2s(index: Index, q: Query, p: TwoStageParams) -> tuple[np.ndarray, np.ndarray]:
     return lm_scores(index, q, p, TWO_STAGE)
@@ -206,6 +211,7 @@ def score_2s(index: Index, q: Query, p: TwoStageParams) -> tuple[np.ndarray, np.
     description="interpolation with the local model, then Dirichlet smoothing with the collection",
     distribution=make_distribution(TWO_STAGE_INV),
     closed=closed_form(TWO_STAGE_INV),
+    top_k=lm_top_k(TWO_STAGE_INV),
 )
 def score_2si(index: Index, q: Query, p: TwoStageInvParams) -> tuple[np.ndarray, np.ndarray]:
     return lm_scores(index, q, p, TWO_STAGE_INV)
@@ -227,6 +233,7 @@ def _as_3mm(p: ThreeMMPDSParams) -> ThreeMMParams:
     description="3MM over the surrounding sentences, plus the sentence's importance",
     distribution=make_distribution(THREE_MM),
     closed=closed_form(THREE_MM, _as_3mm),
+    top_k=lm_top_k(THREE_MM, _as_3mm),
 )
 def score_3mmpds(index: Index, q: Query, p: ThreeMMPDSParams) -> tuple[np.ndarray, np.ndarray]:
     return lm_scores(index, q, _as_3mm(p), THREE_MM)

@@ -14,7 +14,7 @@ and three multiply-adds. The same mixture gives explain's rows and the distribut
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -41,6 +41,8 @@ Components = list[tuple[str, Any]]
 # (params, c(t,s), |s|, p(t|s), p(t|l), p(t)) -> named components summing to p(t|θ_s); linear in
 # c(t,s), p(t|s), p(t|l), p(t) for fixed |s|
 Mixture = Callable[..., Components]
+Counts = Sequence[Callable[[], np.ndarray]]  # per query term: its counts at the scored sentences, when called
+Coefficients = tuple[np.ndarray, np.ndarray, np.ndarray]  # a, g, h at the scored sentences
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ def local_len(index: Index, context: str, window: int, ids: np.ndarray) -> np.nd
     lay = layout(index)
     if context == DOCUMENT:
         return doc_len(index).take(lay.sent_doc.take(ids))
-    return context_len(index, window).take(ids) + lay.sent_len.take(ids)
+    return context_len(index, window, ids) + lay.sent_len.take(ids)
 
 
 LOG_PDS_CHUNK = 2**20  # sentences of whole documents per step of log p(d|s): its memory, not the index's
@@ -123,17 +125,17 @@ def _inverse(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return safe_div(1.0, lengths), (lengths <= 0).astype(np.float64)
 
 
-def coefficients(index: Index, p: Any, variant: Variant, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def coefficients(index: Index, p: Any, variant: Variant, ids: np.ndarray) -> Coefficients:
     """(a, g, h) at the sentences ``ids`` for these parameters.
 
     With p(t|s) = c(t,s)/|s| (p(t) for an empty sentence) and likewise p(t|l), the mixture's
     value at a unit c(t,s), p(t|s), p(t|l) or p(t) is the weight of that input. What depends on
-    |s| alone is tabulated once per setting over the lengths (:func:`_by_length`), the rest is
+    |s| alone is tabulated once per setting over the lengths (:func:`by_length`), the rest is
     computed at the candidates: nothing of size N is kept per parameter setting.
     """
     lay = layout(index)
     n_s = lay.sent_len.take(ids).astype(np.intp)
-    a, w_pl, h0 = (column.take(n_s) for column in _by_length(index, p, variant))
+    a, w_pl, h0 = (column.take(n_s) for column in by_length(index, p, variant))
     inv_l: Any = 0.0
     empty_l: Any = 0.0
     if variant.local:
@@ -141,7 +143,7 @@ def coefficients(index: Index, p: Any, variant: Variant, ids: np.ndarray) -> tup
     return a, w_pl * inv_l, h0 + w_pl * empty_l
 
 
-def _by_length(index: Index, p: Any, variant: Variant) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def by_length(index: Index, p: Any, variant: Variant) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """a, the weight of p(t|l) and h without its local part, for every sentence length 0..max |s|."""
 
     def build() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -163,7 +165,7 @@ def lm_scores(index: Index, q: Query, p: Any, variant: Variant) -> tuple[np.ndar
     """Σ_{t∈q} c(t,q)·log p(t|θ_s) [+ log p(d|s)] over the candidates (see :mod:`lm`): the sentences
     holding a query term, and those whose local text holds one when the local model carries weight."""
     post = postings(index)
-    use = _known_terms(index, q)
+    use = known_terms(index, q)
     sent = [post(t) for t, _ in use]
     reach = variant.local and p.local_weighted()
     local: Counts = []
@@ -207,43 +209,68 @@ def lm_scores_at(index: Index, q: Query, p: Any, variant: Variant, ids: np.ndarr
     ids = np.asarray(ids, dtype=np.int64)
     if len(ids) == 0:
         return np.zeros(0)
+    use = known_terms(index, q)
+    coefs = coefficients(index, p, variant, ids)
+    return summed(index, p, ids, log_terms_at(index, p, variant, use, ids, coefs, range(len(use))))
+
+
+def log_terms_at(index: Index, p: Any, variant: Variant, use: list[tuple[int, float]], ids: np.ndarray,
+                 coefs: Coefficients, positions: Iterable[int]) -> list[np.ndarray]:
+    """c(t,q)·log p(t|θ_s) at ``ids`` (:func:`coefficients` there: ``coefs``) of the query terms at ``positions``,
+    their counts gathered from the postings: the terms of :func:`lm_scores_at`, for a caller that sums them."""
     post = postings(index)
-    use = _known_terms(index, q)
-    in_sentence = [partial(gather, *post(t), ids) for t, _ in use]
-    local: Counts = []
+    lo = hi = np.zeros(0, dtype=np.int64)
     if variant.local:
         lo, hi = local_ranges(index, p.context, getattr(p, "window", 1), ids)
-        local = [partial(range_counts, post, t, lo, hi) for t, _ in use]
-    return _scores(index, p, variant, use, ids, in_sentence, local)
+    parts = []
+    with np.errstate(divide="ignore"):
+        for i in positions:
+            t, qf = use[i]
+            in_local = range_counts(post, t, lo, hi) if variant.local else None
+            # the postings in their stored dtypes: only the hits convert
+            parts.append(_log_term(coefs, float(collection_model(index)[t]), qf, gather(*post.raw(t), ids), in_local))
+    return parts
 
 
-def _known_terms(index: Index, q: Query) -> list[tuple[int, float]]:
+def summed(index: Index, p: Any, ids: np.ndarray, parts: Iterable[np.ndarray]) -> np.ndarray:
+    """The query terms' parts at ``ids`` added in query order [+ log p(d|s)]: a score."""
+    total = np.zeros(len(ids))
+    for part in parts:
+        total += part
+    if getattr(p, "importance", False):
+        total += log_pds(index).take(ids)
+    return total
+
+
+def known_terms(index: Index, q: Query) -> list[tuple[int, float]]:
     """The query's terms seen in the collection, with c(t,q): an unseen one is skipped (docs/spec.md)."""
     pc_all = collection_model(index)
     return [(t, qf) for t, qf in zip(q.ids, q.qtf) if pc_all[t] > 0]
 
 
-Counts = Sequence[Callable[[], np.ndarray]]  # per query term: its counts at the scored sentences, when called
+
+def _log_term(coefs: Coefficients, p_t: float, qf: float, in_sentence: np.ndarray,
+              in_local: np.ndarray | None) -> np.ndarray:
+    """c(t,q)·log(a·c(t,s) + g·c(t,l(s)) + h·p(t)), the order of operations every scoring path shares."""
+    a, g, h = coefs
+    prob = h * p_t
+    prob += in_sentence * a
+    if in_local is not None:
+        prob += in_local * g
+    logp = np.log(prob, out=prob)
+    return logp if qf == 1.0 else qf * logp
 
 
 def _scores(index: Index, p: Any, variant: Variant, use: list[tuple[int, float]], ids: np.ndarray,
             in_sentence: Counts, in_local: Counts) -> np.ndarray:
     """Σ c(t,q)·log(a·c(t,s) + g·c(t,l(s)) + h·p(t)) [+ log p(d|s)] at ``ids``; each term's c(t,s) and
     c(t,l(s)) at ``ids`` come from its callables, made one term at a time (a few vectors of len(ids) at once)."""
-    a, g, h = coefficients(index, p, variant, ids)
+    coefs = coefficients(index, p, variant, ids)
     pc_all = collection_model(index)
-    total = np.zeros(len(ids))
     with np.errstate(divide="ignore"):
-        for i, (t, qf) in enumerate(use):
-            prob = h * float(pc_all[t])
-            prob += in_sentence[i]() * a
-            if variant.local:
-                prob += in_local[i]() * g
-            logp = np.log(prob, out=prob)
-            total += logp if qf == 1.0 else qf * logp
-    if getattr(p, "importance", False):
-        total += log_pds(index).take(ids)
-    return total
+        parts = (_log_term(coefs, float(pc_all[t]), qf, in_sentence[i](), in_local[i]() if variant.local else None)
+                 for i, (t, qf) in enumerate(use))
+        return summed(index, p, ids, parts)
 
 
 def closed_form(variant: Variant, as_params: Callable[[Any], Any] | None = None) -> Callable[..., np.ndarray]:

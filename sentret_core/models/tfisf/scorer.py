@@ -33,9 +33,7 @@ import numpy as np
 
 from sentret_core.index.neighbours import neighbourhood
 from sentret_core.models.arrays.layout import layout
-from sentret_core.models.arrays.local import local_counts
-from sentret_core.models.arrays.postings import postings
-from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, scatter, union_sum
+from sentret_core.models.arrays.vectors import scatter
 from sentret_core.models.core.papers import ALLAN, PAPER_000, PAPER_003, PAPER_004
 from sentret_core.models.core.params import NoParams
 from sentret_core.models.core.registry import register
@@ -49,31 +47,13 @@ from sentret_core.models.tfisf.explain import (
     explain_tfmix,
     explain_tfmix_idfdoc,
 )
-from sentret_core.models.tfisf.formulas import TfIsfConParams, TfMixParams, isf, length_factor, mixed_count, term_score
+from sentret_core.models.tfisf.formulas import TfIsfConParams, TfMixParams, length_factor
+from sentret_core.models.tfisf.pruning import tfisf_top_k
+from sentret_core.models.tfisf.sums import tfisf_scores
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
     from sentret_core.models.core.query import Query
-
-
-def tfisf_scores(
-    index: Index, q: Query, alpha: float | None = None, doc_level: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
-    """R(s|q) over the sentences containing a query term (tfmix when ``alpha`` is given)."""
-    post = postings(index)
-    weights = isf(index, doc_level)
-    rows, vals = [], []
-    for t, qf in zip(q.ids, q.qtf):
-        r, c = post(t)
-        if len(r) == 0:
-            continue
-        if alpha is not None:  # c(t, prev+s+next)
-            c = mixed_count(alpha, c, local_counts(index, post, t, "window", 1, r))
-        rows.append(r)
-        vals.append(term_score(qf, weights[t], c))
-    if not rows:
-        return EMPTY_IDS, EMPTY_SCORES
-    return union_sum(rows, vals)
 
 
 def recursive(index: Index, ids: np.ndarray, base: np.ndarray, mu: float, depth: int) -> tuple[np.ndarray, np.ndarray]:
@@ -119,6 +99,7 @@ _LEN = r"\frac{|s|}{avgSentLen(d(s))}"
     formula=_R,
     paper=f"{ALLAN}; {PAPER_000} §3.5; {PAPER_003} eq. 1",
     description="tf-idf at sentence level: parameter-free, the long-standing sentence-retrieval baseline",
+    top_k=tfisf_top_k(doc_level=False),
 )
 def score_tfisf(index: Index, q: Query, p: NoParams) -> tuple[np.ndarray, np.ndarray]:
     return tfisf_scores(index, q)
@@ -149,6 +130,7 @@ def score_tfmix(index: Index, q: Query, p: TfMixParams) -> tuple[np.ndarray, np.
     formula=r"\sum_{t\in q\cap s}\log(c(t,q)+1)\,\log(c(t,s)+1)\,\log\frac{D+1}{0.5+df(t)}",
     paper=f"{PAPER_000} §4.2.3 (b)",
     description="TF-ISF with the inverse frequency computed over documents instead of sentences",
+    top_k=tfisf_top_k(doc_level=True),
 )
 def score_idfdoc(index: Index, q: Query, p: NoParams) -> tuple[np.ndarray, np.ndarray]:
     return tfisf_scores(index, q, doc_level=True)

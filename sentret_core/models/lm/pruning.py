@@ -1,0 +1,208 @@
+"""The language models' exact top k by MaxScore (:mod:`~sentret_core.models.arrays.maxscore`).
+
+A candidate's score is Σ_t c(t,q)·log p(t|θ_s) with p(t|θ_s) = a(s)·c(t,s) + g(s)·c(t,l(s)) + h(s)·p(t)
+(:mod:`~sentret_core.models.lm.scoring`), where a, g and h depend on |s| = n and |l(s)| only, h(s) being
+h₀(n) for any candidate (its local text holds a term, so it is not empty). For a candidate of length n
+that holds none of a set E of query terms — in s, nor in l(s) when the local model reaches candidates —
+each t in E contributes exactly c(t,q)·log(h₀(n)·p(t)), and any other term at most
+
+    c(t,q)·log(h₀(n)·p(t) + a(n)·n·max p(t|s') + g(n)·|l|·max p(t|l'))
+
+with g(n)·|l| = the mixture's weight of p(t|l) and the maxima over the sentences s' of length n holding t
+and the local texts l' holding t (a window's ratio is at most its sentences' largest, a mediant: docs/spec.md).
+The bound of a set of non-essential terms is the largest such sum over n (+ the largest log p(d|s) with
+``importance``); the per-term maxima are read once from the term's postings and kept.
+
+The final candidates — those an essential term reaches — are scored by :func:`lm_scores_at`, the
+closed form the exhaustive scorer shares, so the top k holds its scores bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from sentret_core.index.neighbours import neighbourhood
+from sentret_core.models.arrays import maxscore
+from sentret_core.models.arrays.layout import collection_model, doc_len, layout
+from sentret_core.models.arrays.local import DOCUMENT, document_counts, document_sentences
+from sentret_core.models.arrays.postings import postings
+from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, run_starts, union
+from sentret_core.models.lm.scoring import (
+    Variant,
+    by_length,
+    coefficients,
+    known_terms,
+    lm_scores_at,
+    log_pds,
+    log_terms_at,
+    summed,
+)
+
+if TYPE_CHECKING:
+    from sentret_core.index.reader import Index
+    from sentret_core.models.core.query import Query
+
+TopK = Callable[["Index", "Query", Any, int], "tuple[np.ndarray, np.ndarray, bool] | None"]
+MAXIMA_READILY = 2**18  # postings up to which a term's maxima are read as soon as they may help (~10 ms)
+
+
+def lm_top_k(variant: Variant, as_params: Callable[[Any], Any] | None = None) -> TopK:
+    """The registered ``top_k`` of a language model (``as_params`` maps its parameters to the mixture's)."""
+
+    def top_k(index: Index, q: Query, p: Any, k: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
+        return pruned_top_k(index, q, as_params(p) if as_params else p, variant, k)
+
+    return top_k
+
+
+def pruned_top_k(index: Index, q: Query, p: Any, variant: Variant,
+                 k: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """The top-k candidates with their exact scores, or None when pruning cannot help (score them all)."""
+    use = known_terms(index, q)
+    if k == 0:
+        return EMPTY_IDS, EMPTY_SCORES, bool(use)
+    if len(use) < 2:
+        return None
+    terms = np.array([t for t, _ in use], dtype=np.int64)
+    bounds = Bounds(index, p, variant, use)
+    found = maxscore.split(k, postings(index), terms, bounds.importance,
+                           lambda sample: lm_scores_at(index, q, p, variant, sample), bounds.below)
+    if found is None:
+        return None
+    cand = reached(index, p, variant, terms[found.essential])
+    ids, scores = _above(index, p, variant, use, cand, found, bounds)
+    return ids, scores, True
+
+
+def _above(index: Index, p: Any, variant: Variant, use: list[tuple[int, float]], cand: np.ndarray,
+           found: maxscore.Split, bounds: Bounds) -> tuple[np.ndarray, np.ndarray]:
+    """The candidates that can reach θ, with their exact scores: the essential terms' parts first, then, where
+    those and the others' bound reach θ, the others' (read for fewer sentences), all added in query order."""
+    coefs = coefficients(index, p, variant, cand)
+    essential = log_terms_at(index, p, variant, use, cand, coefs, found.essential)
+    upper = np.sum(essential, axis=0) + bounds.rest(found.rest).take(layout(index).sent_len.take(cand).astype(np.intp))
+    if getattr(p, "importance", False):
+        upper += log_pds(index).take(cand)
+    keep = upper + maxscore.SLACK * np.abs(upper) >= found.theta
+    ids = cand[keep]
+    parts = dict(zip(found.essential.tolist(), (part[keep] for part in essential)))
+    coefs = (coefs[0][keep], coefs[1][keep], coefs[2][keep])
+    parts.update(zip(found.rest.tolist(), log_terms_at(index, p, variant, use, ids, coefs, found.rest)))
+    return ids, summed(index, p, ids, (parts[i] for i in range(len(use))))
+
+
+class Bounds:
+    """For the query terms ``use`` (term, c(t,q)): each one's ``importance`` (the most it can add, by p(t|s)
+    and p(t|l) ≤ 1) and whether a candidate holding none of the terms but those at given positions scores
+    below θ (:meth:`below`) — first by that crude bound, free, then by the terms' own maxima
+    (:func:`term_maxima`), read for a term of many postings only when they can make the difference."""
+
+    def __init__(self, index: Index, p: Any, variant: Variant, use: list[tuple[int, float]]) -> None:
+        self.index, self.p, self.variant = index, p, variant
+        self.terms = np.array([t for t, _ in use], dtype=np.int64)
+        self.qf = np.array([f for _, f in use])
+        self.absent = _absent(index, p, variant, self.terms, self.qf)
+        ones = np.ones(len(self.terms))
+        self.crude = _present(index, p, variant, self.terms, self.qf, ones[:, None], ones) - self.absent
+        self.importance = self.crude.max(axis=1)
+        self.large = [postings(index).size(int(t)) > MAXIMA_READILY for t in self.terms]
+        self.tight: dict[int, np.ndarray] = {}  # position -> present - absent with the term's own maxima
+
+    def below(self, positions: np.ndarray, theta: float) -> bool:
+        rest = positions.tolist()
+        if self._bound([self.crude[i] for i in rest]) < theta:
+            return True
+        if self._bound([0.0 * self.crude[i] if self.large[i] else self._gain(i) for i in rest]) >= theta:
+            return False  # even if the large terms added nothing: their maxima cannot help
+        return self._bound([self._gain(i) for i in rest]) < theta
+
+    def rest(self, positions: np.ndarray) -> np.ndarray:
+        """The bound of the parts of the terms at ``positions`` for each sentence length (the tightest known)."""
+        total = np.zeros(self.absent.shape[1])
+        for i in positions.tolist():
+            gain = np.minimum(self.crude[i], self.tight[i]) if i in self.tight else self.crude[i]
+            total += self.absent[i] + gain
+        return total
+
+    def _gain(self, i: int) -> np.ndarray:
+        if i not in self.tight:
+            s_max, l_max = term_maxima(self.index, int(self.terms[i]), self.p.context if self.variant.local else "")
+            present = _present(self.index, self.p, self.variant, self.terms[i : i + 1], self.qf[i : i + 1],
+                               s_max[None, :], np.array([l_max]))
+            self.tight[i] = present[0] - self.absent[i]
+        return self.tight[i]
+
+    def _bound(self, gains: list[np.ndarray]) -> float:
+        best = float((self.absent.sum(axis=0) + sum(gains)).max())
+        if getattr(self.p, "importance", False):
+            best += _largest_log_pds(self.index)
+        return maxscore.margin(best)
+
+
+def _absent(index: Index, p: Any, variant: Variant, terms: np.ndarray, qf: np.ndarray) -> np.ndarray:
+    """c(t,q)·log(h₀(n)·p(t)) per term (rows) and sentence length n (columns)."""
+    h0 = by_length(index, p, variant)[2]
+    with np.errstate(divide="ignore"):
+        return qf[:, None] * np.log(h0[None, :] * collection_model(index)[terms][:, None])
+
+
+def _present(index: Index, p: Any, variant: Variant, terms: np.ndarray, qf: np.ndarray, s_max: np.ndarray,
+             l_max: np.ndarray) -> np.ndarray:
+    """The bound of c(t,q)·log p(t|θ_s) per term and length n, given the largest p(t|s) of each length
+    (``s_max``, terms × lengths, or one column for all) and the largest p(t|l) (``l_max``)."""
+    a, w_pl, h0 = by_length(index, p, variant)
+    n = np.arange(len(a), dtype=np.float64)
+    s_part = (a * n)[None, :] * s_max
+    l_part = w_pl[None, :] * l_max[:, None] if variant.local else 0.0
+    with np.errstate(divide="ignore"):
+        return qf[:, None] * np.log(h0[None, :] * collection_model(index)[terms][:, None] + s_part + l_part)
+
+
+def term_maxima(index: Index, term: int, context: str) -> tuple[np.ndarray, float]:
+    """The largest p(t|s) over the sentences of each length that hold ``term`` (0 where none does), and the
+    largest p(t|l) over the local texts holding it: a document's exactly, a window's by the mediant bound
+    (its sentences' largest p(t|s)); 0 without a local model (``context`` empty)."""
+
+    def build() -> tuple[np.ndarray, float]:
+        rows, counts = postings(index).raw(term)
+        n = layout(index).sent_len.take(rows).astype(np.int64)
+        c = np.asarray(counts, dtype=np.int64)
+        top = int(c.max(initial=0))
+        # which (length, count) pairs occur: a bincount, not a per-element maximum (np.maximum.at is slow)
+        seen = np.bincount(n * (top + 1) + c, minlength=_lengths(index) * (top + 1)) > 0
+        seen = seen.reshape(-1, top + 1)
+        largest = np.where(seen.any(axis=1), top - np.argmax(seen[:, ::-1], axis=1), 0)
+        s_max = largest / np.maximum(np.arange(len(largest)), 1)  # a sentence holding a term has a length
+        if context == DOCUMENT:
+            docs, per_doc = document_counts(index, rows, counts)
+            return s_max, float((per_doc / doc_len(index).take(docs)).max(initial=0.0))
+        return s_max, float(s_max.max(initial=0.0)) if context else 0.0
+
+    return index.cache.get_lru("models.lm.term_maxima", (term, context), build, maxscore.TERMS_KEPT)
+
+
+def _lengths(index: Index) -> int:
+    """1 + the largest |s|: the lengths the tables run over (as :func:`by_length`'s)."""
+    return index.cache.get("models.lm.lengths", lambda: int(layout(index).sent_len.max(initial=0)) + 1)
+
+
+def _largest_log_pds(index: Index) -> float:
+    """The largest log p(d|s) of any sentence (at least 0: a bound)."""
+    return index.cache.get("models.lm.log_pds_max", lambda: float(log_pds(index).max(initial=0.0)))
+
+
+def reached(index: Index, p: Any, variant: Variant, terms: np.ndarray) -> np.ndarray:
+    """The candidates ``terms`` give: the sentences holding one, and, when the local model carries weight,
+    the sentences whose window or document holds one (sorted)."""
+    post = postings(index)
+    rows = [post.raw(int(t))[0] for t in terms]
+    if not (variant.local and p.local_weighted()):
+        return union([np.asarray(r, dtype=np.int32) for r in rows])
+    lay = layout(index)
+    if p.context == DOCUMENT:
+        docs = [lay.sent_doc.take(r) for r in rows]  # sorted, as the rows are
+        return document_sentences(index, union([d.take(run_starts(d)) for d in docs]))
+    return union([neighbourhood(lay.first, lay.end, r, p.window).astype(np.int32) for r in rows])
