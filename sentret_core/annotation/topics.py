@@ -103,7 +103,7 @@ def find_entity(index: Index, key: str) -> int:
         labels = sorted({lab for t, lab in pairs if t.casefold() == wanted})
         hint = f" (it exists as {', '.join(entity_key(text, lab) for lab in labels)})" if labels else ""
         raise SentretError(f"no entity {key!r} in the index{hint}")
-    sf = index.entities["sf"].to_numpy()
+    sf = index.entity_sf
     return max(matches, key=lambda i: (int(sf[i]), -i))
 
 

@@ -1,11 +1,13 @@
-"""±window neighbourhoods inside a document: the one copy every layer uses.
+"""±window neighbourhoods inside a document: the one copy every layer uses, and the per-sentence columns
+they read (a sentence's document bounds), computed for the sentences asked for rather than held for all N.
 
 prev(s) and next(s) never cross a document boundary (docs/spec.md, notation).
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -25,6 +27,39 @@ class Column(Protocol):
     """A per-sentence column: an array, or one computed for the sentences asked for."""
 
     def take(self, ids: np.ndarray) -> np.ndarray: ...
+
+
+class PerSentence:
+    """A per-sentence column computed for the sentences asked for — ``column.take(ids)``, ``column[s]`` — from
+    arrays of one value per document, so that nothing of size N is held (at 75M sentences an int64 column is
+    600 MB); ``np.asarray(column)`` computes all of it, for a caller that reads every sentence."""
+
+    def __init__(self, n: int, at: Callable[[np.ndarray], np.ndarray]) -> None:
+        self._n, self._at = n, at
+
+    def take(self, ids: Any) -> np.ndarray:
+        return self._at(np.asarray(ids))
+
+    def __getitem__(self, sentence: int) -> Any:
+        if not -self._n <= int(sentence) < self._n:
+            raise IndexError(f"sentence {sentence} is not in 0..{self._n - 1}")
+        return self._at(np.array([int(sentence) % self._n]))[0]
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        whole = self._at(np.arange(self._n))
+        return whole if dtype is None else whole.astype(dtype)
+
+
+def document_bounds(n: int, sent_doc: np.ndarray, doc_first: np.ndarray,
+                    doc_nsent: np.ndarray) -> tuple[PerSentence, PerSentence]:
+    """The first sentence of each sentence's document and one past its last, as :class:`PerSentence` columns
+    (documents are runs of sentences: ``sent_doc`` says whose, ``doc_first``/``doc_nsent`` where they are)."""
+    doc_end = doc_first + doc_nsent
+    return (PerSentence(n, lambda ids: doc_first.take(sent_doc.take(ids))),
+            PerSentence(n, lambda ids: doc_end.take(sent_doc.take(ids))))
 
 
 def neighbourhood(first: Column, end: Column, ids: np.ndarray, window: int) -> np.ndarray:

@@ -28,9 +28,9 @@ from sentret_core.index import artefacts, validate
 from sentret_core.index.blocks import FileBlocks
 from sentret_core.index.cache import DerivedCache
 from sentret_core.index.format import MANIFEST, SHARDS, index_path, read_manifest
-from sentret_core.index.neighbours import neighbourhood
+from sentret_core.index.neighbours import PerSentence, document_bounds, neighbourhood
 from sentret_core.index.sliced import Slices
-from sentret_core.index.tables import IndexTables, index_dtype
+from sentret_core.index.tables import IndexTables
 from sentret_core.index.texts import SentenceTexts
 
 
@@ -265,30 +265,31 @@ class Index(IndexTables):
         """The sentences' texts, read a row group at a time (the last ones used are kept)."""
         return self._strings("sentences", "text", 0)
 
-    @cached_property
-    def prev(self) -> np.ndarray:
-        """prev(s), or -1 at the start of a document."""
-        prev = np.arange(-1, self.N - 1, dtype=np.int64)
-        prev[np.asarray(self.sent_pos) == 0] = -1
-        return prev
+    @property
+    def prev(self) -> PerSentence:
+        """prev(s), or -1 at the start of a document (``.take(ids)``, ``[s]``; computed where asked)."""
+        first = self.sent_doc_first
+        return PerSentence(self.N, lambda ids: np.where(ids > first.take(ids), ids - 1, -1))
+
+    @property
+    def next(self) -> PerSentence:
+        """next(s), or -1 at the end of a document (``.take(ids)``, ``[s]``; computed where asked)."""
+        end = self.sent_doc_end
+        return PerSentence(self.N, lambda ids: np.where(ids + 1 < end.take(ids), ids + 1, -1))
+
+    @property
+    def sent_doc_first(self) -> PerSentence:
+        """The first sentence of each sentence's document (int32 unless N needs int64; computed where asked)."""
+        return self._bounds[0]
+
+    @property
+    def sent_doc_end(self) -> PerSentence:
+        """One past the last sentence of each sentence's document (computed where asked)."""
+        return self._bounds[1]
 
     @cached_property
-    def next(self) -> np.ndarray:
-        """next(s), or -1 at the end of a document."""
-        nxt = np.arange(1, self.N + 1, dtype=np.int64)
-        last = self.doc_first + self.doc_nsent - 1
-        nxt[last] = -1
-        return nxt
-
-    @cached_property
-    def sent_doc_first(self) -> np.ndarray:
-        """The first sentence of each sentence's document (int32 unless N needs int64)."""
-        return np.repeat(self.doc_first, self.doc_nsent)  # documents are runs of sentences
-
-    @cached_property
-    def sent_doc_end(self) -> np.ndarray:
-        """One past the last sentence of each sentence's document (int32 unless N needs int64)."""
-        return np.repeat((self.doc_first + self.doc_nsent).astype(index_dtype(self.N)), self.doc_nsent)
+    def _bounds(self) -> tuple[PerSentence, PerSentence]:
+        return document_bounds(self.N, self.sent_doc, self.doc_first, self.doc_nsent)
 
     def neighbourhood(self, sentences: np.ndarray, window: int = DEFAULT_WINDOW) -> np.ndarray:
         """The sorted distinct sentences within ±``window`` of ``sentences`` inside their documents."""

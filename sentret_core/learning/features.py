@@ -269,7 +269,7 @@ def _entity_features(index: Index, q: Query, ids: np.ndarray, stats: EntityStats
     best = np.zeros(len(ids))
     np.maximum.at(best, owners, kld[mentioned])
     wanted = expected_labels(q.asks)
-    fits = np.isin(_labels(index), sorted(wanted)) if wanted else np.zeros(index.E, dtype=bool)
+    fits = index.entity_labels.mask(sorted(wanted)) if wanted else np.zeros(index.E, dtype=bool)
     answer = np.bincount(owners, weights=fits[mentioned].astype(np.float64), minlength=len(ids)) > 0
     return [
         counts.astype(np.float64),
@@ -297,7 +297,3 @@ def entity_features(index: Index, q: Query, ids: np.ndarray, stats: EntityStats,
     kld, frequency = (float(stats.kld[where]), float(stats.frequency[where])) if found else (0.0, 0.0)
     rare = float(rarity(index, np.array([entity]))[0])
     return np.column_stack([position, other_top, np.full(n, kld), np.full(n, frequency), np.full(n, rare)])
-
-
-def _labels(index: Index) -> np.ndarray:
-    return index.cache.get("ltr.labels", lambda: index.entities["label"].to_numpy())

@@ -18,7 +18,7 @@ AGGREGATORS = ("sum", "avg")
 
 def resolve_labels(index: Index, include: Iterable[str] | None) -> frozenset[str]:
     """The labels to keep: ``include`` checked against the index's labels, or all but CARDINAL and ORDINAL."""
-    known = index.cache.get("support.labels", lambda: frozenset(index.entities["label"].unique()))
+    known = frozenset(index.entity_labels.names)
     if include is None:
         return frozenset(known - DEFAULT_EXCLUDED_LABELS)
     include = frozenset(include)
@@ -34,7 +34,7 @@ def label_mask(index: Index, labels: frozenset[str]) -> np.ndarray:
     """A boolean per entity: does it carry one of ``labels``? (cached per label set)."""
 
     def build() -> np.ndarray:
-        return np.isin(index.entities["label"].to_numpy(), sorted(labels))
+        return index.entity_labels.mask(sorted(labels))
 
     mask: np.ndarray = index.cache.get_lru("label_mask", ",".join(sorted(labels)), build)  # the last few label sets
     return mask

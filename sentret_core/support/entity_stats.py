@@ -54,7 +54,7 @@ def rarity(index: Index, entities: np.ndarray) -> np.ndarray:
 
 def entity_sf(index: Index) -> np.ndarray:
     """Σ_s G[s,e] for every entity, as float64 (cached on the index)."""
-    return index.cache.get("support.entity_sf", lambda: index.entities["sf"].to_numpy(np.float64))
+    return index.cache.get("support.entity_sf", lambda: index.entity_sf.astype(np.float64))
 
 
 def entity_sentences(index: Index, entity: int) -> np.ndarray:

@@ -109,6 +109,22 @@ def test_neighbours_never_cross_documents(small_index: Index) -> None:
     assert list(small_index.neighbours(int(firsts[1]), 2)) == [firsts[1], firsts[1] + 1, firsts[1] + 2]
 
 
+def test_per_sentence_columns_are_computed_where_asked(small_index: Index) -> None:
+    """prev, next and the document bounds hold nothing of size N: each is computed at the sentences asked for,
+    and equals the whole arrays a loop builds."""
+    pos, N = np.asarray(small_index.sent_pos), small_index.N
+    last = np.asarray(small_index.doc_first) + np.asarray(small_index.doc_nsent) - 1
+    prev = np.array([-1 if pos[s] == 0 else s - 1 for s in range(N)])
+    nxt = np.array([-1 if s in set(last.tolist()) else s + 1 for s in range(N)])
+    assert np.array_equal(np.asarray(small_index.prev), prev) and np.array_equal(np.asarray(small_index.next), nxt)
+    picked = np.array([N - 1, 0, 4, 4])
+    assert np.array_equal(small_index.prev.take(picked), prev[picked]) and len(small_index.next) == N
+    assert small_index.sent_doc_first[-1] == small_index.sent_doc_first[N - 1] == small_index.doc_first[-1]
+    for outside in (N, -N - 1):
+        with pytest.raises(IndexError):
+            small_index.sent_doc_end[outside]
+
+
 def test_presegmented_documents_keep_their_sentences(tmp_path: Path) -> None:
     from sentret_core.ingest.build import build_from_documents
 

@@ -2,7 +2,7 @@
 
 Little of size N is built here and kept: the per-sentence columns are the index's own memory-mapped
 arrays (``sent_doc``, ``sent_len``, ``seq_indptr``), and what derives from them — a sentence's document
-bounds, its title's length — is computed for the sentences asked for (:class:`AtSentences`), from arrays
+bounds, its title's length — is computed for the sentences asked for (``PerSentence``), from arrays
 of size D at most; only the context lengths are kept, as int32, for the last :data:`CONTEXTS_KEPT` windows.
 At 75M sentences each int64 column held for all N would be 600 MB.
 """
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sentret_core.index.neighbours import Column
+from sentret_core.index.neighbours import PerSentence, document_bounds
 from sentret_core.models.arrays.vectors import gather
 
 if TYPE_CHECKING:
@@ -23,16 +23,6 @@ if TYPE_CHECKING:
 
 CHUNK = 2**22  # sentences per step of a pass over all of them (a mean): its memory, not the index's
 CONTEXTS_KEPT = 2  # windows whose context lengths are kept (N int32 each)
-
-
-class AtSentences:
-    """A per-sentence column computed for the sentences asked for: ``column.take(ids)``, as an array's."""
-
-    def __init__(self, at: Callable[[np.ndarray], np.ndarray]) -> None:
-        self._at = at
-
-    def take(self, ids: np.ndarray) -> np.ndarray:
-        return self._at(np.asarray(ids))
 
 
 class Layout:
@@ -63,16 +53,18 @@ class Layout:
         return np.asarray(self.index.doc_nsent, dtype=np.int32)
 
     @cached_property
-    def first(self) -> Column:
-        """The first sentence of each sentence's document (int32), at the sentences asked for."""
-        doc_first, sent_doc = self.doc_first, self.sent_doc
-        return AtSentences(lambda ids: doc_first.take(sent_doc.take(ids)))
+    def bounds(self) -> tuple[PerSentence, PerSentence]:
+        return document_bounds(self.N, self.sent_doc, self.doc_first, self.doc_nsent)
 
-    @cached_property
-    def end(self) -> Column:
+    @property
+    def first(self) -> PerSentence:
+        """The first sentence of each sentence's document (int32), at the sentences asked for."""
+        return self.bounds[0]
+
+    @property
+    def end(self) -> PerSentence:
         """One past the last sentence of each sentence's document (int32), at the sentences asked for."""
-        doc_end, sent_doc = self.doc_first + self.doc_nsent, self.sent_doc
-        return AtSentences(lambda ids: doc_end.take(sent_doc.take(ids)))
+        return self.bounds[1]
 
 
 def layout(index: Index) -> Layout:

@@ -38,7 +38,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sentret_core.models.arrays.layout import AtSentences, context_len, layout, mean_over_sentences, title_len
+from sentret_core.index.neighbours import PerSentence
+from sentret_core.models.arrays.layout import context_len, layout, mean_over_sentences, title_len
 from sentret_core.models.arrays.postings import postings
 from sentret_core.models.bm25.compiled import Tables, available, compiled_sum, compiled_top_k, tables_of
 from sentret_core.models.bm25.explain import BM25F_PARTS, explain_bm25, explain_bm25f
@@ -88,10 +89,10 @@ def inverse_norm(index: Index, field: str, b: float, window: int, rows: np.ndarr
     return out
 
 
-def sentence_k(index: Index, k1: float, b: float) -> AtSentences:
+def sentence_k(index: Index, k1: float, b: float) -> PerSentence:
     """k1·B(s) = k1·((1-b) + b·|s|/avsl), computed for the sentences asked for (``.take(ids)``)."""
     lengths = layout(index).sent_len
-    return AtSentences(lambda ids: k1 * length_norm(lengths.take(ids), index.avsl, b))
+    return PerSentence(index.N, lambda ids: k1 * length_norm(lengths.take(ids), index.avsl, b))
 
 
 def field_weights(index: Index, p: BM25FParams) -> Callable[[np.ndarray], np.ndarray]:
