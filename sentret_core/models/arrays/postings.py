@@ -96,7 +96,8 @@ class MappedPostings(Postings):
         super().__init__(index.array("XT.indptr"), np.zeros(0, dtype=np.int32), np.zeros(0))
         self.index = index
         self.row_slices, self.val_slices = index.slices("XT.indices"), index.slices("XT.data")
-        self.checked: set[int] = set()
+        self.checked: set[int] = set()  # terms whose slice is sorted and distinct
+        self.sliced: set[int] = set()  # terms whose slices' blocks are checked
 
     @property
     def rows(self) -> np.ndarray:
@@ -107,9 +108,11 @@ class MappedPostings(Postings):
         return self.index.array("XT.data")
 
     def arrays(self, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        for term in np.asarray(terms, dtype=np.int64).tolist():
-            lo, hi = int(self.indptr[term]), int(self.indptr[term + 1])
-            self.row_slices(lo, hi), self.val_slices(lo, hi)
+        for term in terms.tolist():
+            if term not in self.sliced:  # its blocks checked once (a set lookup: this runs per query)
+                lo, hi = int(self.indptr[term]), int(self.indptr[term + 1])
+                self.row_slices(lo, hi), self.val_slices(lo, hi)
+                self.sliced.add(term)
         return self.indptr, self.row_slices.array, self.val_slices.array
 
     def raw(self, term: int) -> tuple[np.ndarray, np.ndarray]:
