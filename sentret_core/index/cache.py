@@ -6,12 +6,12 @@ context windows, length factors, an artefact's parsed tables, entity arrays) liv
 depend on what it holds (``tests/test_golden_scores.py``). Three kinds of entry, each with its bound:
 
 - :meth:`DerivedCache.get`: data that depends on the index and on discrete choices. The key names what it
-  holds and those choices (``"models.context_len/2"``: the length of every sentence's ±2 context); keys
+  holds and those choices (``"models.bm25.mean_len/context/2"``: the mean length of the ±2 contexts); keys
   sharing the prefix before their first ``/`` form a group, of which the newest :data:`GROUP_SIZE` are kept,
   so no sequence of requests grows the cache without bound.
-- :meth:`DerivedCache.get_lru`: data per setting of a continuous parameter (BM25's per-sentence
-  normalisation per ``b``, an LM's coefficients by sentence length per λ or μ): the ``size`` settings of a
-  group used last.
+- :meth:`DerivedCache.get_lru`: data per setting of a parameter (the compiled BM25 kernel's K by sentence
+  length per ``k1`` and ``b``, an LM's coefficients by sentence length per λ or μ, a term's MaxScore bound):
+  the ``size`` keys of a group used last.
 - :meth:`DerivedCache.get_sized`: data whose size varies by orders of magnitude (BM25F's fields of a term):
   the entries used last, up to a number of bytes for the group.
 

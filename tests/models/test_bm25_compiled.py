@@ -16,12 +16,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sentret_core import Index
-from sentret_core.models import Scores, score, search, top_k
+from sentret_core.models import score, search, top_k
 from sentret_core.models.arrays.postings import Postings
 from sentret_core.models.bm25 import compiled, scorer
 from sentret_core.models.bm25.formulas import length_norm, query_factor
 from sentret_core.models.bm25.sums import saturated_sum
 from tests.conftest import build_from_texts
+from tests.models.test_pruning import PARAMS, same
 
 needs_kernel = pytest.mark.skipif(not compiled.available(), reason="the extension is not built (pip install -e .)")
 
@@ -56,23 +57,6 @@ def corpora(tmp_path_factory: pytest.TempPathFactory) -> list[Index]:
     return [build_from_texts(root, docs(seed, n), f"c{seed}") for seed, n in ((4, 60), (5, 12))]
 
 
-def same(got: Scores, want: Scores) -> None:
-    assert got.ids.dtype == want.ids.dtype and got.scores.dtype == want.scores.dtype
-    assert got.ids.tobytes() == want.ids.tobytes(), (got.ids, want.ids)
-    assert got.scores.tobytes() == want.scores.tobytes(), (got.scores, want.scores)
-    assert (got.terms, got.model, got.params, got.reason, got.oov, got.ranked) == (
-        want.terms, want.model, want.params, want.reason, want.oov, want.ranked,
-    )
-
-
-PARAMS = st.fixed_dictionaries(
-    {
-        "k1": st.sampled_from([0.0, 0.3, 1.2, 2.0]),
-        "b": st.sampled_from([0.0, 0.75, 1.0]),
-        "k3": st.sampled_from([0.0, 1.5, 8.0]),
-        "idf": st.sampled_from(["rsj", "lucene"]),  # rsj: "river" is in most sentences, a negative idf
-    }
-)
 # repeated terms (c(t,q) > 1 with k3 > 0), unknown ones, and up to 14 distinct terms (a merge of more than 8)
 TERMS = st.lists(st.sampled_from([*WORDS, "river", "nowhere", "zzz"]), min_size=1, max_size=30)
 
