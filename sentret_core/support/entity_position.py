@@ -13,16 +13,6 @@ import numpy as np
 from sentret_core.index.reader import Index
 
 
-def _seq_keys(index: Index) -> np.ndarray:
-    """A sorted key per term occurrence: sentence · 2³² + token position (cached)."""
-
-    def build() -> np.ndarray:
-        owners = np.repeat(np.arange(index.N, dtype=np.int64), np.diff(np.asarray(index.seq_indptr)))
-        return (owners << 32) + np.asarray(index.seq_tokens, dtype=np.int64)
-
-    return index.cache.get("support.seq_keys", build)
-
-
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """The concatenated ranges starts[i] : starts[i] + lengths[i]."""
     return np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
@@ -40,6 +30,8 @@ def position_scores(index: Index, sentences: np.ndarray, terms: Sequence[str], e
     position = flat - starts[owner] + 1
     query_ids = index.term_ids(list(terms))
     match = np.isin(np.asarray(index.seq_terms[flat]), query_ids[query_ids >= 0])
+    # (sentence's place in ``sentences``, token) of each term occurrence: sorted, as tokens rise within a sentence
+    keys = (owner.astype(np.int64) << 32) + np.asarray(index.seq_tokens[flat], dtype=np.int64)
     pos_q = np.zeros(len(sentences), dtype=np.int64)
     np.maximum.at(pos_q, owner[match], position[match])
 
@@ -51,9 +43,9 @@ def position_scores(index: Index, sentences: np.ndarray, terms: Sequence[str], e
     mentions = index.mention_columns
     keep = mentions["entity"][rows] == entity
     rows, where = rows[keep], where[keep]
-    m_sent = sentences[where]
-    token_end = mentions["token_end"][rows]
-    terms_before_end = np.searchsorted(_seq_keys(index), (m_sent << 32) + token_end) - indptr[m_sent]
+    token_end = np.asarray(mentions["token_end"][rows], dtype=np.int64)
+    before = np.concatenate([[0], np.cumsum(lengths)[:-1]])  # where each sentence's occurrences start in keys
+    terms_before_end = np.searchsorted(keys, (where.astype(np.int64) << 32) + token_end) - before[where]
     pos_e = np.zeros(len(sentences), dtype=np.int64)
     np.maximum.at(pos_e, where, terms_before_end)
     return (lengths - np.maximum(pos_q, pos_e)).astype(np.float64)
