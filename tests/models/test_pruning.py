@@ -14,6 +14,7 @@ from sentret_core import Index
 from sentret_core.errors import ArgumentTypeError, ArgumentValueError, SentretError
 from sentret_core.models import Scores, get_model, prepare, score, search, top_k
 from sentret_core.models.arrays import maxscore
+from sentret_core.models.bm25 import scorer as bm25_scorer
 from tests.conftest import build_from_texts
 
 # a Zipf-ish vocabulary; "river" is in most sentences (sf > N/2: a negative rsj idf)
@@ -36,6 +37,12 @@ def zipf_docs(seed: int, n_docs: int) -> list[dict[str, str]]:
             sentences.append("The " + " and ".join(words) + ".")
         docs.append({"id": f"d{d}", "title": str(rng.choice(WORDS)).title(), "text": " ".join(sentences)})
     return docs
+
+
+@pytest.fixture(autouse=True)
+def maxscore_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """BM25 tries MaxScore before its compiled kernel at any length here (the kernel: test_bm25_compiled.py)."""
+    monkeypatch.setattr(bm25_scorer, "COMPILED_UP_TO", 0)
 
 
 @pytest.fixture(scope="module")
