@@ -6,7 +6,7 @@ block's, whatever the corpus's size (``tests/ingest/test_external_merge.py``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -25,6 +25,17 @@ def add_counts(total: np.ndarray, part: np.ndarray) -> np.ndarray:
     return total
 
 
+class Run(NamedTuple):
+    """One shard's rows of a matrix, spilled column-major: its entries' row ids and values in files (``stem``),
+    and which columns it holds, with where each one's entries end (in memory: 8 bytes per column it holds,
+    rather than an offset for every column seen so far — at 75M sentences the entities grow to 24M)."""
+
+    stem: Path
+    first_row: int
+    columns: np.ndarray  # int32, ascending
+    ends: np.ndarray  # int32
+
+
 class Runs:
     """A matrix's rows, shard by shard, spilled to disk column-major with their local row ids, to be merged
     into its column-major copy (``XT`` from ``X``, ``GT`` from ``G``): a column's entries from shard k follow
@@ -32,7 +43,7 @@ class Runs:
 
     def __init__(self, out: Path, name: str) -> None:
         self.out, self.name = out, name
-        self.runs: list[tuple[Path, int, int]] = []  # (stem of its files, its first row, its columns)
+        self.runs: list[Run] = []
         self.counts = np.zeros(0, dtype=np.int64)
         self.rows = 0
 
@@ -40,11 +51,12 @@ class Runs:
         csc = matrix.tocsc()
         csc.sort_indices()
         stem = self.out / f".run-{self.name}-{k:05d}"
-        for suffix, values in (("indptr", csc.indptr.astype(np.int64)), ("indices", csc.indices.astype(np.int32)),
-                               ("data", csc.data.astype(np.int32))):
+        for suffix, values in (("indices", csc.indices.astype(np.int32)), ("data", csc.data.astype(np.int32))):
             values.tofile(stem.with_suffix(f".{suffix}"))
-        self.runs.append((stem, self.rows, csc.shape[1]))
-        self.counts = add_counts(self.counts, np.diff(csc.indptr).astype(np.int64))
+        counts = np.diff(csc.indptr).astype(np.int64)
+        held = np.flatnonzero(counts)
+        self.runs.append(Run(stem, self.rows, held.astype(np.int32), np.cumsum(counts[held]).astype(np.int32)))
+        self.counts = add_counts(self.counts, counts)
         self.rows += matrix.shape[0]
 
     def column_counts(self, columns: int) -> np.ndarray:
@@ -62,26 +74,26 @@ class Runs:
         while v0 < columns:
             v1 = max(int(np.searchsorted(indptr, indptr[v0] + budget, side="right")) - 1, v0 + 1)
             blocks = {part: np.empty(int(indptr[v1] - indptr[v0]), dtype=kind) for part, kind in parts.items()}
-            cursor = indptr[v0:v1] - indptr[v0]
-            for stem, first_row, run_columns in self.runs:
-                if run_columns <= v0:
+            cursor = indptr[v0:v1] - indptr[v0]  # where each column's next entries go in the block
+            for run in self.runs:
+                a, b = np.searchsorted(run.columns, (v0, v1))
+                if a == b:
                     continue
-                run_indptr = read_run(stem, "indptr", np.int64, v0, min(v1, run_columns) + 1)
-                c = np.diff(run_indptr)
-                lo, hi = int(run_indptr[0]), int(run_indptr[-1])
-                where = np.repeat(cursor[: len(c)] - (run_indptr[:-1] - lo), c) + np.arange(hi - lo, dtype=np.int64)
-                blocks["indices"][where] = read_run(stem, "indices", np.int32, lo, hi) + first_row
+                lo, ends = (int(run.ends[a - 1]) if a else 0), run.ends[a:b].astype(np.int64)
+                counts, at = np.diff(ends, prepend=lo), run.columns[a:b] - v0
+                where = np.repeat(cursor[at] - (ends - counts - lo), counts) + np.arange(ends[-1] - lo)
+                blocks["indices"][where] = read_run(run.stem, "indices", np.int32, lo, int(ends[-1])) + run.first_row
                 if "data" in blocks:
-                    blocks["data"][where] = read_run(stem, "data", np.int32, lo, hi)
-                cursor[: len(c)] += c
+                    blocks["data"][where] = read_run(run.stem, "data", np.int32, lo, int(ends[-1]))
+                cursor[at] += counts
             for part, writer in writers.items():
                 writer.extend(blocks[part])
             v0 = v1
         for writer in writers.values():
             writer.close()
-        for stem, _, _ in self.runs:
-            for suffix in ("indptr", "indices", "data"):
-                stem.with_suffix(f".{suffix}").unlink()
+        for run in self.runs:
+            for suffix in ("indices", "data"):
+                run.stem.with_suffix(f".{suffix}").unlink()
 
 
 def read_run(stem: Path, suffix: str, dtype: Any, lo: int, hi: int) -> np.ndarray:
