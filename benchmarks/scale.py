@@ -4,6 +4,10 @@
         [--no-peers | --skip-tantivy | --skip-bm25s]
     .venv/bin/pip install -e ".[bench]"     # the peers: tantivy, bm25s, numba
 
+Sizes and their cost on 2 cores (docs/performance.md#scale): 1M about a minute; 10M about 6 minutes (4 of
+them the peers' indexing); 75M, the seed paper's (Blanco & Zaragoza, SIGIR 2010, §4), about 40 minutes and 45 GB
+of disk with ``--skip-bm25s`` (bm25s-numba would need tens of GB of memory there).
+
 The corpus is ``synthetic.py``'s (shared with ``validation_cost.py``): Zipf-distributed terms and
 entities generated straight into parsed shards (numpy and pyarrow, no spaCy), timed. The index is
 built from the shards (``build_from_shards``, out of core) in a child process so that its peak

@@ -92,7 +92,8 @@ class DerivedCache:
     def get_sized(self, group: str, key: Hashable, build: Callable[[], T], max_bytes: int,
                   nbytes: Callable[[T], int]) -> T:
         """The entry ``key`` of ``group``, built on first use; the group keeps the entries used last, up to
-        ``max_bytes`` by ``nbytes`` (and always the newest one, however large)."""
+        ``max_bytes`` by ``nbytes``. An entry larger than ``max_bytes`` is returned and not kept (at 75M
+        sentences the fields of the most frequent term take a gigabyte)."""
         with self._lock:
             store, _ = self._sized.setdefault(group, (OrderedDict(), 0))
             if key in store:
@@ -100,13 +101,15 @@ class DerivedCache:
                 found: T = store[key]
                 return found
         value = build()
+        if nbytes(value) > max_bytes:
+            return value
         with self._lock:
             store, size = self._sized[group]
             if key in store:  # another thread built it meanwhile
                 size -= nbytes(store[key])
             store[key] = value
             size += nbytes(value)
-            while size > max_bytes and len(store) > 1:
+            while size > max_bytes:
                 size -= nbytes(store.popitem(last=False)[1])
             self._sized[group] = (store, size)
         return value

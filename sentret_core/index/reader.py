@@ -263,7 +263,7 @@ class Index(IndexTables):
     @cached_property
     def texts(self) -> SentenceTexts:
         """The sentences' texts, read a row group at a time (the last ones used are kept)."""
-        return self._strings("sentences", "text", 0)
+        return self._strings("sentences", "text", texts=True)
 
     @property
     def prev(self) -> PerSentence:

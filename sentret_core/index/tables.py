@@ -62,9 +62,12 @@ class IndexTables:
         check_columns(self.path, table, columns, self.manifest["counts"])
         return {name: columns[name] for name in names}
 
-    def _strings(self, table: str, column: str, kept: int = NAMES_KEPT) -> ColumnRows:
+    def _strings(self, table: str, column: str, texts: bool = False) -> ColumnRows:
+        """``column`` of ``table`` read a row group at a time, keeping up to :data:`NAMES_KEPT` bytes of them
+        (with ``texts``, :data:`~sentret_core.index.texts.KEPT_BYTES`); each bound read when it applies."""
         self._checked(f"{table}.parquet")
-        return ColumnRows(self.path / f"{table}.parquet", validate.hint(self.path), column, kept)
+        return ColumnRows(self.path / f"{table}.parquet", validate.hint(self.path), column,
+                          None if texts else lambda: NAMES_KEPT)
 
     # term statistics
     @cached_property

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import overload
 
@@ -34,8 +34,10 @@ class ColumnRows(Sequence[str]):
     """``rows[i]``: the string in row i of ``column`` (a read-only sequence, equal to the list of its strings);
     ``kept_bytes`` bounds the row groups kept (default :data:`KEPT_BYTES`)."""
 
-    def __init__(self, path: Path, hint: str, column: str = "text", kept_bytes: int = 0) -> None:
-        self.path, self.hint, self.column, self.kept_bytes = path, hint, column, kept_bytes
+    def __init__(self, path: Path, hint: str, column: str = "text", kept_bytes: Callable[[], int] | None = None
+                 ) -> None:
+        self.path, self.hint, self.column = path, hint, column
+        self.kept_bytes = kept_bytes or (lambda: KEPT_BYTES)  # read at each eviction: a bound a test can lower
         self._lock = threading.Lock()
         self._kept: OrderedDict[int, pa.Array] = OrderedDict()
         self._kept_bytes = 0
@@ -86,7 +88,7 @@ class ColumnRows(Sequence[str]):
             column = self._read(group)
             self._kept[group] = column
             self._kept_bytes += column.nbytes
-            while self._kept_bytes > (self.kept_bytes or KEPT_BYTES) and len(self._kept) > 1:
+            while self._kept_bytes > self.kept_bytes() and len(self._kept) > 1:
                 self._kept_bytes -= self._kept.popitem(last=False)[1].nbytes
             return column
 

@@ -35,15 +35,15 @@ def test_a_parameter_group_keeps_the_settings_used_last() -> None:
     assert LRU_SIZE == 8  # the default: tuning's grid revisits the last few settings
 
 
-def test_a_sized_group_keeps_to_its_bytes_and_always_the_newest() -> None:
+def test_a_sized_group_keeps_to_its_bytes_and_nothing_larger() -> None:
     cache = DerivedCache()
     for key, text in [(1, "aaaa"), (2, "bbb"), (3, "cc")]:  # 4 + 3 + 2 = 9 bytes, within 10
         cache.get_sized("fields", key, lambda text=text: text, 10, len)
     assert cache.held("fields") == [1, 2, 3] and cache.bytes_kept("fields") == 9
     cache.get_sized("fields", 4, lambda: "ddddd", 10, len)  # 9 + 5 = 14 > 10: drop 1 (4 bytes): 10
     assert cache.held("fields") == [2, 3, 4] and cache.bytes_kept("fields") == 10
-    cache.get_sized("fields", 5, lambda: "e" * 50, 10, len)  # larger than the budget alone: kept by itself
-    assert cache.held("fields") == [5] and cache.bytes_kept("fields") == 50
+    assert cache.get_sized("fields", 5, lambda: "e" * 50, 10, len) == "e" * 50  # larger than the budget: not kept
+    assert cache.held("fields") == [2, 3, 4] and cache.bytes_kept("fields") == 10
     cache.drop("fields")
     assert cache.held("fields") == [] and cache.bytes_kept("fields") == 0
 
