@@ -13,8 +13,9 @@ and the local texts l' holding t (a window's ratio is at most its sentences' lar
 The bound of a set of non-essential terms is the largest such sum over n (+ the largest log p(d|s) with
 ``importance``); the per-term maxima are read once from the term's postings and kept.
 
-The final candidates — those an essential term reaches — are scored by :func:`lm_scores_at`, the
-closed form the exhaustive scorer shares, so the top k holds its scores bit for bit.
+The candidates an essential term reaches are cut to those whose essential parts plus the others' bound reach
+θ, and scored by the closed form the exhaustive scorer shares (:func:`log_terms_at`, :func:`summed`, the terms
+added in query order), so the top k holds its scores bit for bit.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from sentret_core.models.arrays.layout import collection_model, doc_len, layout
 from sentret_core.models.arrays.local import DOCUMENT, document_counts, document_sentences
 from sentret_core.models.arrays.postings import postings
 from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, run_starts, union
+from sentret_core.models.core.spec import TopK
 from sentret_core.models.lm.scoring import (
     Variant,
     by_length,
@@ -45,7 +47,6 @@ if TYPE_CHECKING:
     from sentret_core.index.reader import Index
     from sentret_core.models.core.query import Query
 
-TopK = Callable[["Index", "Query", Any, int], "tuple[np.ndarray, np.ndarray, bool] | None"]
 MAXIMA_READILY = 2**18  # postings up to which a term's maxima are read as soon as they may help (~10 ms)
 
 

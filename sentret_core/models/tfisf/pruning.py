@@ -8,7 +8,6 @@ holds its scores bit for bit. tfisf.v1 and idfdoc.v1 register it; tfmix's counts
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -16,6 +15,7 @@ import numpy as np
 from sentret_core.models.arrays import maxscore
 from sentret_core.models.arrays.postings import postings
 from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES
+from sentret_core.models.core.spec import TopK
 from sentret_core.models.tfisf.formulas import isf, term_score
 from sentret_core.models.tfisf.sums import tfisf_scores
 
@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from sentret_core.models.core.query import Query
 
 
-TopK = Callable[["Index", "Query", Any, int], "tuple[np.ndarray, np.ndarray, bool] | None"]
 
 
 def tfisf_top_k(doc_level: bool) -> TopK:
