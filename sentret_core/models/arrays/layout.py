@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sentret_core.index.neighbours import PerSentence, document_bounds
+from sentret_core.index.neighbours import PerSentence
 from sentret_core.models.arrays.vectors import gather
 
 if TYPE_CHECKING:
@@ -52,19 +52,15 @@ class Layout:
     def doc_nsent(self) -> np.ndarray:  # int32
         return np.asarray(self.index.doc_nsent, dtype=np.int32)
 
-    @cached_property
-    def bounds(self) -> tuple[PerSentence, PerSentence]:
-        return document_bounds(self.N, self.sent_doc, self.doc_first, self.doc_nsent)
-
     @property
     def first(self) -> PerSentence:
-        """The first sentence of each sentence's document (int32), at the sentences asked for."""
-        return self.bounds[0]
+        """The first sentence of each sentence's document, at the sentences asked for (the index's own)."""
+        return self.index.sent_doc_first
 
     @property
     def end(self) -> PerSentence:
-        """One past the last sentence of each sentence's document (int32), at the sentences asked for."""
-        return self.bounds[1]
+        """One past the last sentence of each sentence's document, at the sentences asked for."""
+        return self.index.sent_doc_end
 
 
 def layout(index: Index) -> Layout:
