@@ -68,9 +68,13 @@ def layout(index: Index) -> Layout:
 
 
 def context_len(index: Index, window: int, ids: np.ndarray) -> np.ndarray:
-    """|ctx_w(s)| at ``ids``: terms in the ±window sentences around each (s excluded), float64. The lengths of
-    every sentence's context are kept as int32 for the last few windows (4 bytes a sentence: BM25F reads them
-    at every candidate of every query term)."""
+    """|ctx_w(s)| at ``ids``: terms in the ±window sentences around each (s excluded), float64."""
+    return context_lengths(index, window).take(np.asarray(ids, dtype=np.int64)).astype(np.float64)
+
+
+def context_lengths(index: Index, window: int) -> np.ndarray:
+    """|ctx_w(s)| of every sentence, int32, kept for the last :data:`CONTEXTS_KEPT` windows (4 bytes a sentence:
+    BM25F reads them at every candidate of every query term)."""
 
     def build() -> np.ndarray:
         out = np.empty(index.N, dtype=np.int32)
@@ -79,8 +83,8 @@ def context_len(index: Index, window: int, ids: np.ndarray) -> np.ndarray:
             out[start : start + len(chunk)] = _context_len(layout(index), window, chunk)
         return out
 
-    lengths = index.cache.get_lru("models.context_len", window, build, CONTEXTS_KEPT)
-    return lengths.take(np.asarray(ids, dtype=np.int64)).astype(np.float64)
+    lengths: np.ndarray = index.cache.get_lru("models.context_len", window, build, CONTEXTS_KEPT)
+    return lengths
 
 
 def _context_len(lay: Layout, window: int, ids: np.ndarray) -> np.ndarray:
@@ -91,11 +95,12 @@ def _context_len(lay: Layout, window: int, ids: np.ndarray) -> np.ndarray:
 
 def title_len(index: Index, ids: np.ndarray) -> np.ndarray:
     """|title(d(s))| at ``ids`` (float64)."""
+    return title_lengths(index).take(layout(index).sent_doc.take(ids))
 
-    def build() -> np.ndarray:
-        return np.asarray(index.title_X.sum(axis=1)).ravel().astype(np.float64)
 
-    return index.cache.get("models.title_len", build).take(layout(index).sent_doc.take(ids))
+def title_lengths(index: Index) -> np.ndarray:
+    """|title(d)| of every document (float64)."""
+    return index.cache.get("models.title_len", lambda: np.asarray(index.title_X.sum(axis=1)).ravel().astype(np.float64))
 
 
 def mean_over_sentences(index: Index, column: Callable[[np.ndarray], np.ndarray], key: str) -> float:
@@ -110,6 +115,17 @@ def mean_over_sentences(index: Index, column: Callable[[np.ndarray], np.ndarray]
 
     mean: float = index.cache.get(key, build)
     return mean
+
+
+def mean_context_len(index: Index, window: int) -> float:
+    """avglen of BM25F's context field: the mean of |ctx_w(s)| over all sentences."""
+    key = f"models.bm25.mean_len/context/{window}"
+    return mean_over_sentences(index, lambda ids: context_len(index, window, ids), key)
+
+
+def mean_title_len(index: Index) -> float:
+    """avglen of BM25F's title field: the mean over all sentences of their document's title length."""
+    return mean_over_sentences(index, lambda ids: title_len(index, ids), "models.bm25.mean_len/title")
 
 
 def doc_len(index: Index) -> np.ndarray:

@@ -16,6 +16,7 @@ scorer's own code, so the top k holds the same scores bit for bit.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -58,19 +59,20 @@ def margin(bound: float) -> float:
     return bound + SLACK * abs(bound)
 
 
-def split(k: int, post: Postings, terms: np.ndarray, importance: np.ndarray, score_at: ScoreAt,
+def split(k: int, post: Postings, terms: np.ndarray, importance: Callable[[], np.ndarray], score_at: ScoreAt,
           below: Below) -> Split | None:
     """The essential terms for the top ``k`` (k ≥ 1) of a query of ``terms``, or None when pruning cannot
     help (a short query, short postings, fewer than k candidates in the sample, nothing non-essential).
 
-    ``importance`` orders the terms (the largest is sampled first and is the last to be non-essential);
-    once ``below`` is False for a set of terms it must stay False for any set holding it.
+    ``importance()`` orders the terms (the largest is sampled first and is the last to be non-essential),
+    asked for only once pruning may help (most queries end at the postings' sizes); once ``below`` is False
+    for a set of terms it must stay False for any set holding it.
     """
     sizes = np.array([post.size(int(t)) for t in terms], dtype=np.int64)
     budget = max(SAMPLE, 4 * k)
     if len(terms) < 2 or sizes.max() <= max(budget, PRUNE_FROM):
         return None  # nothing worth pruning: the exhaustive path is as fast
-    order = np.argsort(-importance, kind="stable")  # the most important first
+    order = np.argsort(-importance(), kind="stable")  # the most important first
     sample = _sample(post, terms[order], k, budget)
     if len(sample) < k:  # fewer than k candidates in all
         return None
@@ -98,19 +100,20 @@ def _sample(post: Postings, terms: np.ndarray, k: int, budget: int) -> np.ndarra
     return sample
 
 
-def additive_top_k(k: int, ub: np.ndarray, post: Postings, terms: np.ndarray,
+def additive_top_k(k: int, bounds: Callable[[], np.ndarray], post: Postings, terms: np.ndarray,
                    partial: PartialSum) -> tuple[np.ndarray, np.ndarray, bool] | None:
     """The top-k candidates with their exact scores for a score that is a sum over ``terms`` of non-negative
-    contributions, each at most ``ub`` (BM25, BM25F, TF-ISF), summed by ``partial``; None when pruning cannot
-    help (score them all). ``k`` ≥ 1. A sentence holding none of the essential terms scores at most the sum of
-    the others' ``ub``, and a candidate whose essential part plus that sum stays below θ is dropped before
-    the others' counts are looked up."""
+    contributions, each at most ``bounds()`` (BM25, BM25F, TF-ISF), summed by ``partial``; None when pruning
+    cannot help (score them all). ``k`` ≥ 1. A sentence holding none of the essential terms scores at most the
+    sum of the others' bounds, and a candidate whose essential part plus that sum stays below θ is dropped
+    before the others' counts are looked up."""
     every = np.arange(len(terms))
+    ub = functools.cache(bounds)  # computed once, and only where pruning may help
     found = split(k, post, terms, ub, lambda sample: partial(every, sample)[1],
-                  lambda positions, theta: margin(float(np.sum(ub[positions]))) < theta)
+                  lambda positions, theta: margin(float(np.sum(ub()[positions]))) < theta)
     if found is None:
         return None
-    rest = float(np.sum(ub[found.rest]))
+    rest = float(np.sum(ub()[found.rest]))
     cand, part = partial(found.essential, None)  # every essential term has a positive bound: θ > 0
     cand = cand[(part + rest) * (1.0 + SLACK) >= found.theta]  # the others cannot reach θ
     ids, scores = partial(every, cand)

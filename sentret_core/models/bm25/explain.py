@@ -6,12 +6,11 @@ sentence, independently of the scorers' postings; the arithmetic is :mod:`bm25_f
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sentret_core.models.arrays.layout import context_len, mean_over_sentences, sentence_counts, title_len
+from sentret_core.models.arrays.layout import mean_context_len, mean_title_len, sentence_counts, title_len
 from sentret_core.models.bm25.formulas import (
     BM25FParams,
     BM25Params,
@@ -94,9 +93,8 @@ def explain_bm25f(index: Index, q: Query, sentence: int, p: BM25FParams) -> Expl
     }
     avgs = {
         "sentence": index.avsl,
-        "context": mean_over_sentences(index, lambda ids: context_len(index, p.window, ids),
-                                       f"models.bm25.mean_len/context/{p.window}"),
-        "title": mean_over_sentences(index, partial(title_len, index), "models.bm25.mean_len/title/0"),
+        "context": mean_context_len(index, p.window),
+        "title": mean_title_len(index),
     }
     B = {f: float(length_norm(lens[f], avgs[f], b)) for f, b in zip(FIELDS, p.field_b())}
     w = {"sentence": 1.0, "context": p.w_context, "title": p.w_title}

@@ -36,7 +36,7 @@ def max_score(
     ``k`` ≥ 1."""
     if not np.all(np.isfinite(weights)):
         return None
-    return maxscore.additive_top_k(k, np.maximum(weights, 0.0) * (k1 + 1.0), post, terms, partial)
+    return maxscore.additive_top_k(k, lambda: np.maximum(weights, 0.0) * (k1 + 1.0), post, terms, partial)
 
 
 def saturated_top_k(

@@ -33,13 +33,12 @@ The parameters and term formulas are in :mod:`bm25_formulas`, the explainers in
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from sentret_core.index.neighbours import PerSentence
-from sentret_core.models.arrays.layout import context_len, layout, mean_over_sentences, title_len
+from sentret_core.models.arrays.layout import context_lengths, layout, mean_context_len, mean_title_len, title_lengths
 from sentret_core.models.arrays.postings import postings
 from sentret_core.models.bm25.compiled import Tables, available, compiled_sum, compiled_top_k, tables_of
 from sentret_core.models.bm25.explain import BM25F_PARTS, explain_bm25, explain_bm25f
@@ -73,22 +72,6 @@ def idf(index: Index, variant: str) -> np.ndarray:
     )
 
 
-def inverse_norm(index: Index, field: str, b: float, window: int, rows: np.ndarray) -> np.ndarray:
-    """1 / B_f(s) at ``rows`` (0 where B_f = 0), from the lengths there: no array over all N is kept. avglen of
-    the sentence field is avsl; of the others, the mean over all sentences, computed once."""
-    rows = np.asarray(rows)
-    if field == "sentence":
-        lengths: np.ndarray = layout(index).sent_len.take(rows)
-        avg = index.avsl
-    else:
-        at = (lambda ids: context_len(index, window, ids)) if field == "context" else partial(title_len, index)
-        lengths, avg = at(rows), mean_over_sentences(index, at, f"models.bm25.mean_len/{field}/{window}")
-    norm = length_norm(lengths, avg, b)
-    out = np.zeros(len(rows))
-    np.divide(1.0, norm, out=out, where=norm > 0)
-    return out
-
-
 def sentence_k(index: Index, k1: float, b: float) -> PerSentence:
     """k1·B(s) = k1·((1-b) + b·|s|/avsl), computed for the sentences asked for (``.take(ids)``)."""
     lengths = layout(index).sent_len
@@ -97,16 +80,29 @@ def sentence_k(index: Index, k1: float, b: float) -> PerSentence:
 
 def field_weights(index: Index, p: BM25FParams) -> Callable[[np.ndarray], np.ndarray]:
     """rows -> (n, 3): w_f / B_f(s) of those sentences for the sentence, context and title fields (0 for a field
-    of weight 0)."""
-    b_s, b_c, b_t = p.field_b()
+    of weight 0), from their lengths there: no array over all N is kept but the context lengths. avglen of the
+    sentence field is avsl; of the others, the mean over all sentences, computed once. What every query term
+    reads (the lengths' arrays, the means) is looked up here, once a query."""
+    lay, window = layout(index), p.window
+    b, w = np.array(p.field_b()), np.array([1.0, p.w_context, p.w_title])
+    context = context_lengths(index, window) if p.w_context > 0 else None
+    titles = title_lengths(index) if p.w_title > 0 else None
+    avg = np.array([index.avsl, 0.0 if context is None else mean_context_len(index, window),
+                    0.0 if titles is None else mean_title_len(index)])
 
     def at(rows: np.ndarray) -> np.ndarray:
-        out = np.zeros((len(rows), 3))
-        out[:, 0] = inverse_norm(index, "sentence", b_s, 0, rows)
-        if p.w_context > 0:
-            out[:, 1] = p.w_context * inverse_norm(index, "context", b_c, p.window, rows)
-        if p.w_title > 0:
-            out[:, 2] = p.w_title * inverse_norm(index, "title", b_t, 0, rows)
+        lengths = np.zeros((len(rows), 3))
+        lengths[:, 0] = lay.sent_len.take(rows)
+        if context is not None:
+            lengths[:, 1] = context.take(rows)
+        if titles is not None:
+            lengths[:, 2] = titles.take(lay.sent_doc.take(rows))
+        # length_norm per field, B_f = (1-b_f) + b_f·(len_f/avglen_f), in one step for the three
+        ratio = np.divide(lengths, avg, out=np.zeros_like(lengths), where=avg > 0)
+        norm = (1.0 - b) + b * ratio
+        out = np.zeros_like(norm)
+        np.divide(1.0, norm, out=out, where=norm > 0)
+        out *= w  # a field of weight 0 adds 0
         return out
 
     return at
@@ -165,9 +161,14 @@ def term_weights(index: Index, q: Query, p: BM25Params | BM25FParams) -> np.ndar
 
 
 def top_k_bm25f(index: Index, q: Query, p: BM25FParams, k: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
-    """bm25f.v1's top k without scoring every candidate nor building a frequent term's fields (MaxScore)."""
-    return fields_top_k(index, q, k, term_weights(index, q, p), p.k1, p.window, field_weights(index, p),
-                        only_weighted(p))
+    """bm25f.v1's top k without scoring every candidate nor building a frequent term's fields (MaxScore); where
+    MaxScore cannot help, every candidate, scored here with the weights already looked up (``search`` ranks)."""
+    weights, fields = term_weights(index, q, p), field_weights(index, p)
+    found = fields_top_k(index, q, k, weights, p.k1, p.window, fields, only_weighted(p))
+    if found is not None:
+        return found
+    ids, scores = fields_sum(index, p.window, fields, only_weighted(p), p.k1, q.ids, weights, range(len(q.ids)))
+    return ids, scores, len(ids) > 0
 
 
 def only_weighted(p: BM25FParams) -> bool:

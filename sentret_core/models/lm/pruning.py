@@ -21,6 +21,7 @@ added in query order), so the top k holds its scores bit for bit.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -105,12 +106,21 @@ class Bounds:
         self.index, self.p, self.variant = index, p, variant
         self.terms = np.array([t for t, _ in use], dtype=np.int64)
         self.qf = np.array([f for _, f in use])
-        self.absent = _absent(index, p, variant, self.terms, self.qf)
-        ones = np.ones(len(self.terms))
-        self.crude = _present(index, p, variant, self.terms, self.qf, ones[:, None], ones) - self.absent
-        self.importance = self.crude.max(axis=1)
         self.large = [postings(index).size(int(t)) > MAXIMA_READILY for t in self.terms]
         self.tight: dict[int, np.ndarray] = {}  # position -> present - absent with the term's own maxima
+
+    # each computed at its first use: most queries end before (their postings are short)
+    @cached_property
+    def absent(self) -> np.ndarray:
+        return _absent(self.index, self.p, self.variant, self.terms, self.qf)
+
+    @cached_property
+    def crude(self) -> np.ndarray:
+        ones = np.ones(len(self.terms))
+        return _present(self.index, self.p, self.variant, self.terms, self.qf, ones[:, None], ones) - self.absent
+
+    def importance(self) -> np.ndarray:
+        return self.crude.max(axis=1)
 
     def below(self, positions: np.ndarray, theta: float) -> bool:
         rest = positions.tolist()

@@ -34,12 +34,14 @@ def tfisf_top_k(doc_level: bool) -> TopK:
         if k == 0:
             return EMPTY_IDS, EMPTY_SCORES, any(post.size(int(t)) for t in q.ids)
         weights = isf(index, doc_level)
-        ub = np.array([term_score(qf, weights[t], largest_count(index, int(t))) for t, qf in zip(q.ids, q.qtf)])
+
+        def bounds() -> np.ndarray:  # read only where pruning may help
+            return np.array([term_score(qf, weights[t], largest_count(index, int(t))) for t, qf in zip(q.ids, q.qtf)])
 
         def partial(positions: np.ndarray, cand: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
             return tfisf_scores(index, q, doc_level=doc_level, positions=positions.tolist(), cand=cand)
 
-        return maxscore.additive_top_k(k, ub, post, q.ids, partial)
+        return maxscore.additive_top_k(k, bounds, post, q.ids, partial)
 
     return top_k
 
