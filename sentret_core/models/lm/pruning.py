@@ -84,7 +84,7 @@ def _above(index: Index, p: Any, variant: Variant, use: list[tuple[int, float]],
     """The candidates that can reach θ, with their exact scores: the essential terms' parts first, then, where
     those and the others' bound reach θ, the others' (read for fewer sentences), all added in query order."""
     coefs = coefficients(index, p, variant, cand)
-    essential = log_terms_at(index, p, variant, use, cand, coefs, found.essential)
+    essential = list(log_terms_at(index, p, variant, use, cand, coefs, found.essential))
     upper = np.sum(essential, axis=0) + bounds.rest(found.rest).take(layout(index).sent_len.take(cand).astype(np.intp))
     if getattr(p, "importance", False):
         upper += log_pds(index).take(cand)

@@ -14,7 +14,7 @@ and three multiply-adds. The same mixture gives explain's rows and the distribut
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -215,21 +215,18 @@ def lm_scores_at(index: Index, q: Query, p: Any, variant: Variant, ids: np.ndarr
 
 
 def log_terms_at(index: Index, p: Any, variant: Variant, use: list[tuple[int, float]], ids: np.ndarray,
-                 coefs: Coefficients, positions: Iterable[int]) -> list[np.ndarray]:
+                 coefs: Coefficients, positions: Iterable[int]) -> Iterator[np.ndarray]:
     """c(t,q)·log p(t|θ_s) at ``ids`` (:func:`coefficients` there: ``coefs``) of the query terms at ``positions``,
-    their counts gathered from the postings: the terms of :func:`lm_scores_at`, for a caller that sums them."""
+    one term at a time, their counts gathered from the postings: the terms of :func:`lm_scores_at`."""
     post = postings(index)
     lo = hi = np.zeros(0, dtype=np.int64)
     if variant.local:
         lo, hi = local_ranges(index, p.context, getattr(p, "window", 1), ids)
-    parts = []
-    with np.errstate(divide="ignore"):
-        for i in positions:
-            t, qf = use[i]
-            in_local = range_counts(post, t, lo, hi) if variant.local else None
-            # the postings in their stored dtypes: only the hits convert
-            parts.append(_log_term(coefs, float(collection_model(index)[t]), qf, gather(*post.raw(t), ids), in_local))
-    return parts
+    for i in positions:
+        t, qf = use[i]
+        in_local = range_counts(post, t, lo, hi) if variant.local else None
+        # the postings in their stored dtypes: only the hits convert
+        yield _log_term(coefs, float(collection_model(index)[t]), qf, gather(*post.raw(t), ids), in_local)
 
 
 def summed(index: Index, p: Any, ids: np.ndarray, parts: Iterable[np.ndarray]) -> np.ndarray:
@@ -248,7 +245,6 @@ def known_terms(index: Index, q: Query) -> list[tuple[int, float]]:
     return [(t, qf) for t, qf in zip(q.ids, q.qtf) if pc_all[t] > 0]
 
 
-
 def _log_term(coefs: Coefficients, p_t: float, qf: float, in_sentence: np.ndarray,
               in_local: np.ndarray | None) -> np.ndarray:
     """c(t,q)·log(a·c(t,s) + g·c(t,l(s)) + h·p(t)), the order of operations every scoring path shares."""
@@ -257,7 +253,8 @@ def _log_term(coefs: Coefficients, p_t: float, qf: float, in_sentence: np.ndarra
     prob += in_sentence * a
     if in_local is not None:
         prob += in_local * g
-    logp = np.log(prob, out=prob)
+    with np.errstate(divide="ignore"):
+        logp = np.log(prob, out=prob)
     return logp if qf == 1.0 else qf * logp
 
 
@@ -267,10 +264,9 @@ def _scores(index: Index, p: Any, variant: Variant, use: list[tuple[int, float]]
     c(t,l(s)) at ``ids`` come from its callables, made one term at a time (a few vectors of len(ids) at once)."""
     coefs = coefficients(index, p, variant, ids)
     pc_all = collection_model(index)
-    with np.errstate(divide="ignore"):
-        parts = (_log_term(coefs, float(pc_all[t]), qf, in_sentence[i](), in_local[i]() if variant.local else None)
-                 for i, (t, qf) in enumerate(use))
-        return summed(index, p, ids, parts)
+    parts = (_log_term(coefs, float(pc_all[t]), qf, in_sentence[i](), in_local[i]() if variant.local else None)
+             for i, (t, qf) in enumerate(use))
+    return summed(index, p, ids, parts)
 
 
 def closed_form(variant: Variant, as_params: Callable[[Any], Any] | None = None) -> Callable[..., np.ndarray]:
