@@ -98,9 +98,8 @@ class FileBlocks:
         self.hashed = 0
         self._lock = threading.Lock()
 
-    def check(self, lo: int, hi: int, values: Callable[[int, int], None] | None = None) -> None:
-        """Every block holding a byte of [lo, hi) matches its digest, and then passes ``values(lo, hi)``
-        (the checks of its values, given its byte range); each block is checked once."""
+    def check(self, lo: int, hi: int) -> None:
+        """Every block holding a byte of [lo, hi) matches its digest; each block is hashed once."""
         if hi <= lo:
             return
         first, last = lo // self.block, min((hi - 1) // self.block, len(self.recorded) - 1)
@@ -115,10 +114,7 @@ class FileBlocks:
                     where = f"block {k + 1:,} of {len(self.recorded):,}, from byte {k * self.block:,}"
                     raise self.fail(f"{self.path.name}: checksum mismatch ({where}; the file was altered or "
                                     "corrupted)")
-            if values is not None:
-                for k in todo:
-                    values(k * self.block, (k + 1) * self.block)
             self.sound[todo] = True
 
-    def check_all(self, values: Callable[[int, int], None] | None = None) -> None:
-        self.check(0, len(self.recorded) * self.block, values)
+    def check_all(self) -> None:
+        self.check(0, len(self.recorded) * self.block)

@@ -45,12 +45,12 @@ class Layout:
         return self.index.seq_indptr
 
     @cached_property
-    def doc_first(self) -> np.ndarray:  # int32
-        return np.asarray(self.index.doc_first, dtype=np.int32)
+    def doc_first(self) -> np.ndarray:  # int32 (int64 when N needs it), the index's
+        return self.index.doc_first
 
     @cached_property
-    def doc_nsent(self) -> np.ndarray:  # int32
-        return np.asarray(self.index.doc_nsent, dtype=np.int32)
+    def doc_nsent(self) -> np.ndarray:  # likewise
+        return self.index.doc_nsent
 
     @property
     def first(self) -> PerSentence:
