@@ -124,6 +124,7 @@ def test_two_annotators_with_their_own_links_cannot_touch_each_others_grades(app
         # the admin's qrels preview after a reload, which keeps the admin signed in: the
         # trec scale, and which trec_eval level matches the app
         admin.reload(wait_until="domcontentloaded")
+        wait_until_idle(admin)  # the page's first run after a reload (a CI run under load timed out before it)
         expect(admin.get_by_text(re.compile(r"trec_eval -l 2")).first).to_be_visible()
         expect(admin.get_by_label("Admin token", exact=True)).to_have_count(0)
 
