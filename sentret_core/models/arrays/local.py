@@ -16,7 +16,8 @@ import numpy as np
 
 from sentret_core.index.neighbours import expand_ranges, neighbourhood
 from sentret_core.models.arrays.layout import layout
-from sentret_core.models.arrays.vectors import find_sorted, run_starts
+from sentret_core.models.arrays.ranges import Span
+from sentret_core.models.arrays.vectors import between, find_sorted, run_starts
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -77,8 +78,13 @@ def document_sentences(index: Index, docs: np.ndarray) -> np.ndarray:
     return expand_ranges(first, first + lay.doc_nsent.take(docs)).astype(np.int32)
 
 
-def window_counts(index: Index, post: Postings, term: int, window: int) -> tuple[np.ndarray, np.ndarray]:
-    """c(t, ctx_w(s) ∪ s) wherever it is not 0: the ±window neighbourhoods of the term's sentences, and the counts."""
+def window_counts(index: Index, post: Postings, term: int, window: int,
+                  span: Span | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """c(t, ctx_w(s) ∪ s) wherever it is not 0: the ±window neighbourhoods of the term's sentences, and the counts;
+    with ``span`` (whole documents), at the sentences of that range only."""
     lay = layout(index)
-    rows = neighbourhood(lay.first, lay.end, post.raw(term)[0], window)
+    held = post.raw(term)[0]
+    if span is not None:
+        held = between(held, held, *span)[0]
+    rows = neighbourhood(lay.first, lay.end, held, window)
     return rows.astype(np.int32), local_counts(index, post, term, "window", window, rows)

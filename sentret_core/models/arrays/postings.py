@@ -14,13 +14,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from sentret_core.index.neighbours import expand_ranges
+from sentret_core.models.arrays import ranges
 from sentret_core.models.arrays.layout import layout
-from sentret_core.models.arrays.vectors import find_sorted, run_starts
+from sentret_core.models.arrays.ranges import Span
+from sentret_core.models.arrays.vectors import between, find_sorted, run_starts
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
 
 FIELD_BYTES = 256 * 2**20  # BM25F fields kept per index, the most recently used terms first
+DENSE_SHARE = 16  # a term in more than 1/16 of a span's sentences has its fields there built densely, not sorted
 
 
 class Postings:
@@ -156,6 +159,16 @@ class FieldPostings:
         return self.index.cache.get_sized("models.fields", key, lambda: term_fields(self.index, *key), FIELD_BYTES,
                                           _nbytes)
 
+    def within(self, term: int, span: Span) -> tuple[np.ndarray, np.ndarray]:
+        """The term's fields at the sentences of ``span`` (whole documents) alone: a slice of its whole fields
+        (kept) for a term in fewer than :data:`~sentret_core.models.arrays.ranges.RANGE_FROM` sentences, built
+        for the span alone for a more frequent one."""
+        if postings(self.index).size(term) > ranges.RANGE_FROM:
+            return term_fields(self.index, self.window, term, span)
+        rows, counts = self(term)
+        lo, hi = find_sorted(rows, np.array(span))
+        return rows[lo:hi], counts[lo:hi]
+
 
 def _nbytes(fields: tuple[np.ndarray, np.ndarray]) -> int:
     return int(fields[0].nbytes + fields[1].nbytes)
@@ -178,15 +191,22 @@ def _nonzero(matrix: Any) -> sp.csc_matrix:
     return csc
 
 
-def term_fields(index: Index, window: int, term: int) -> tuple[np.ndarray, np.ndarray]:
+def term_fields(index: Index, window: int, term: int, span: Span | None = None) -> tuple[np.ndarray, np.ndarray]:
     """One term's BM25F fields: the sentences holding it in the sentence, ±window context or
-    title field, and its counts in each (what the matrices X, W·X and Sᵀ·T hold in column t).
+    title field, and its counts in each (what the matrices X, W·X and Sᵀ·T hold in column t);
+    with ``span`` (whole documents), at the sentences of that range only.
 
     Every field's rows are sorted runs (the postings, each shifted by one offset, the title
     documents' sentences): one stable sort merges them, a bincount sums them per row and field.
     """
     lay = layout(index)
     r, c = postings(index)(term)
+    docs, tc = title_postings(index)(term)
+    if span is not None:  # a sentence's fields read its own document only: the span's postings give them all
+        r, c = between(r, c, *span)
+        docs, tc = between(docs, tc, int(lay.sent_doc[span[0]]), int(lay.sent_doc[span[1] - 1]) + 1)
+        if len(r) * DENSE_SHARE > span[1] - span[0]:
+            return _dense_fields(index, window, span, (r, c), (docs, tc))
     keep = c != 0
     r, c = r[keep].astype(np.int64), c[keep]
     first, end = lay.first.take(r), lay.end.take(r)
@@ -197,7 +217,6 @@ def term_fields(index: Index, window: int, term: int) -> tuple[np.ndarray, np.nd
         rows.append(s[same])
         vals.append(c[same])
         fields.append(np.ones(len(rows[-1]), dtype=np.int64))
-    docs, tc = title_postings(index)(term)
     lo = lay.doc_first.take(docs).astype(np.int64)
     n = lay.doc_nsent.take(docs).astype(np.int64)
     rows.append(expand_ranges(lo, lo + n))
@@ -213,6 +232,29 @@ def term_fields(index: Index, window: int, term: int) -> tuple[np.ndarray, np.nd
     distinct = every[new]
     sums = np.bincount(slot, weights=np.concatenate(vals).take(order), minlength=3 * len(distinct))
     return distinct.astype(np.int32), sums.reshape(len(distinct), 3).astype(np.float32)
+
+
+def _dense_fields(index: Index, window: int, span: Span, sentences: tuple[np.ndarray, np.ndarray],
+                  titles: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`term_fields` over ``span`` from the term's sentence and title postings there, by arrays of the
+    span's length rather than a sort: the faster way for a term in a good share of the span's sentences.
+    Counts are integers, so their sums are the same whichever order they are added in."""
+    lay, (lo, hi) = layout(index), span
+    (r, c), (docs, tc) = sentences, titles
+    counts = np.zeros((hi - lo, 3))
+    counts[r - lo, 0] = c
+    here = np.arange(lo, hi, dtype=np.int64)
+    first, end = lay.first.take(here), lay.end.take(here)
+    for offset in (*range(-window, 0), *range(1, window + 1)):  # s gets c(t,s') for s' = s + offset
+        source = here + offset
+        inside = np.flatnonzero((source >= first) & (source < end))
+        counts[inside, 1] += counts[source.take(inside) - lo, 0]
+    doc_lo = int(lay.sent_doc[lo])
+    title = np.zeros(int(lay.sent_doc[hi - 1]) + 1 - doc_lo)
+    title[docs - doc_lo] = tc
+    counts[:, 2] = title.take(lay.sent_doc[lo:hi] - doc_lo)
+    found = np.flatnonzero(np.any(counts != 0, axis=1))
+    return (found + lo).astype(np.int32), counts.take(found, axis=0).astype(np.float32)
 
 
 def field_counts_at(index: Index, window: int, term: int, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

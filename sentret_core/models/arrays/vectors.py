@@ -56,6 +56,12 @@ def find_sorted(rows: np.ndarray, ids: np.ndarray) -> np.ndarray:
     return np.searchsorted(rows, np.asarray(ids, dtype=rows.dtype))
 
 
+def between(rows: np.ndarray, vals: np.ndarray, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+    """The part of a posting list (``rows`` sorted, ``vals`` paired) with lo ≤ row < hi."""
+    start, stop = find_sorted(rows, np.array([lo, hi]))
+    return rows[start:stop], vals[start:stop]
+
+
 def gather(rows: np.ndarray, vals: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """``vals`` at ``targets`` where ``rows`` (sorted) holds them, 0 elsewhere."""
     if len(rows) == 0:

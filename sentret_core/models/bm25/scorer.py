@@ -38,8 +38,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sentret_core.index.neighbours import PerSentence
+from sentret_core.models.arrays import ranges
 from sentret_core.models.arrays.layout import context_lengths, layout, mean_context_len, mean_title_len, title_lengths
 from sentret_core.models.arrays.postings import postings
+from sentret_core.models.arrays.ranges import Span
 from sentret_core.models.bm25.compiled import Tables, available, compiled_sum, compiled_top_k, tables_of
 from sentret_core.models.bm25.explain import BM25F_PARTS, explain_bm25, explain_bm25f
 from sentret_core.models.bm25.formulas import (
@@ -162,12 +164,22 @@ def term_weights(index: Index, q: Query, p: BM25Params | BM25FParams) -> np.ndar
 
 def top_k_bm25f(index: Index, q: Query, p: BM25FParams, k: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
     """bm25f.v1's top k without scoring every candidate nor building a frequent term's fields (MaxScore); where
-    MaxScore cannot help, every candidate, scored here with the weights already looked up (``search`` ranks)."""
+    MaxScore cannot help, every candidate, scored here with the weights already looked up (``search`` ranks):
+    range by range of documents, each range's k best kept, when a term is in more than
+    :data:`~sentret_core.models.arrays.ranges.RANGE_FROM` sentences (its fields and weights for all of them at
+    once were several GB at 75M)."""
     weights, fields = term_weights(index, q, p), field_weights(index, p)
     found = fields_top_k(index, q, k, weights, p.k1, p.window, fields, only_weighted(p))
     if found is not None:
         return found
-    ids, scores = fields_sum(index, p.window, fields, only_weighted(p), p.k1, q.ids, weights, range(len(q.ids)))
+
+    def every_candidate(span: Span | None) -> tuple[np.ndarray, np.ndarray]:
+        return fields_sum(index, p.window, fields, only_weighted(p), p.k1, q.ids, weights, range(len(q.ids)),
+                          span=span)
+
+    if k > 0 and ranges.goes_by_range(postings(index), q.ids):
+        return ranges.ranged_top_k(k, ranges.document_ranges(index), every_candidate)
+    ids, scores = every_candidate(None)
     return ids, scores, len(ids) > 0
 
 

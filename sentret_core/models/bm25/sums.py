@@ -16,6 +16,7 @@ import numpy as np
 
 from sentret_core.index.neighbours import Column
 from sentret_core.models.arrays.postings import Postings, field_counts_at, field_postings
+from sentret_core.models.arrays.ranges import Span
 from sentret_core.models.arrays.vectors import union_sum
 from sentret_core.models.bm25.formulas import saturation
 
@@ -42,17 +43,21 @@ def saturated_sum(
 
 def fields_sum(
     index: Index, window: int, field_weights: FieldWeights, only_weighted: bool, k1: float, terms: np.ndarray,
-    weights: np.ndarray, positions: Iterable[int], cand: np.ndarray | None = None,
+    weights: np.ndarray, positions: Iterable[int], cand: np.ndarray | None = None, span: Span | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """BM25F's ``Σ_t w_t·(k1+1)·x̃/(k1+x̃)``, x̃ over the sentence, ±``window`` context and title fields
     (``field_weights``: rows -> (n, 3), w_f/B_f(s) there); with ``only_weighted``, a sentence reached only
     through a field of weight 0 is no candidate. Over ``cand``, a term's counts are looked up for those
-    sentences alone, its fields never built whole (a frequent term's are large)."""
+    sentences alone, its fields never built whole (a frequent term's are large); over ``span`` (whole
+    documents, no ``cand``), every candidate of that range of sentences."""
     fields = field_postings(index, window)
     rows, vals = [], []
     for i in positions:
         term = int(terms[i])
-        r, counts = fields(term) if cand is None else field_counts_at(index, window, term, cand)
+        if cand is not None:
+            r, counts = field_counts_at(index, window, term, cand)
+        else:
+            r, counts = fields(term) if span is None else fields.within(term, span)
         x = pseudo_frequency(counts, field_weights(r))
         if only_weighted:
             keep = x > 0

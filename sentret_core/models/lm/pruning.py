@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sentret_core.index.neighbours import neighbourhood
-from sentret_core.models.arrays import maxscore
+from sentret_core.models.arrays import maxscore, ranges
 from sentret_core.models.arrays.layout import collection_model, doc_len, layout
 from sentret_core.models.arrays.local import DOCUMENT, document_counts, document_sentences
 from sentret_core.models.arrays.postings import postings
@@ -38,6 +38,7 @@ from sentret_core.models.lm.scoring import (
     by_length,
     coefficients,
     known_terms,
+    lm_scores,
     lm_scores_at,
     log_pds,
     log_terms_at,
@@ -55,7 +56,13 @@ def lm_top_k(variant: Variant, as_params: Callable[[Any], Any] | None = None) ->
     """The registered ``top_k`` of a language model (``as_params`` maps its parameters to the mixture's)."""
 
     def top_k(index: Index, q: Query, p: Any, k: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
-        return pruned_top_k(index, q, as_params(p) if as_params else p, variant, k)
+        mixture_params = as_params(p) if as_params else p
+        found = pruned_top_k(index, q, mixture_params, variant, k)
+        if found is None and k > 0 and ranges.goes_by_range(postings(index), q.ids):
+            # every candidate, range by range: a frequent term's documents can hold most of the sentences
+            return ranges.ranged_top_k(k, ranges.document_ranges(index),
+                                       lambda span: lm_scores(index, q, mixture_params, variant, span))
+        return found
 
     return top_k
 

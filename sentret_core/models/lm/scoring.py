@@ -31,7 +31,8 @@ from sentret_core.models.arrays.local import (
     window_counts,
 )
 from sentret_core.models.arrays.postings import postings
-from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, gather, run_starts, scatter, union
+from sentret_core.models.arrays.ranges import Span
+from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, between, gather, run_starts, scatter, union
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -161,12 +162,16 @@ def by_length(index: Index, p: Any, variant: Variant) -> tuple[np.ndarray, np.nd
     return index.cache.get_lru("models.lm.by_length", (variant.mixture, p), build)
 
 
-def lm_scores(index: Index, q: Query, p: Any, variant: Variant) -> tuple[np.ndarray, np.ndarray]:
+def lm_scores(
+    index: Index, q: Query, p: Any, variant: Variant, span: Span | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Σ_{t∈q} c(t,q)·log p(t|θ_s) [+ log p(d|s)] over the candidates (see :mod:`lm`): the sentences
-    holding a query term, and those whose local text holds one when the local model carries weight."""
+    holding a query term, and those whose local text holds one when the local model carries weight; with
+    ``span`` (whole documents), the candidates of that range of sentences only (a sentence's local text is in
+    its document)."""
     post = postings(index)
     use = known_terms(index, q)
-    sent = [post(t) for t, _ in use]
+    sent = [post(t) if span is None else between(*post(t), *span) for t, _ in use]
     reach = variant.local and p.local_weighted()
     local: Counts = []
     if variant.local and p.context == DOCUMENT:
@@ -178,7 +183,7 @@ def lm_scores(index: Index, q: Query, p: Any, variant: Variant) -> tuple[np.ndar
                   else np.searchsorted(doc_ids, layout(index).sent_doc.take(cand)))
         local = [partial(_spread, doc_ids, d, c, doc_of) for d, c in per_doc]
     elif variant.local:
-        around = [window_counts(index, post, t, p.window) for t, _ in use]
+        around = [window_counts(index, post, t, p.window, span) for t, _ in use]
         cand = union([r for r, _ in (around if reach else sent)])
         if reach:  # every sentence the window reaches is a candidate
             local = [partial(scatter, cand, r, c) for r, c in around]
