@@ -21,7 +21,7 @@ from sentret_core.index.neighbours import Column
 from sentret_core.models.arrays import maxscore
 from sentret_core.models.arrays.postings import Postings, postings
 from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES
-from sentret_core.models.bm25.sums import FieldWeights, fields_sum, saturated_sum
+from sentret_core.models.bm25.sums import PseudoFrequency, fields_sum, saturated_sum
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -53,7 +53,7 @@ def saturated_top_k(
 
 
 def fields_top_k(
-    index: Index, q: Query, k: int, weights: np.ndarray, k1: float, window: int, field_weights: FieldWeights,
+    index: Index, q: Query, k: int, weights: np.ndarray, k1: float, window: int, pseudo_frequency: PseudoFrequency,
     only_weighted: bool,
 ) -> tuple[np.ndarray, np.ndarray, bool] | None:
     """BM25F's top k (MaxScore), its sum as :func:`~sentret_core.models.bm25.sums.fields_sum` says. The
@@ -64,6 +64,6 @@ def fields_top_k(
         return None
 
     def partial(positions: np.ndarray, cand: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        return fields_sum(index, window, field_weights, only_weighted, k1, q.ids, weights, positions, cand)
+        return fields_sum(index, window, pseudo_frequency, only_weighted, k1, q.ids, weights, positions, cand)
 
     return max_score(k, weights, k1, postings(index), q.ids, partial)

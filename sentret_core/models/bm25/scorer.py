@@ -52,7 +52,7 @@ from sentret_core.models.bm25.formulas import (
     query_factor,
 )
 from sentret_core.models.bm25.pruning import fields_top_k, saturated_top_k
-from sentret_core.models.bm25.sums import fields_sum, saturated_sum
+from sentret_core.models.bm25.sums import PseudoFrequency, fields_sum, saturated_sum
 from sentret_core.models.core.papers import PAPER_000, PAPER_002, ROBERTSON
 from sentret_core.models.core.registry import register
 from sentret_core.models.core.spec import zero_without_a_match
@@ -80,32 +80,34 @@ def sentence_k(index: Index, k1: float, b: float) -> PerSentence:
     return PerSentence(index.N, lambda ids: k1 * length_norm(lengths.take(ids), index.avsl, b))
 
 
-def field_weights(index: Index, p: BM25FParams) -> Callable[[np.ndarray], np.ndarray]:
-    """rows -> (n, 3): w_f / B_f(s) of those sentences for the sentence, context and title fields (0 for a field
-    of weight 0), from their lengths there: no array over all N is kept but the context lengths. avglen of the
-    sentence field is avsl; of the others, the mean over all sentences, computed once. What every query term
-    reads (the lengths' arrays, the means) is looked up here, once a query."""
-    lay, window = layout(index), p.window
-    b, w = np.array(p.field_b()), np.array([1.0, p.w_context, p.w_title])
-    context = context_lengths(index, window) if p.w_context > 0 else None
-    titles = title_lengths(index) if p.w_title > 0 else None
-    avg = np.array([index.avsl, 0.0 if context is None else mean_context_len(index, window),
-                    0.0 if titles is None else mean_title_len(index)])
+def pseudo_frequency(index: Index, p: BM25FParams) -> PseudoFrequency:
+    """(rows, counts (n, 3)) -> x̃ = Σ_f w_f·c(t,f_s)/B_f(s) at those sentences, B_f(s) = (1-b_f) +
+    b_f·len_f(s)/avglen_f, the fields added in order (sentence, context, title), one column at a time (as an (n, 3)
+    product summed by rows would add them, bit for bit, with less memory); a field of weight 0 adds nothing
+    and is not read. No array over all N is kept but the context lengths. avglen of the sentence field is avsl;
+    of the others, the mean over all sentences, computed once. What every query term reads (the lengths' arrays,
+    the means) is looked up here, once a query."""
+    lay = layout(index)
+    weighted: list[tuple[int, Callable[[np.ndarray], np.ndarray], float]] = [(0, lay.sent_len.take, index.avsl)]
+    if p.w_context > 0:
+        weighted.append((1, context_lengths(index, p.window).take, mean_context_len(index, p.window)))
+    if p.w_title > 0:
+        titles = title_lengths(index)
+        weighted.append((2, lambda rows: titles.take(lay.sent_doc.take(rows)), mean_title_len(index)))
+    b, w = p.field_b(), (1.0, p.w_context, p.w_title)
 
-    def at(rows: np.ndarray) -> np.ndarray:
-        lengths = np.zeros((len(rows), 3))
-        lengths[:, 0] = lay.sent_len.take(rows)
-        if context is not None:
-            lengths[:, 1] = context.take(rows)
-        if titles is not None:
-            lengths[:, 2] = titles.take(lay.sent_doc.take(rows))
-        # length_norm per field, B_f = (1-b_f) + b_f·(len_f/avglen_f), in one step for the three
-        ratio = np.divide(lengths, avg, out=np.zeros_like(lengths), where=avg > 0)
-        norm = (1.0 - b) + b * ratio
-        out = np.zeros_like(norm)
-        np.divide(1.0, norm, out=out, where=norm > 0)
-        out *= w  # a field of weight 0 adds 0
-        return out
+    def at(rows: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        total: np.ndarray | None = None
+        for field, lengths, mean in weighted:
+            ratio = lengths(rows) / mean if mean > 0 else np.zeros(len(rows))
+            norm = (1.0 - b[field]) + b[field] * ratio  # B_f(s)
+            part = np.zeros(len(rows))
+            np.divide(1.0, norm, out=part, where=norm > 0)
+            part *= w[field]
+            part *= counts[:, field]
+            total = part if total is None else total + part
+        assert total is not None  # the sentence field always counts
+        return total
 
     return at
 
@@ -168,7 +170,7 @@ def top_k_bm25f(index: Index, q: Query, p: BM25FParams, k: int) -> tuple[np.ndar
     range by range of documents, each range's k best kept, when a term is in more than
     :data:`~sentret_core.models.arrays.ranges.RANGE_FROM` sentences (its fields and weights for all of them at
     once were several GB at 75M)."""
-    weights, fields = term_weights(index, q, p), field_weights(index, p)
+    weights, fields = term_weights(index, q, p), pseudo_frequency(index, p)
     found = fields_top_k(index, q, k, weights, p.k1, p.window, fields, only_weighted(p))
     if found is not None:
         return found
@@ -203,5 +205,5 @@ def only_weighted(p: BM25FParams) -> bool:
     description="BM25 over three weighted fields: the sentence, its ±w surrounding sentences, its document's title",
 )
 def score_bm25f(index: Index, q: Query, p: BM25FParams) -> tuple[np.ndarray, np.ndarray]:
-    return fields_sum(index, p.window, field_weights(index, p), only_weighted(p), p.k1, q.ids,
+    return fields_sum(index, p.window, pseudo_frequency(index, p), only_weighted(p), p.k1, q.ids,
                       term_weights(index, q, p), range(len(q.ids)))

@@ -23,7 +23,8 @@ from sentret_core.models.bm25.formulas import saturation
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
 
-FieldWeights = Callable[[np.ndarray], np.ndarray]  # sentence rows -> (n, 3): w_f / B_f(s) of each field there
+# (sentence rows, a term's (n, 3) counts there in the sentence, context and title) -> BM25F's x̃ at those rows
+PseudoFrequency = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
 def saturated_sum(
@@ -42,11 +43,11 @@ def saturated_sum(
 
 
 def fields_sum(
-    index: Index, window: int, field_weights: FieldWeights, only_weighted: bool, k1: float, terms: np.ndarray,
+    index: Index, window: int, pseudo_frequency: PseudoFrequency, only_weighted: bool, k1: float, terms: np.ndarray,
     weights: np.ndarray, positions: Iterable[int], cand: np.ndarray | None = None, span: Span | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """BM25F's ``Σ_t w_t·(k1+1)·x̃/(k1+x̃)``, x̃ over the sentence, ±``window`` context and title fields
-    (``field_weights``: rows -> (n, 3), w_f/B_f(s) there); with ``only_weighted``, a sentence reached only
+    (``pseudo_frequency``: the term's rows and counts -> x̃ there); with ``only_weighted``, a sentence reached only
     through a field of weight 0 is no candidate. Over ``cand``, a term's counts are looked up for those
     sentences alone, its fields never built whole (a frequent term's are large); over ``span`` (whole
     documents, no ``cand``), every candidate of that range of sentences."""
@@ -58,7 +59,7 @@ def fields_sum(
             r, counts = field_counts_at(index, window, term, cand)
         else:
             r, counts = fields(term) if span is None else fields.within(term, span)
-        x = pseudo_frequency(counts, field_weights(r))
+        x = pseudo_frequency(r, counts)
         if only_weighted:
             keep = x > 0
             r, x = r[keep], x[keep]
@@ -67,9 +68,3 @@ def fields_sum(
             vals.append(saturation(x, k1, k1, weights[i]))
     return union_sum(rows, vals)
 
-
-def pseudo_frequency(counts: np.ndarray, field_weights: np.ndarray) -> np.ndarray:
-    """BM25F's x̃ = Σ_f w_f·c(t,f_s)/B_f(s) per row, summed in field order element by element (the same
-    bits whichever rows are taken together)."""
-    products = counts * field_weights
-    return products[:, 0] + products[:, 1] + products[:, 2]
