@@ -17,7 +17,7 @@ from sentret_core.index.neighbours import expand_ranges
 from sentret_core.models.arrays import ranges
 from sentret_core.models.arrays.layout import layout
 from sentret_core.models.arrays.ranges import Span
-from sentret_core.models.arrays.vectors import between, find_sorted, run_starts
+from sentret_core.models.arrays.vectors import between, dense_span, find_sorted, run_starts
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -79,6 +79,16 @@ class Postings:
         rows, vals = self.raw(term)
         if len(rows) == 0 or len(targets) == 0:
             return np.zeros(len(targets), dtype=bool), vals[:0]
+        span = dense_span(targets)
+        if span is not None:  # many targets close together: arrays over their span, no binary search
+            lo, size = span
+            inside, values = between(rows, vals, lo, lo + size)
+            held = np.zeros(size, dtype=bool)
+            held[inside - lo] = True
+            at = np.zeros(size, dtype=vals.dtype)
+            at[inside - lo] = values
+            hit = held.take(targets - lo)
+            return hit, at.take(targets[hit] - lo)
         pos = find_sorted(rows, targets)
         np.minimum(pos, len(rows) - 1, out=pos)
         hit = rows.take(pos) == targets
@@ -239,22 +249,23 @@ def _dense_fields(index: Index, window: int, span: Span, sentences: tuple[np.nda
     """:func:`term_fields` over ``span`` from the term's sentence and title postings there, by arrays of the
     span's length rather than a sort: the faster way for a term in a good share of the span's sentences.
     Counts are integers, so their sums are the same whichever order they are added in."""
-    lay, (lo, hi) = layout(index), span
-    (r, c), (docs, tc) = sentences, titles
-    counts = np.zeros((hi - lo, 3))
-    counts[r - lo, 0] = c
-    here = np.arange(lo, hi, dtype=np.int64)
-    first, end = lay.first.take(here), lay.end.take(here)
-    for offset in (*range(-window, 0), *range(1, window + 1)):  # s gets c(t,s') for s' = s + offset
-        source = here + offset
-        inside = np.flatnonzero((source >= first) & (source < end))
-        counts[inside, 1] += counts[source.take(inside) - lo, 0]
-    doc_lo = int(lay.sent_doc[lo])
-    title = np.zeros(int(lay.sent_doc[hi - 1]) + 1 - doc_lo)
-    title[docs - doc_lo] = tc
-    counts[:, 2] = title.take(lay.sent_doc[lo:hi] - doc_lo)
-    found = np.flatnonzero(np.any(counts != 0, axis=1))
-    return (found + lo).astype(np.int32), counts.take(found, axis=0).astype(np.float32)
+    (lo, hi), (r, c), (docs, tc) = span, sentences, titles
+    doc_of = np.asarray(layout(index).sent_doc[lo:hi])  # a slice: sentences of a document are a run
+    sentence = np.zeros(hi - lo)
+    sentence[r - lo] = c
+    context = np.zeros(hi - lo)
+    for offset in range(1, min(window, hi - lo - 1) + 1):  # s gets c(t,s±offset) inside its document
+        same = doc_of[offset:] == doc_of[:-offset]
+        np.add(context[:-offset], sentence[offset:], out=context[:-offset], where=same)
+        np.add(context[offset:], sentence[:-offset], out=context[offset:], where=same)
+    title = np.zeros(int(doc_of[-1]) + 1 - int(doc_of[0]))
+    title[docs - doc_of[0]] = tc
+    title = title.take(doc_of - doc_of[0])
+    found = np.flatnonzero((sentence != 0) | (context != 0) | (title != 0))
+    counts = np.empty((len(found), 3), dtype=np.float32)
+    for field, column in enumerate((sentence, context, title)):
+        counts[:, field] = column.take(found)
+    return (found + lo).astype(np.int32), counts
 
 
 def field_counts_at(index: Index, window: int, term: int, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -62,10 +62,31 @@ def between(rows: np.ndarray, vals: np.ndarray, lo: int, hi: int) -> tuple[np.nd
     return rows[start:stop], vals[start:stop]
 
 
+def dense_span(ids: np.ndarray) -> tuple[int, int] | None:
+    """(lowest id, number of ids from it to the highest) when ``ids`` are many and close together: then arrays
+    over that span, indexed directly, find them faster than binary searches (one pass, no log factor), for at
+    most :data:`DENSE_SPAN` entries an id. None otherwise."""
+    if len(ids) < DENSE_FROM:
+        return None
+    lo, hi = int(ids.min()), int(ids.max())
+    return (lo, hi + 1 - lo) if hi - lo < DENSE_SPAN * len(ids) else None
+
+
+DENSE_FROM = 4096  # ids from which a lookup may go through an array over their span
+DENSE_SPAN = 4  # ... when the span is at most this many times their number (its memory: a few bytes an id)
+
+
 def gather(rows: np.ndarray, vals: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """``vals`` at ``targets`` where ``rows`` (sorted) holds them, 0 elsewhere."""
     if len(rows) == 0:
         return np.zeros(len(targets))
+    span = dense_span(targets)
+    if span is not None:
+        lo, size = span
+        inside, values = between(rows, vals, lo, lo + size)
+        dense = np.zeros(size, dtype=np.result_type(vals.dtype, 0.0))  # np.where's below: 0.0 is a weak float
+        dense[inside - lo] = values
+        return dense.take(targets - lo)
     pos = find_sorted(rows, targets)
     np.minimum(pos, len(rows) - 1, out=pos)
     return np.where(rows.take(pos) == targets, vals.take(pos), 0.0)
@@ -74,5 +95,12 @@ def gather(rows: np.ndarray, vals: np.ndarray, targets: np.ndarray) -> np.ndarra
 def scatter(cand: np.ndarray, rows: np.ndarray, vals: np.ndarray) -> np.ndarray:
     """A vector over ``cand`` (sorted) holding ``vals`` at ``rows`` (a subset of ``cand``)."""
     out = np.zeros(len(cand))
-    out[np.searchsorted(cand, rows)] = vals
+    span = dense_span(cand)
+    if span is None:
+        out[np.searchsorted(cand, rows)] = vals
+        return out
+    lo, size = span
+    position = np.empty(size, dtype=np.int64 if len(cand) > 2**31 - 1 else np.int32)
+    position[cand - lo] = np.arange(len(cand), dtype=position.dtype)
+    out[position.take(rows - lo)] = vals
     return out
