@@ -102,15 +102,21 @@ BM25F_PARAMS = st.fixed_dictionaries(
 
 @settings(derandomize=True, max_examples=400, deadline=None)
 @given(
-    which=st.integers(0, 2), terms=TERMS, k=st.integers(0, 60), params=BM25F_PARAMS, sample=st.sampled_from([1, 2, 5])
+    which=st.integers(0, 2), terms=TERMS, k=st.integers(0, 60), params=BM25F_PARAMS, sample=st.sampled_from([1, 2, 5]),
+    per_target=st.sampled_from([0, 4, 10**9]),
 )
 def test_bm25f_search_is_top_k_of_score(
-    corpora: list[Index], which: int, terms: list[str], k: int, params: dict[str, object], sample: int
+    corpora: list[Index], which: int, terms: list[str], k: int, params: dict[str, object], sample: int,
+    per_target: int,
 ) -> None:
     """BM25F's MaxScore: the rarer terms' fields built, the others' counts looked up for the candidates only
-    (sentence, ±window context and title), and fields of weight 0 reaching no sentence."""
+    (sentence, ±window context and title), or read from their whole fields where those are cheap beside the
+    candidates (``per_target``), and fields of weight 0 reaching no sentence."""
+    from sentret_core.models.arrays import postings as postings_module
+
     index = corpora[which]
-    with mock.patch.object(maxscore, "SAMPLE", sample), mock.patch.object(maxscore, "PRUNE_FROM", 0):
+    with mock.patch.object(maxscore, "SAMPLE", sample), mock.patch.object(maxscore, "PRUNE_FROM", 0), \
+            mock.patch.object(postings_module, "FIELDS_PER_TARGET", per_target):
         got = search(index, terms, "bm25f.v1", k, **params)
     same(got, top_k(score(index, terms, "bm25f.v1", **params), k))
 
@@ -123,13 +129,17 @@ def test_bm25f_pruning_happens_and_builds_no_field_of_a_non_essential_term(corpo
     index = corpora[1]
     river = index.term_index["river"]
     built: list[int] = []
+    cheap: list[list[str]] = []  # queries where river's whole fields were read: cheap beside their candidates
     term_fields = postings_module.term_fields
     bm25f_top_k = get_model("bm25f.v1").top_k
     assert bm25f_top_k is not None
-    with mock.patch.object(postings_module, "term_fields", lambda i, w, t: (built.append(t), term_fields(i, w, t))[1]):
+    with mock.patch.object(postings_module, "term_fields",
+                           lambda i, w, t, *span: (built.append(t), term_fields(i, w, t, *span))[1]):
         for terms in (["river", "castle"], ["river", "bakery", "mill"], ["river", "orchard"]):
             fresh = Index.load(index.path)  # nothing cached: every field built is this query's
-            with mock.patch.object(maxscore, "SAMPLE", 1), mock.patch.object(maxscore, "PRUNE_FROM", 0):
+            # no term counts as cheap to build beside its candidates (here, with ~100 sentences, every one would)
+            with mock.patch.object(maxscore, "SAMPLE", 1), mock.patch.object(maxscore, "PRUNE_FROM", 0), \
+                    mock.patch.object(postings_module, "FIELDS_PER_TARGET", 0):
                 found = bm25f_top_k(fresh, prepare(fresh, terms), get_model("bm25f.v1").resolve({}), 2)
                 assert found is not None and river not in built, terms
                 full = score(index, terms, "bm25f.v1")
@@ -138,6 +148,11 @@ def test_bm25f_pruning_happens_and_builds_no_field_of_a_non_essential_term(corpo
                 same(search(Index.load(index.path), terms, "bm25f.v1", 2), top_k(full, 2))
                 assert river not in built, terms
             built.clear()
+            with mock.patch.object(maxscore, "SAMPLE", 1), mock.patch.object(maxscore, "PRUNE_FROM", 0):
+                same(search(Index.load(index.path), terms, "bm25f.v1", 2), top_k(full, 2))
+            cheap.extend(terms for t in built if t == river)
+            built.clear()
+    assert cheap  # with its default rule, river's fields were read whole where its candidates were many
 
 
 def test_pruning_happens_and_drops_candidates(corpora: list[Index]) -> None:

@@ -17,12 +17,13 @@ from sentret_core.index.neighbours import expand_ranges
 from sentret_core.models.arrays import ranges
 from sentret_core.models.arrays.layout import layout
 from sentret_core.models.arrays.ranges import Span
-from sentret_core.models.arrays.vectors import between, dense_span, find_sorted, run_starts
+from sentret_core.models.arrays.vectors import between, find_sorted, locate, run_starts
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
 
 FIELD_BYTES = 256 * 2**20  # BM25F fields kept per index, the most recently used terms first
+FIELDS_PER_TARGET = 4  # a term in fewer sentences than 4 × the sentences asked for has its whole fields built
 DENSE_SHARE = 16  # a term in more than 1/16 of a span's sentences has its fields there built densely, not sorted
 
 
@@ -77,22 +78,8 @@ class Postings:
     def found(self, term: int, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Which of ``targets`` (sorted, repeats allowed) the term occurs in (a mask), and its values at those."""
         rows, vals = self.raw(term)
-        if len(rows) == 0 or len(targets) == 0:
-            return np.zeros(len(targets), dtype=bool), vals[:0]
-        span = dense_span(targets)
-        if span is not None:  # many targets close together: arrays over their span, no binary search
-            lo, size = span
-            inside, values = between(rows, vals, lo, lo + size)
-            held = np.zeros(size, dtype=bool)
-            held[inside - lo] = True
-            at = np.zeros(size, dtype=vals.dtype)
-            at[inside - lo] = values
-            hit = held.take(targets - lo)
-            return hit, at.take(targets[hit] - lo)
-        pos = find_sorted(rows, targets)
-        np.minimum(pos, len(rows) - 1, out=pos)
-        hit = rows.take(pos) == targets
-        return hit, vals.take(pos[hit])
+        hit, pos = locate(rows, targets)
+        return hit, vals.take(pos)
 
 
 class MappedPostings(Postings):
@@ -169,6 +156,19 @@ class FieldPostings:
         return self.index.cache.get_sized("models.fields", key, lambda: term_fields(self.index, *key), FIELD_BYTES,
                                           _nbytes)
 
+    def at(self, term: int, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The term's fields at ``targets`` (sorted sentence ids): the rows of its whole fields there when they are
+        kept or cheap beside the targets (a term in fewer than :data:`FIELDS_PER_TARGET` × as many sentences,
+        and fewer than :data:`~sentret_core.models.arrays.ranges.RANGE_FROM`), else looked up in its postings
+        without building them (:func:`field_counts_at`: a frequent term's fields are large)."""
+        size = postings(self.index).size(term)
+        cheap = size <= ranges.RANGE_FROM and size < FIELDS_PER_TARGET * len(targets)
+        if not cheap and (self.window, term) not in self.index.cache.held("models.fields"):
+            return field_counts_at(self.index, self.window, term, targets)
+        rows, counts = self(term)
+        hit, pos = locate(rows, np.asarray(targets, dtype=rows.dtype))
+        return np.asarray(targets)[hit].astype(np.int32), counts.take(pos, axis=0)
+
     def within(self, term: int, span: Span) -> tuple[np.ndarray, np.ndarray]:
         """The term's fields at the sentences of ``span`` (whole documents) alone: a slice of its whole fields
         (kept) for a term in fewer than :data:`~sentret_core.models.arrays.ranges.RANGE_FROM` sentences, built
@@ -207,10 +207,22 @@ def term_fields(index: Index, window: int, term: int, span: Span | None = None) 
     with ``span`` (whole documents), at the sentences of that range only.
 
     Every field's rows are sorted runs (the postings, each shifted by one offset, the title
-    documents' sentences): one stable sort merges them, a bincount sums them per row and field.
+    documents' sentences): one stable sort merges them, a bincount sums them per row and field. A term in
+    more than 1/:data:`DENSE_SHARE` of the sentences is built a range of documents at a time, from arrays
+    over the range (:func:`_dense_fields`), which is faster than the sort.
     """
-    lay = layout(index)
     r, c = postings(index)(term)
+    if span is None and len(r) * DENSE_SHARE > index.N:
+        parts = [_fields(index, window, term, (r, c), part) for part in ranges.document_ranges(index)]
+        return np.concatenate([rows for rows, _ in parts]), np.concatenate([counts for _, counts in parts])
+    return _fields(index, window, term, (r, c), span)
+
+
+def _fields(index: Index, window: int, term: int, sentences: tuple[np.ndarray, np.ndarray],
+            span: Span | None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`term_fields` from the term's sentence postings (``sentences``), over ``span`` or every sentence."""
+    lay = layout(index)
+    r, c = sentences
     docs, tc = title_postings(index)(term)
     if span is not None:  # a sentence's fields read its own document only: the span's postings give them all
         r, c = between(r, c, *span)

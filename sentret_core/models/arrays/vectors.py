@@ -76,6 +76,26 @@ DENSE_FROM = 4096  # ids from which a lookup may go through an array over their 
 DENSE_SPAN = 4  # ... when the span is at most this many times their number (its memory: a few bytes an id)
 
 
+def locate(rows: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which of ``targets`` (sorted, repeats allowed) ``rows`` (sorted, distinct) holds, a mask, and their
+    positions in ``rows``."""
+    if len(rows) == 0 or len(targets) == 0:
+        return np.zeros(len(targets), dtype=bool), np.zeros(0, dtype=np.int64)
+    span = dense_span(targets)
+    if span is not None:  # many targets close together: an array over their span, no binary search
+        lo, size = span
+        start, stop = find_sorted(rows, np.array([lo, lo + size]))
+        position = np.full(size, -1, dtype=np.int64)
+        position[rows[start:stop] - lo] = np.arange(start, stop)
+        found = position.take(targets - lo)
+        hit = found >= 0
+        return hit, found[hit]
+    pos = find_sorted(rows, targets)
+    np.minimum(pos, len(rows) - 1, out=pos)
+    hit = rows.take(pos) == targets
+    return hit, pos[hit]
+
+
 def gather(rows: np.ndarray, vals: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """``vals`` at ``targets`` where ``rows`` (sorted) holds them, 0 elsewhere."""
     if len(rows) == 0:

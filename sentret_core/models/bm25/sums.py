@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sentret_core.index.neighbours import Column
-from sentret_core.models.arrays.postings import Postings, field_counts_at, field_postings
+from sentret_core.models.arrays.postings import Postings, field_postings
 from sentret_core.models.arrays.ranges import Span
 from sentret_core.models.arrays.vectors import union_sum
 from sentret_core.models.bm25.formulas import saturation
@@ -56,7 +56,7 @@ def fields_sum(
     for i in positions:
         term = int(terms[i])
         if cand is not None:
-            r, counts = field_counts_at(index, window, term, cand)
+            r, counts = fields.at(term, cand)
         else:
             r, counts = fields(term) if span is None else fields.within(term, span)
         x = pseudo_frequency(r, counts)
