@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -21,7 +21,6 @@ from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
-    from sentret_core.models.arrays.postings import Postings
 
 Span = tuple[int, int]  # sentences [lo, hi) starting and ending at document bounds
 RANGE = 2**21  # sentences per range (a document longer than that is one range): ~200 MB of BM25F temporaries
@@ -55,7 +54,11 @@ def ranged_top_k(
     return np.concatenate(ids), np.concatenate(scores), any_candidate
 
 
-def goes_by_range(post: Postings, terms: np.ndarray) -> bool:
+class ListSizes(Protocol):
+    def size(self, term: int) -> int: ...  # a term's number of postings (Postings has it)
+
+
+def goes_by_range(post: ListSizes, terms: np.ndarray) -> bool:
     """Whether a query of ``terms`` scores every candidate range by range: one is in more than
     :data:`RANGE_FROM` sentences."""
     return max((post.size(int(t)) for t in terms), default=0) > RANGE_FROM
