@@ -73,4 +73,3 @@ def best_k(scores: np.ndarray, k: int) -> np.ndarray:
     ties = np.flatnonzero(scores == kth)[: k - int(np.count_nonzero(keep))]
     keep[ties] = True
     return keep
-

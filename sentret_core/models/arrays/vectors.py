@@ -62,6 +62,10 @@ def between(rows: np.ndarray, vals: np.ndarray, lo: int, hi: int) -> tuple[np.nd
     return rows[start:stop], vals[start:stop]
 
 
+DENSE_FROM = 4096  # ids from which a lookup may go through an array over their span
+DENSE_SPAN = 4  # ... when the span is at most this many times their number (its memory: a few bytes an id)
+
+
 def dense_span(ids: np.ndarray) -> tuple[int, int] | None:
     """(lowest id, number of ids from it to the highest) when ``ids`` are many and close together: then arrays
     over that span, indexed directly, find them faster than binary searches (one pass, no log factor), for at
@@ -70,10 +74,6 @@ def dense_span(ids: np.ndarray) -> tuple[int, int] | None:
         return None
     lo, hi = int(ids.min()), int(ids.max())
     return (lo, hi + 1 - lo) if hi - lo < DENSE_SPAN * len(ids) else None
-
-
-DENSE_FROM = 4096  # ids from which a lookup may go through an array over their span
-DENSE_SPAN = 4  # ... when the span is at most this many times their number (its memory: a few bytes an id)
 
 
 def locate(rows: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

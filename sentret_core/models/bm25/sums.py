@@ -48,9 +48,9 @@ def fields_sum(
 ) -> tuple[np.ndarray, np.ndarray]:
     """BM25F's ``Σ_t w_t·(k1+1)·x̃/(k1+x̃)``, x̃ over the sentence, ±``window`` context and title fields
     (``pseudo_frequency``: the term's rows and counts -> x̃ there); with ``only_weighted``, a sentence reached only
-    through a field of weight 0 is no candidate. Over ``cand``, a term's counts are looked up for those
-    sentences alone, its fields never built whole (a frequent term's are large); over ``span`` (whole
-    documents, no ``cand``), every candidate of that range of sentences."""
+    through a field of weight 0 is no candidate. Over ``cand``, a term's counts at those sentences alone
+    (:meth:`~sentret_core.models.arrays.postings.FieldPostings.at`: a frequent term's fields, which are large,
+    are not built for them); over ``span`` (whole documents, no ``cand``), every candidate of that range."""
     fields = field_postings(index, window)
     rows, vals = [], []
     for i in positions:
