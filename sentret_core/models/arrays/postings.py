@@ -17,7 +17,7 @@ from sentret_core.index.neighbours import expand_ranges
 from sentret_core.models.arrays import ranges
 from sentret_core.models.arrays.layout import layout
 from sentret_core.models.arrays.ranges import Span
-from sentret_core.models.arrays.vectors import between, find_sorted, locate, run_starts
+from sentret_core.models.arrays.vectors import between, locate, run_starts
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -177,9 +177,7 @@ class FieldPostings:
         for the span alone for a more frequent one."""
         if postings(self.index).size(term) > ranges.RANGE_FROM:
             return term_fields(self.index, self.window, term, span)
-        rows, counts = self(term)
-        lo, hi = find_sorted(rows, np.array(span))
-        return rows[lo:hi], counts[lo:hi]
+        return between(*self(term), *span)
 
 
 def _nbytes(fields: tuple[np.ndarray, np.ndarray]) -> int:

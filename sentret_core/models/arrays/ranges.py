@@ -58,10 +58,16 @@ class ListSizes(Protocol):
     def size(self, term: int) -> int: ...  # a term's number of postings (Postings has it)
 
 
-def goes_by_range(post: ListSizes, terms: np.ndarray) -> bool:
-    """Whether a query of ``terms`` scores every candidate range by range: one is in more than
-    :data:`RANGE_FROM` sentences."""
-    return max((post.size(int(t)) for t in terms), default=0) > RANGE_FROM
+def by_range(
+    index: Index, post: ListSizes, terms: np.ndarray, k: int,
+    score_range: Callable[[Span], tuple[np.ndarray, np.ndarray]],
+) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """:func:`ranged_top_k` over :func:`document_ranges` for a query of ``terms`` one of which is in more than
+    :data:`RANGE_FROM` sentences (``post`` gives their sizes); None for any other (or ``k`` = 0): score every
+    candidate at once."""
+    if k <= 0 or max((post.size(int(t)) for t in terms), default=0) <= RANGE_FROM:
+        return None
+    return ranged_top_k(k, document_ranges(index), score_range)
 
 
 def best_k(scores: np.ndarray, k: int) -> np.ndarray:

@@ -77,7 +77,7 @@ def dense_span(ids: np.ndarray) -> tuple[int, int] | None:
 
 
 def locate(rows: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Which of ``targets`` (sorted, repeats allowed) ``rows`` (sorted, distinct) holds, a mask, and their
+    """Which of ``targets`` (any order, repeats allowed) ``rows`` (sorted, distinct) holds, a mask, and their
     positions in ``rows``."""
     if len(rows) == 0 or len(targets) == 0:
         return np.zeros(len(targets), dtype=bool), np.zeros(0, dtype=np.int64)
@@ -100,20 +100,15 @@ def gather(rows: np.ndarray, vals: np.ndarray, targets: np.ndarray) -> np.ndarra
     """``vals`` at ``targets`` where ``rows`` (sorted) holds them, 0 elsewhere."""
     if len(rows) == 0:
         return np.zeros(len(targets))
-    span = dense_span(targets)
-    if span is not None:
-        lo, size = span
-        inside, values = between(rows, vals, lo, lo + size)
-        dense = np.zeros(size, dtype=np.result_type(vals.dtype, 0.0))  # np.where's below: 0.0 is a weak float
-        dense[inside - lo] = values
-        return dense.take(targets - lo)
-    pos = find_sorted(rows, targets)
-    np.minimum(pos, len(rows) - 1, out=pos)
-    return np.where(rows.take(pos) == targets, vals.take(pos), 0.0)
+    hit, pos = locate(rows, targets)
+    out = np.zeros(len(targets), dtype=np.result_type(vals.dtype, 0.0))  # 0.0 is a weak float: float32 stays
+    out[hit] = vals.take(pos)
+    return out
 
 
 def scatter(cand: np.ndarray, rows: np.ndarray, vals: np.ndarray) -> np.ndarray:
-    """A vector over ``cand`` (sorted) holding ``vals`` at ``rows`` (a subset of ``cand``)."""
+    """A vector over ``cand`` (sorted) holding ``vals`` at ``rows`` (a subset of ``cand``); when ``cand`` is dense,
+    through an array over its span that gives each candidate's position (no binary search)."""
     out = np.zeros(len(cand))
     span = dense_span(cand)
     if span is None:

@@ -179,8 +179,9 @@ def top_k_bm25f(index: Index, q: Query, p: BM25FParams, k: int) -> tuple[np.ndar
         return fields_sum(index, p.window, fields, only_weighted(p), p.k1, q.ids, weights, range(len(q.ids)),
                           span=span)
 
-    if k > 0 and ranges.goes_by_range(postings(index), q.ids):
-        return ranges.ranged_top_k(k, ranges.document_ranges(index), every_candidate)
+    ranged = ranges.by_range(index, postings(index), q.ids, k, every_candidate)
+    if ranged is not None:
+        return ranged
     ids, scores = every_candidate(None)
     return ids, scores, len(ids) > 0
 

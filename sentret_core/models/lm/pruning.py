@@ -58,10 +58,9 @@ def lm_top_k(variant: Variant, as_params: Callable[[Any], Any] | None = None) ->
     def top_k(index: Index, q: Query, p: Any, k: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
         mixture_params = as_params(p) if as_params else p
         found = pruned_top_k(index, q, mixture_params, variant, k)
-        if found is None and k > 0 and ranges.goes_by_range(postings(index), q.ids):
-            # every candidate, range by range: a frequent term's documents can hold most of the sentences
-            return ranges.ranged_top_k(k, ranges.document_ranges(index),
-                                       lambda span: lm_scores(index, q, mixture_params, variant, span))
+        if found is None:  # every candidate, range by range: a frequent term's documents can hold most sentences
+            found = ranges.by_range(index, postings(index), q.ids, k,
+                                    lambda span: lm_scores(index, q, mixture_params, variant, span))
         return found
 
     return top_k

@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     from sentret_core.models.core.query import Query
 
 
-
-
 def tfisf_top_k(doc_level: bool) -> TopK:
     """The registered ``top_k`` of TF-ISF (``doc_level``: idfdoc's df and D)."""
 
