@@ -1,7 +1,7 @@
 """Scale (measurement only): build, load and query a synthetic index of ``--sentences`` sentences.
 
     .venv/bin/python benchmarks/scale.py [--sentences 1000000] [--queries 250] [--out DIR] [--reuse]
-        [--no-peers | --skip-tantivy | --skip-bm25s]
+        [--no-peers | --skip-tantivy | --skip-bm25s] [--no-impacts]
     .venv/bin/pip install -e ".[bench]"     # the peers: tantivy, bm25s, numba
 
 Sizes and their cost on 2 cores (docs/performance.md#scale): 1M about a minute; 10M about 6 minutes (4 of
@@ -11,7 +11,8 @@ of disk with ``--skip-bm25s`` (bm25s-numba would need tens of GB of memory there
 The corpus is ``synthetic.py``'s (shared with ``validation_cost.py``): Zipf-distributed terms and
 entities generated straight into parsed shards (numpy and pyarrow, no spaCy), timed. The index is
 built from the shards (``build_from_shards``, out of core) in a child process so that its peak
-memory (``ru_maxrss``) is the build's alone. Then, in this process:
+memory (``ru_maxrss``) is the build's alone, and so are its impact lists (``sentret train impacts``, timed; none
+with ``--no-impacts``). Then, in this process:
 
 * ``Index.load`` time: cold (the index's files dropped from the page cache first), then first and median of 5 warm;
   the index size on disk and the shards' size;
@@ -114,6 +115,40 @@ def build_child(out: Path) -> None:
     started, heap = time.perf_counter(), PeakHeap()
     build_from_shards(shards_of(out), out)
     print(json.dumps({"build_s": time.perf_counter() - started, "peak_rss_mb": rss_mb(), "peak_heap_mb": heap.peak}))
+
+
+def impacts_child(out: Path) -> None:
+    """``--impacts-only``: build the index's impact lists and print one JSON line of timings and peak memory."""
+    from sentret_core.index.reader import Index
+    from sentret_core.models.training.impacts import train_impacts
+
+    started, heap = time.perf_counter(), PeakHeap()
+    lists = train_impacts(Index.load(out))
+    print(json.dumps({"impacts_s": time.perf_counter() - started, "peak_rss_mb": rss_mb(), "peak_heap_mb": heap.peak,
+                      "terms": len(lists.arrays["terms"])}))
+
+
+def impact_lists(out: Path, n: int, reuse: bool, skip: bool) -> dict[str, Any]:
+    """Build the impact lists in a child (timed, peak memory its own); with ``reuse``, keep sound ones; with
+    ``skip``, remove any (every query then scores as without them)."""
+    from sentret_core.index import artefacts
+    from sentret_core.index.reader import Index
+    from sentret_core.models.arrays.impacts import NAME, impact_lists
+
+    held = artefacts.folder_of(out, NAME).exists()
+    if skip:
+        if held:
+            artefacts.remove(out, NAME)
+        return {"skipped": True}
+    if reuse and held and impact_lists(Index.load(out)) is not None:
+        return {"reused": True}
+    proc = subprocess.run(
+        [sys.executable, __file__, "--impacts-only", "--sentences", str(n), "--out", str(out)],
+        check=True,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
 
 
 def shards_of(out: Path) -> Path:
@@ -298,11 +333,16 @@ def main() -> int:
     parser.add_argument("--no-peers", action="store_true", help="skip tantivy and bm25s")
     parser.add_argument("--skip-tantivy", action="store_true", help="skip tantivy (41 s of indexing at 10M)")
     parser.add_argument("--skip-bm25s", action="store_true", help="skip bm25s (3 min of indexing at 10M)")
+    parser.add_argument("--no-impacts", action="store_true", help="no impact lists (removes any the index has)")
     parser.add_argument("--build-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--impacts-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     out = Path(args.out or f"/tmp/sentret-scale-{args.sentences}")
     if args.build_only:
         build_child(out)
+        return 0
+    if args.impacts_only:
+        impacts_child(out)
         return 0
 
     from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
@@ -329,6 +369,15 @@ def main() -> int:
         print(f"  build time (from shards)    {built['build_s']:9.1f} s")
         print(f"  build peak memory           {built['peak_rss_mb']:9,.0f} MB (ru_maxrss of the child; its heap, "
               f"RssAnon, {built.get('peak_heap_mb', float('nan')):,.0f} MB)")
+    lists = impact_lists(out, args.sentences, args.reuse, args.no_impacts)
+    if lists.get("skipped"):
+        print("  impact lists                none (--no-impacts)")
+    elif lists.get("reused"):
+        print("  impact lists                reused the ones already there (--reuse): no timing")
+    else:
+        print(f"  impact lists (child)        {lists['impacts_s']:9.1f} s  ({lists['terms']:,} terms; peak memory "
+              f"{lists['peak_rss_mb']:,.0f} MB, heap {lists['peak_heap_mb']:,.0f} MB; `sentret train impacts`)")
+    mark("impact lists")
     print(f"  shards on disk              {disk_size(shards_of(out)) / 1e6:9,.1f} MB")
     print(f"  index size on disk          {disk_size(out) / 1e6:9,.1f} MB (without its shards/ copy)")
 

@@ -1,5 +1,6 @@
-"""``sentret train classes|triggers INDEX`` and ``sentret artefacts INDEX``: the explicit steps that
-write (and list, and remove) the named artefacts the class and trigger LMs read."""
+"""``sentret train classes|triggers|impacts INDEX`` and ``sentret artefacts INDEX``: the explicit steps that
+write (and list, and remove) the named artefacts the class and trigger LMs read, and the impact lists BM25F and
+the LMs read where they help."""
 
 from __future__ import annotations
 
@@ -30,6 +31,16 @@ def register(sub: Any) -> None:
     triggers.add_argument("--min-count", type=int, default=2, help="prune corpus pairs seen fewer times (2)")
     triggers.add_argument("--qa-min-count", type=int, default=1, help="prune QA pairs seen fewer times (1)")
     triggers.add_argument("--processes", type=int, default=1, help="spaCy processes for the QA answers")
+    impacts = command(kinds, "impacts", "Impact lists of the most frequent terms (bm25f.v1 and the LMs): a query "
+                      "pairing such a term with rarer ones reads a few thousand of its sentences, the same top k.",
+                      _run_impacts)
+    impacts.add_argument("index", help="an index folder")
+    impacts.add_argument("--models", help="comma-separated models, with their default parameters "
+                         "(default bm25f.v1,lm-2si.v1)")
+    impacts.add_argument("--length", type=int, help="sentences per list: a top k of up to half of it is read "
+                         "from them (default 16384)")
+    impacts.add_argument("--share", type=int, help="a term in more than N/SHARE sentences is listed (default 128)")
+    impacts.add_argument("--json", action="store_true", help="print the lists' record as JSON")
     listing = command(sub, "artefacts", "List (or remove) the trained artefacts of an index.", _run_artefacts)
     listing.add_argument("index", help="an index folder")
     listing.add_argument("--remove", metavar="NAME", help="delete the artefact NAME")
@@ -47,7 +58,8 @@ def _common(parser: argparse.ArgumentParser, kind: str) -> None:
 def _no_kind(args: argparse.Namespace) -> int:
     from sentret_core.errors import SentretError
 
-    raise SentretError("say what to train: `sentret train classes INDEX` or `sentret train triggers INDEX`")
+    raise SentretError("say what to train: `sentret train classes INDEX`, `sentret train triggers INDEX` or "
+                       "`sentret train impacts INDEX`")
 
 
 def _run_classes(args: argparse.Namespace) -> int:
@@ -82,6 +94,25 @@ def _run_triggers(args: argparse.Namespace) -> int:
     pairs = ", ".join(f"{name} {tables.pairs(name):,}" for name in TABLES)
     print(f"{args.index}: trigger tables {args.name}@{tables.key[:12]} ({pairs} pairs) "
           f"in {time.perf_counter() - clock:.1f} s")
+    return 0
+
+
+def _run_impacts(args: argparse.Namespace) -> int:
+    from sentret_core.index.reader import Index
+    from sentret_core.models.arrays.impacts import KIND, NAME
+    from sentret_core.models.training.impacts import train_impacts
+
+    clock = time.perf_counter()
+    index = Index.load(args.index)
+    with _marked(index, KIND):
+        given = {"length": args.length, "share": args.share}
+        if args.models is not None:
+            given["models"] = [m.strip() for m in args.models.split(",") if m.strip()]
+        lists = train_impacts(index, **{key: value for key, value in given.items() if value is not None})
+    if args.json:
+        return _print_record(argparse.Namespace(index=args.index, name=NAME), KIND, time.perf_counter() - clock)
+    print(f"{args.index}: impact lists {lists.reference} of {len(lists.arrays['terms'])} terms for "
+          f"{', '.join(lists.meta['models'])} in {time.perf_counter() - clock:.1f} s")
     return 0
 
 

@@ -249,6 +249,27 @@ def check_contents(kind: str, arrays: dict[str, np.ndarray], record: dict[str, A
         _check_classes(arrays, record, index.V)
     elif kind == "triggers":
         _check_triggers(arrays, record, index.V)
+    elif kind == "impacts":
+        _check_impacts(arrays, record, index)
+
+
+def _check_impacts(arrays: dict[str, np.ndarray], record: dict[str, Any], index: Index) -> None:
+    models = record.get("models")
+    if not isinstance(models, dict) or not all(isinstance(p, dict) for p in models.values()):
+        raise SentretError("its record lacks the parameters of its models")
+    terms = arrays.get("terms")
+    if not isinstance(terms, np.ndarray) or terms.ndim != 1:
+        raise SentretError("its terms are not one list of term ids")
+    terms = _integers(terms, "terms", terms.shape)
+    if len(terms) and (terms.min() < 0 or terms.max() >= index.V or np.any(np.diff(terms) <= 0)):
+        raise SentretError("its terms are not distinct ascending term ids of this index")
+    for model in models:
+        lists = arrays.get(f"lists/{model}")
+        if not isinstance(lists, np.ndarray) or lists.ndim != 3 or len(lists) != len(terms):
+            raise SentretError(f"the lists of {model} are not one row per term")
+        lists = _integers(lists, f"the lists of {model}", lists.shape)
+        if lists.size and (lists.min() < 0 or lists.max() >= index.N):
+            raise SentretError(f"the lists of {model} hold sentence ids outside [0, {index.N})")
 
 
 def _check_classes(arrays: dict[str, np.ndarray], record: dict[str, Any], V: int) -> None:

@@ -214,14 +214,10 @@ def _support_sentence(
 ) -> SupportSentence:
     index = ctx.index
     doc = int(index.sent_doc[sentence])
-    lo, hi = int(index.seq_indptr[sentence]), int(index.seq_indptr[sentence + 1])
     # a handful of terms per sentence: plain Python beats numpy's per-call overhead here
     wanted = ctx.term_id_set
-    spans = zip(
-        index.seq_terms[lo:hi].tolist(),
-        index.seq_char_start[lo:hi].tolist(),
-        index.seq_char_end[lo:hi].tolist(),
-    )
+    spans = zip(*(index.occurrences(name, sentence).tolist() for name in ("seq_terms", "seq_char_start",
+                                                                          "seq_char_end")))
     term_spans = tuple((a, b) for t, a, b in spans if t in wanted)
     entity_spans = tuple((a, b) for _, a, b in index.mention_spans(sentence, entity))
     around = index.neighbours(sentence, ctx.window).tolist()

@@ -16,9 +16,8 @@ def entity_spans(index: Index, sentence: int) -> list[Span]:
 
 def term_spans(index: Index, sentence: int, terms: list[str]) -> list[Span]:
     ids = index.term_ids(terms)
-    lo, hi = int(index.seq_indptr[sentence]), int(index.seq_indptr[sentence + 1])
-    hit = np.isin(index.seq_terms[lo:hi], ids[ids >= 0])
-    starts, ends = index.seq_char_start[lo:hi][hit], index.seq_char_end[lo:hi][hit]
+    hit = np.isin(index.occurrences("seq_terms", sentence), ids[ids >= 0])
+    starts, ends = index.occurrences("seq_char_start", sentence)[hit], index.occurrences("seq_char_end", sentence)[hit]
     return [Span(int(a), int(b)) for a, b in zip(starts, ends)]
 
 

@@ -124,6 +124,28 @@ def test_train_list_verify_and_remove_artefacts(tmp_path: Path, capsys: pytest.C
     assert usage.value.code == 2 and "invalid choice" in capsys.readouterr().err
 
 
+def test_train_impacts_lists_the_frequent_terms_and_refuses_what_it_cannot_list(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sentret_core.index.reader import Index
+    from sentret_core.models.arrays.impacts import impact_lists
+    from tests.conftest import build_from_texts
+
+    path = str(build_from_texts(tmp_path, SMALL_DOCS).path)
+    assert main(["train", "impacts", path]) == 0  # nothing this small is frequent enough: no terms, lists sound
+    assert "impact lists impacts@" in capsys.readouterr().out and impact_lists(Index.load(path)) is not None
+    assert main(["train", "impacts", path, "--length", "2", "--share", "100000", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["kind"] == "impacts" and record["length"] == 2 and set(record["models"]) == {"bm25f.v1", "lm-2si.v1"}
+    found = impact_lists(Index.load(path))
+    assert found is not None and len(found.terms) > 0
+    assert main(["train", "impacts", path, "--models", "tfisf.v1"]) == 2
+    assert "tfisf.v1 has no impact lists" in capsys.readouterr().err
+    assert main(["train", "impacts", path, "--length", "0"]) == 2
+    assert "length must be 1" in capsys.readouterr().err
+    assert main(["verify", path]) == 0
+
+
 def test_models_show_where_each_formula_lives(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["models", "--json"]) == 0
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}

@@ -26,6 +26,7 @@ from sentret_core.errors import IndexFormatError
 from sentret_core.index import validate
 from sentret_core.index.reader import verify
 from sentret_core.models.arrays.postings import postings
+from sentret_core.support.engine import support
 from tests.conftest import SMALL_DOCS, build_from_texts
 from tests.index.conftest import BLOCK, hashed_blocks, term_in_block
 from tests.index.test_resealed import reseal_index
@@ -301,6 +302,36 @@ def test_a_flipped_byte_in_one_block_of_the_postings_is_an_error_wherever_it_is_
     with pytest.raises(IndexFormatError, match=rf"{file}: checksum mismatch"):
         _ = Index.load(copy).XT  # read whole
     assert verify(copy) == [f"{file}: checksum mismatch (the file was altered or corrupted)"]
+
+
+def test_a_support_sentence_reads_only_its_blocks_of_the_term_sequences(blocked: Path, tmp_path: Path) -> None:
+    """A support sentence's terms and character offsets are read a sentence at a time (``Index.occurrences``):
+    the first request hashed the three files whole, 21 s at 75M. A damaged block is still never served."""
+    index = Index.load(blocked)
+    files = ("seq_terms.npy", "seq_char_start.npy", "seq_char_end.npy")
+    total = hashed_blocks(index, files[0])[1]
+    assert total > 5
+    offset = validate.npy_header(blocked, files[1])[2]
+    starts = offset + np.asarray(index.seq_indptr, dtype=np.int64) * np.asarray(index.array("seq_char_start")).itemsize
+    fresh = Index.load(blocked)
+    sentence = int(np.flatnonzero(starts[:-1] // BLOCK == 3)[0])
+    want = np.asarray(fresh.occurrences("seq_char_start", sentence)).copy()
+    assert [hashed_blocks(fresh, f)[0] for f in files[1:2]] == [1]
+    assert len(want) == int(fresh.seq_indptr[sentence + 1] - fresh.seq_indptr[sentence]) > 0
+    copy = tmp_path / "idx"
+    shutil.copytree(blocked, copy)
+    _damage(copy / files[1], int(starts[sentence]))
+    damaged = Index.load(copy)
+    elsewhere = int(np.flatnonzero(starts[:-1] // BLOCK == 5)[0])
+    assert len(damaged.occurrences("seq_char_start", elsewhere)) > 0  # another block: served
+    with pytest.raises(IndexFormatError, match=r"seq_char_start\.npy: checksum mismatch \(block 4 of"):
+        damaged.occurrences("seq_char_start", sentence)
+    assert np.array_equal(Index.load(blocked).occurrences("seq_char_start", sentence), want)
+    requested = Index.load(blocked)
+    frequent = int(np.argmax(np.diff(np.asarray(requested.array("XT.indptr")))))
+    found = support(requested, [requested.vocab[frequent]], k=5, top_entities=2, per_entity=1)
+    assert any(e.sentences for e in found.entities)
+    assert all(0 < hashed_blocks(requested, f)[0] < total / 2 for f in files)
 
 
 def test_an_index_without_block_digests_checks_whole_files_and_needs_nothing(

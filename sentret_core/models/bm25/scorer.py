@@ -51,7 +51,7 @@ from sentret_core.models.bm25.formulas import (
     length_norm,
     query_factor,
 )
-from sentret_core.models.bm25.pruning import fields_top_k, saturated_top_k
+from sentret_core.models.bm25.pruning import fields_top_k, listed_fields_top_k, saturated_top_k
 from sentret_core.models.bm25.sums import PseudoFrequency, fields_sum, saturated_sum
 from sentret_core.models.core.papers import PAPER_000, PAPER_002, ROBERTSON
 from sentret_core.models.core.registry import register
@@ -171,7 +171,15 @@ def top_k_bm25f(index: Index, q: Query, p: BM25FParams, k: int) -> tuple[np.ndar
     :data:`~sentret_core.models.arrays.ranges.RANGE_FROM` sentences (its fields and weights for all of them at
     once were several GB at 75M)."""
     weights, fields = term_weights(index, q, p), pseudo_frequency(index, p)
-    found = fields_top_k(index, q, k, weights, p.k1, p.window, fields, only_weighted(p))
+    def listed(first: bool) -> tuple[np.ndarray, np.ndarray, bool] | None:
+        return listed_fields_top_k(index, q, k, weights, p.k1, p.window, fields, only_weighted(p), order_params(p),
+                                   first)
+
+    found = listed(True)  # one frequent term with rarer ones: its list is the fastest
+    if found is None:
+        found = fields_top_k(index, q, k, weights, p.k1, p.window, fields, only_weighted(p))
+    if found is None:
+        found = listed(False)
     if found is not None:
         return found
 
@@ -184,6 +192,12 @@ def top_k_bm25f(index: Index, q: Query, p: BM25FParams, k: int) -> tuple[np.ndar
         return ranged
     ids, scores = every_candidate(None)
     return ids, scores, len(ids) > 0
+
+
+def order_params(p: BM25FParams) -> dict[str, object]:
+    """What orders a term's sentences by x̃ (its impact list): the fields' weights, b and the window (not k1,
+    idf or k3, which change a contribution but not its order)."""
+    return {"w_context": p.w_context, "w_title": p.w_title, "window": p.window, "b": list(p.field_b())}
 
 
 def only_weighted(p: BM25FParams) -> bool:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sentret_core.index.neighbours import neighbourhood
-from sentret_core.models.arrays import maxscore, ranges
+from sentret_core.models.arrays import impacts, maxscore, ranges
 from sentret_core.models.arrays.layout import collection_model, doc_len, layout
 from sentret_core.models.arrays.local import DOCUMENT, document_counts, document_sentences
 from sentret_core.models.arrays.postings import postings
@@ -43,6 +43,7 @@ from sentret_core.models.lm.scoring import (
     log_pds,
     log_terms_at,
     summed,
+    terms_scores_at,
 )
 
 if TYPE_CHECKING:
@@ -52,12 +53,23 @@ if TYPE_CHECKING:
 MAXIMA_READILY = 2**18  # postings up to which a term's maxima are read as soon as they may help (~10 ms)
 
 
-def lm_top_k(variant: Variant, as_params: Callable[[Any], Any] | None = None) -> TopK:
-    """The registered ``top_k`` of a language model (``as_params`` maps its parameters to the mixture's)."""
+# model name -> its mixture and the map of its parameters to the mixture's (what its impact lists are built from)
+LISTABLE: dict[str, tuple[Variant, Callable[[Any], Any] | None]] = {}
+VARIANTS = 4  # impact lists per term: for 0-3 other query terms (c(t,q) summed)
+
+
+def lm_top_k(model: str, variant: Variant, as_params: Callable[[Any], Any] | None = None) -> TopK:
+    """The registered ``top_k`` of the language model ``model`` (``as_params`` maps its parameters to the
+    mixture's): MaxScore, else from the impact lists (:func:`listed_top_k`), else every candidate."""
+    LISTABLE[model] = (variant, as_params)
 
     def top_k(index: Index, q: Query, p: Any, k: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
         mixture_params = as_params(p) if as_params else p
-        found = pruned_top_k(index, q, mixture_params, variant, k)
+        found = listed_top_k(index, q, model, p, mixture_params, variant, k, first=True)
+        if found is None:
+            found = pruned_top_k(index, q, mixture_params, variant, k)
+        if found is None:
+            found = listed_top_k(index, q, model, p, mixture_params, variant, k, first=False)
         if found is None:  # every candidate, range by range: a frequent term's documents can hold most sentences
             found = ranges.by_range(index, postings(index), q.ids, k,
                                     lambda span: lm_scores(index, q, mixture_params, variant, span))
@@ -83,6 +95,46 @@ def pruned_top_k(index: Index, q: Query, p: Any, variant: Variant,
     cand = reached(index, p, variant, terms[found.essential])
     ids, scores = _above(index, p, variant, use, cand, found, bounds)
     return ids, scores, True
+
+
+def listed_top_k(index: Index, q: Query, model: str, p: Any, mixture_params: Any, variant: Variant, k: int,
+                 first: bool) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """The top k from the impact list of the query's one listed term f (:mod:`~sentret_core.models.arrays.impacts`),
+    with c(f,q) = 1 and Q, the other terms' c(t,q) summed, below :data:`VARIANTS`; None otherwise.
+
+    A sentence f reaches that none of the others reaches scores Σ_{t≠f} c(t,q)·log(h₀(n)·p(t)) + [its f part]
+    (:class:`Bounds`), which is key_Q(s) + Σ_{t≠f} c(t,q)·log p(t) with key_Q(s) = [f's part, with log p(d|s)] +
+    Q·log h₀(|s|): the list of variant Q orders f's sentences by key_Q. Tried before MaxScore or after, as
+    :func:`~sentret_core.models.arrays.impacts.goes_first` is ``first``.
+    """
+    found = impacts.impact_lists(index)
+    lists = None if found is None else found.of(model, p.to_dict())
+    use = known_terms(index, q)
+    if found is None or lists is None:
+        return None
+    rows = [found.row(t) for t, _ in use]
+    listed = [i for i, row in enumerate(rows) if row is not None]
+    if len(listed) != 1 or use[listed[0]][1] != 1.0:
+        return None
+    term, row = use[listed[0]][0], rows[listed[0]]
+    others = [use[i] for i in range(len(use)) if i != listed[0]]
+    total_qf = sum(qf for _, qf in others)
+    if total_qf != int(total_qf) or total_qf >= lists.shape[1]:
+        return None
+    if impacts.goes_first([postings(index).size(int(t)) for t, _ in others], lists.shape[2]) != first:
+        return None
+    entries = lists[row, int(total_qf)]
+    log_h0 = np.log(by_length(index, mixture_params, variant)[2])
+    rest = sum(qf * float(np.log(collection_model(index)[t])) for t, qf in others)
+
+    def bound(depth: int) -> float:
+        last = entries[depth - 1 : depth].astype(np.int64)
+        own = terms_scores_at(index, mixture_params, variant, [(term, 1.0)], last)[0]
+        return maxscore.margin(float(own + total_qf * log_h0[layout(index).sent_len.take(last)][0] + rest))
+
+    base = reached(index, mixture_params, variant, np.array([t for t, _ in others], dtype=np.int64))
+    return impacts.listed_top_k(k, base, entries,
+                                lambda cand: (cand, lm_scores_at(index, q, mixture_params, variant, cand)), bound)
 
 
 def _above(index: Index, p: Any, variant: Variant, use: list[tuple[int, float]], cand: np.ndarray,

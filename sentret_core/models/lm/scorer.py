@@ -142,7 +142,7 @@ PDS_DEF = r"\log p(d|s)=\sum_{t\in s}c(t,s)\left(\log p(t|d)-\log p(t)\right)"
     description="query likelihood, sentence model interpolated with the collection",
     distribution=make_distribution(JM),
     closed=closed_form(JM),
-    top_k=lm_top_k(JM),
+    top_k=lm_top_k("lm-jm.v1", JM),
 )
 def score_jm(index: Index, q: Query, p: JMParams) -> tuple[np.ndarray, np.ndarray]:
     return lm_scores(index, q, p, JM)
@@ -159,7 +159,7 @@ def score_jm(index: Index, q: Query, p: JMParams) -> tuple[np.ndarray, np.ndarra
     description="query likelihood with Dirichlet smoothing from the collection",
     distribution=make_distribution(DIR),
     closed=closed_form(DIR),
-    top_k=lm_top_k(DIR),
+    top_k=lm_top_k("lm-dir.v1", DIR),
 )
 def score_dir(index: Index, q: Query, p: DirParams) -> tuple[np.ndarray, np.ndarray]:
     return lm_scores(index, q, p, DIR)
@@ -176,7 +176,7 @@ def score_dir(index: Index, q: Query, p: DirParams) -> tuple[np.ndarray, np.ndar
     description="sentence, local (document or window) and collection models mixed",
     distribution=make_distribution(THREE_MM),
     closed=closed_form(THREE_MM),
-    top_k=lm_top_k(THREE_MM),
+    top_k=lm_top_k("lm-3mm.v1", THREE_MM),
 )
 def score_3mm(index: Index, q: Query, p: ThreeMMParams) -> tuple[np.ndarray, np.ndarray]:
     return lm_scores(index, q, p, THREE_MM)
@@ -193,7 +193,7 @@ def score_3mm(index: Index, q: Query, p: ThreeMMParams) -> tuple[np.ndarray, np.
     description="Dirichlet smoothing with the local model, then interpolation with the collection",
     distribution=make_distribution(TWO_STAGE),
     closed=closed_form(TWO_STAGE),
-    top_k=lm_top_k(TWO_STAGE),
+    top_k=lm_top_k("lm-2s.v1", TWO_STAGE),
 )
 def score_2s(index: Index, q: Query, p: TwoStageParams) -> tuple[np.ndarray, np.ndarray]:
     return lm_scores(index, q, p, TWO_STAGE)
@@ -211,7 +211,7 @@ def score_2s(index: Index, q: Query, p: TwoStageParams) -> tuple[np.ndarray, np.
     description="interpolation with the local model, then Dirichlet smoothing with the collection",
     distribution=make_distribution(TWO_STAGE_INV),
     closed=closed_form(TWO_STAGE_INV),
-    top_k=lm_top_k(TWO_STAGE_INV),
+    top_k=lm_top_k("lm-2si.v1", TWO_STAGE_INV),
 )
 def score_2si(index: Index, q: Query, p: TwoStageInvParams) -> tuple[np.ndarray, np.ndarray]:
     return lm_scores(index, q, p, TWO_STAGE_INV)
@@ -233,7 +233,7 @@ def _as_3mm(p: ThreeMMPDSParams) -> ThreeMMParams:
     description="3MM over the surrounding sentences, plus the sentence's importance",
     distribution=make_distribution(THREE_MM),
     closed=closed_form(THREE_MM, _as_3mm),
-    top_k=lm_top_k(THREE_MM, _as_3mm),
+    top_k=lm_top_k("lm-3mmpds.v1", THREE_MM, _as_3mm),
 )
 def score_3mmpds(index: Index, q: Query, p: ThreeMMPDSParams) -> tuple[np.ndarray, np.ndarray]:
     return lm_scores(index, q, _as_3mm(p), THREE_MM)

@@ -211,10 +211,15 @@ def lm_scores_at(index: Index, q: Query, p: Any, variant: Variant, ids: np.ndarr
     without a query term in s or l scores Σ c(t,q)·log(h(s)·p(t)): finite, the smoothing mass
     never being 0.
     """
+    return terms_scores_at(index, p, variant, known_terms(index, q), ids)
+
+
+def terms_scores_at(index: Index, p: Any, variant: Variant, use: list[tuple[int, float]],
+                    ids: np.ndarray) -> np.ndarray:
+    """:func:`lm_scores_at` of the query terms ``use`` (term, c(t,q))."""
     ids = np.asarray(ids, dtype=np.int64)
     if len(ids) == 0:
         return np.zeros(0)
-    use = known_terms(index, q)
     coefs = coefficients(index, p, variant, ids)
     return summed(index, p, ids, log_terms_at(index, p, variant, use, ids, coefs, range(len(use))))
 

@@ -30,7 +30,7 @@ BUSY = "another training of this index is running; try again when it is done"
 # `nice -n 10` on a 2-core machine shared with other work: word classes 43 s at a load average of 6.5-8.3
 # and 26 s at 4.2-4.8 (20 exchange passes either way; the busier figure is used, so a training ends
 # early rather than late); trigger tables about 1 s of counting. A busier machine takes longer still.
-SECONDS_PER_OCCURRENCE = {"classes": 0.0001, "triggers": 0.000003}
+SECONDS_PER_OCCURRENCE = {"classes": 0.0001, "triggers": 0.000003, "impacts": 0.0000005}
 MIN_SECONDS = 1.0
 
 

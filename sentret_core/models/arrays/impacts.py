@@ -1,0 +1,113 @@
+"""Impact lists: for each frequent term, its sentences best first by that term's own part of a model's score,
+built once with the index (:mod:`~sentret_core.models.training.impacts`, ``sentret train impacts``), so that a
+query pairing a frequent term with rarer ones reads a few thousand of the frequent term's sentences, not millions.
+
+Where MaxScore cannot leave a frequent term out (the query's other terms reach fewer than k sentences), every
+sentence the frequent term reaches was scored. With the term's list, ordered by a *key* whose value at a sentence
+bounds that sentence's score when no other query term reaches it, the top k is exact from
+
+* ``base``: every sentence the query's other terms reach, and
+* the first ``depth`` sentences of the frequent term's list,
+
+all scored exactly by the model's own scorer at those sentences: a sentence outside both scores at most
+``bound(depth)`` (its key at the list's last read entry, raised by :func:`~sentret_core.models.arrays.maxscore.
+margin`), so once the k-th best score read is above that, no other sentence can be in the top k — even one tied
+with it (the bound is strict). Otherwise the depth doubles, up to the list's length, and then the model goes on
+as without lists (None). One list is read per query: with two frequent terms the sum of their bounds stayed
+above the k-th score down the whole lists (0 of 8 such queries at 10M), so MaxScore keeps those.
+
+The keys are each model's (BM25F: :mod:`~sentret_core.models.bm25.pruning`; the language models:
+:mod:`~sentret_core.models.lm.pruning`); a list holds for the parameters it was built with (recorded with it)
+and is not read for others.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from sentret_core.errors import SentretError
+from sentret_core.index import artefacts
+from sentret_core.models.arrays.vectors import union
+
+if TYPE_CHECKING:
+    from sentret_core.index.reader import Index
+
+KIND = NAME = "impacts"
+FIRST_DEPTH = 1024  # entries of each list read first (at least 2k)
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ImpactLists:
+    """The lists of one index: ``terms`` (sorted term ids), and per model the parameters its lists hold for and an
+    array (terms × variants × length) of sentence ids, best first (a variant is a key's form, e.g. an LM's number
+    of other query terms)."""
+
+    terms: np.ndarray
+    lists: dict[str, np.ndarray]
+    params: dict[str, dict[str, Any]]
+
+    def row(self, term: int) -> int | None:
+        """The position of ``term`` in :attr:`terms`, None if it has no list."""
+        at = int(np.searchsorted(self.terms, term))
+        return at if at < len(self.terms) and int(self.terms[at]) == term else None
+
+    def of(self, model: str, params: dict[str, Any]) -> np.ndarray | None:
+        """The lists of ``model`` if they were built for ``params`` (a model's :meth:`Params.to_dict`), else None."""
+        found = self.lists.get(model)
+        return found if found is not None and self.params.get(model) == params else None
+
+
+def impact_lists(index: Index) -> ImpactLists | None:
+    """The index's impact lists, None without them. Lists that do not check (damaged, of another build) are not
+    used — every model then scores its candidates as without them (the same scores) — and said once in the log."""
+    try:
+        found = artefacts.read(index, KIND, NAME)
+    except SentretError as err:
+        if (artefacts.folder_of(index.path, NAME) / artefacts.META).exists():  # there, but not sound
+            _warn_once(index, str(err))
+        return None
+    return index.cache.get_stamped("models.impacts", found.sha256, lambda: _lists(found))
+
+
+def _warn_once(index: Index, problem: str) -> None:
+    index.cache.get(f"models.impacts.unused/{problem}", lambda: log.warning("impact lists not used: %s", problem))
+
+
+def _lists(found: artefacts.Artefact) -> ImpactLists:
+    arrays = found.arrays
+    models = found.meta["models"]
+    return ImpactLists(arrays["terms"], {m: arrays[f"lists/{m}"] for m in models}, dict(models))
+
+
+def goes_first(sizes: Sequence[int], length: int) -> bool:
+    """Whether a list is tried before MaxScore: when the query's other terms are in ``length`` sentences or fewer
+    in all (their reach, ``base``, is then small; a mid-frequency one is cheaper for MaxScore to look up at a few
+    candidates than to score all of: at 10M, BM25F's top 10 took 35-445 ms from the list against 5-19 ms)."""
+    return sum(sizes) <= length
+
+
+def listed_top_k(
+    k: int, base: np.ndarray, entries: np.ndarray, score_at: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+    bound: Callable[[int], float],
+) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """The exact top-k candidates (ids ascending, their scores) from ``base`` and the first entries of a term's list
+    ``entries`` (as the module says): ``score_at(ids)`` gives sorted ids' exact scores (ids, scores), ``bound(depth)``
+    a bound (already raised by its margin) of the score of a sentence in neither. None when the whole list does not
+    reach a k-th score above the bound, or is too short for k."""
+    if k <= 0 or 2 * k > len(entries):
+        return None
+    depth = min(len(entries), max(FIRST_DEPTH, 2 * k))
+    while True:
+        ids, scores = score_at(union([base, entries[:depth]]))
+        kth = np.partition(scores, len(scores) - k)[len(scores) - k] if len(scores) >= k else -np.inf
+        if kth > bound(depth):  # a NaN or -inf never is
+            return ids, scores, True
+        if depth == len(entries):
+            return None
+        depth = min(len(entries), 2 * depth)

@@ -1,0 +1,173 @@
+"""A top k read from impact lists (models/arrays/impacts.py, built by models/training/impacts.py) is top_k(score(...))
+bit for bit: for BM25F and every language model, with lists of the query's parameters, with MaxScore on or off, lists
+short or long, read from a depth of 1 (so the depth doubles) or whole. And the lists are what they say: each one the
+term's sentences of the largest keys, best first; lists of other parameters, or damaged ones, are not used."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from sentret_core import Index
+from sentret_core.errors import SentretError
+from sentret_core.index import artefacts
+from sentret_core.index.reader import verify
+from sentret_core.models import score, search, top_k
+from sentret_core.models.arrays import impacts, maxscore
+from sentret_core.models.arrays.impacts import impact_lists
+from sentret_core.models.arrays.postings import postings
+from sentret_core.models.training.impacts import listed_terms, train_impacts
+from tests.conftest import build_from_texts
+from tests.models.test_lm_pruning import model_and_params
+from tests.models.test_pruning import BM25F_PARAMS, TERMS, WORDS, same, zipf_docs
+
+
+@pytest.fixture(scope="module")
+def corpora(tmp_path_factory: pytest.TempPathFactory) -> list[Index]:
+    root = Path(tmp_path_factory.mktemp("impacts"))
+    return [build_from_texts(root, zipf_docs(seed, n), f"i{seed}") for seed, n in ((7, 60), (8, 120))]
+
+
+def searched(index: Index, terms: list[str], model: str, k: int, params: dict[str, object], prune: bool,
+             first: int) -> tuple[object, int]:
+    """search() with MaxScore on or off and lists read from depth ``first``; and how many tops the lists gave."""
+    used = []
+    real = impacts.listed_top_k
+
+    def counted(*args: object, **kwargs: object) -> object:
+        found = real(*args, **kwargs)  # type: ignore[arg-type]
+        used.append(found is not None)
+        return found
+
+    with mock.patch.object(impacts, "listed_top_k", counted), mock.patch.object(impacts, "FIRST_DEPTH", first), \
+            mock.patch.object(maxscore, "PRUNE_FROM", 0 if prune else 10**9), \
+            mock.patch.object(maxscore, "SAMPLE", 2):
+        got = search(index, terms, model, k, **params)
+    return got, sum(used)
+
+
+@st.composite
+def frequent_with_rarer(draw: st.DrawFn) -> list[str]:
+    """A frequent term and up to three rarer ones, in any order: the queries the lists are for."""
+    rare = draw(st.lists(st.sampled_from([*WORDS[12:], "nowhere"]), max_size=3))
+    return list(draw(st.permutations([draw(st.sampled_from(["river", *WORDS[:6]])), *rare])))
+
+
+QUERIES = st.one_of(TERMS, frequent_with_rarer(), frequent_with_rarer())  # two in three: what the lists are for
+K = st.one_of(st.integers(0, 6), st.integers(0, 24))
+LISTS = {"length": st.sampled_from([8, 16, 40, 64]), "first": st.sampled_from([1, 1024]), "prune": st.booleans()}
+
+
+@settings(derandomize=True, max_examples=400, deadline=None)
+@given(which=st.integers(0, 1), terms=QUERIES, k=K, params=BM25F_PARAMS, lists=st.fixed_dictionaries(LISTS))
+def test_bm25f_from_impact_lists_is_top_k_of_score(
+    corpora: list[Index], which: int, terms: list[str], k: int, params: dict[str, object], lists: dict[str, object]
+) -> None:
+    index = corpora[which]
+    train_impacts(index, models=["bm25f.v1"], length=int(lists["length"]), share=1000, params={"bm25f.v1": params})
+    got, used = searched(index, terms, "bm25f.v1", k, params, bool(lists["prune"]), int(lists["first"]))
+    event(f"read from the lists: {used > 0}")
+    same(got, top_k(score(index, terms, "bm25f.v1", **params), k))
+
+
+@settings(derandomize=True, max_examples=400, deadline=None)
+@given(which=st.integers(0, 1), terms=QUERIES, k=K, chosen=model_and_params(),
+       lists=st.fixed_dictionaries(LISTS))
+def test_a_language_model_from_impact_lists_is_top_k_of_score(
+    corpora: list[Index], which: int, terms: list[str], k: int, chosen: tuple[str, dict[str, object]],
+    lists: dict[str, object],
+) -> None:
+    model, params = chosen
+    index = corpora[which]
+    train_impacts(index, models=[model], length=int(lists["length"]), share=1000, params={model: params})
+    got, used = searched(index, terms, model, k, params, bool(lists["prune"]), int(lists["first"]))
+    event(f"read from the lists: {used > 0}")
+    same(got, top_k(score(index, terms, model, **params), k))
+
+
+@pytest.mark.parametrize("model", ["bm25f.v1", "lm-2si.v1"])
+def test_the_lists_give_most_tops_of_a_frequent_term_with_rarer_ones(corpora: list[Index], model: str) -> None:
+    """Not a path that always declines: with MaxScore off, a frequent term with a rarer one, k = 4 from lists of
+    16, is read from the lists (and equal to the exhaustive top k, as above)."""
+    index = corpora[1]
+    params = {"idf": "lucene"} if model == "bm25f.v1" else {}  # rsj's idf of "river", in most sentences, is < 0
+    train_impacts(index, models=[model], length=16, share=1000)
+    frequent = [index.vocab[t] for t in listed_terms(index, 16, 1000)]
+    assert "river" in frequent
+    rare = [w for w in index.vocab if postings(index).size(index.term_index[w]) <= 3][:20]
+    hits = 0
+    for word in rare:
+        got, used = searched(index, ["river", word], model, 4, params, False, 1)
+        same(got, top_k(score(index, ["river", word], model, **params), 4))
+        hits += used
+    assert hits >= len(rare) // 2, (hits, len(rare))
+
+
+def test_each_list_is_its_terms_best_sentences_by_key(corpora: list[Index]) -> None:
+    """BM25F's key is x̃ (with w_context = w_title = 0 it is c(t,s)/B(s), whose largest values a brute force
+    over the term's postings finds); LM-2S-I's of variant 0 is the term's own score."""
+    index = corpora[0]
+    found = train_impacts(index, models=["bm25f.v1", "lm-2si.v1"], length=8, share=1000,
+                          params={"bm25f.v1": {"w_context": 0.0, "w_title": 0.0, "b": 1.0}})
+    terms = found.arrays["terms"]
+    assert len(terms) > 3
+    lengths = np.asarray(index.array("sent_len"), dtype=np.float64)
+    for row, term in enumerate(terms.tolist()):
+        rows, counts = postings(index)(term)
+        x = counts / (lengths[rows] / lengths.mean())
+        best_first(found.arrays["lists/bm25f.v1"][row, 0], rows, x)
+        single = score(index, [index.vocab[term]], "lm-2si.v1")
+        best_first(found.arrays["lists/lm-2si.v1"][row, 0], single.ids, single.scores)
+
+
+def best_first(listed: np.ndarray, ids: np.ndarray, keys: np.ndarray) -> None:
+    """``listed`` are distinct ``ids`` of the largest ``keys``, in descending order (equal up to rounding: c/len and
+    2c/2len are one number computed two ways)."""
+    tol = 1e-12 * float(np.abs(keys).max())
+    at = dict(zip(ids.tolist(), keys.tolist()))
+    got = np.array([at[i] for i in listed.tolist()])
+    assert len(set(listed.tolist())) == len(listed)
+    assert np.all(np.diff(got) <= tol)
+    others = np.array([v for i, v in at.items() if i not in set(listed.tolist())])
+    assert others.max(initial=-np.inf) <= got.min() + tol
+
+
+def test_lists_of_other_parameters_or_damaged_are_not_used(corpora: list[Index]) -> None:
+    index = corpora[1]
+    train_impacts(index, models=["bm25f.v1"], length=16, share=1000, params={"bm25f.v1": {"w_title": 1.0}})
+    for params, expected in (({"w_title": 1.0, "k1": 2.0, "idf": "lucene"}, 1), ({"idf": "lucene"}, 0),
+                             ({"w_title": 1.0, "window": 3, "idf": "lucene"}, 0)):
+        got, used = searched(index, ["river", "theatre"], "bm25f.v1", 4, params, False, 1)
+        same(got, top_k(score(index, ["river", "theatre"], "bm25f.v1", **params), 4))
+        assert used == expected, params
+    lists = artefacts.folder_of(index.path, "impacts")
+    record = json.loads((lists / artefacts.META).read_text())
+    record["models"]["bm25f.v1"]["w_title"] = 0.0  # edited: its checksum no longer matches
+    (lists / artefacts.META).write_text(json.dumps(record))
+    assert impact_lists(index) is None
+    got, used = searched(index, ["river", "theatre"], "bm25f.v1", 4, {"w_title": 1.0, "idf": "lucene"}, False, 1)
+    assert used == 0
+    same(got, top_k(score(index, ["river", "theatre"], "bm25f.v1", w_title=1.0, idf="lucene"), 4))
+
+
+def test_lists_holding_ids_outside_the_index_are_refused(corpora: list[Index]) -> None:
+    index = corpora[0]
+    found = train_impacts(index, models=["bm25f.v1"], length=8, share=1000)
+    arrays = dict(found.arrays)
+    arrays["lists/bm25f.v1"] = arrays["lists/bm25f.v1"] + index.N  # resealed: its hashes match, its ids do not
+    artefacts.write(index, "impacts", "impacts", arrays, {k: found.meta[k] for k in ("models", "length", "share")})
+    with pytest.raises(SentretError, match="outside"):
+        artefacts.read(index, "impacts", "impacts")
+    assert impact_lists(index) is None
+    assert any("artefacts/impacts" in problem and "outside" in problem for problem in verify(index.path))
+
+
+def test_a_model_without_lists_is_refused_in_a_clear_message(corpora: list[Index]) -> None:
+    with pytest.raises(SentretError, match="has no impact lists"):
+        train_impacts(corpora[0], models=["tfisf.v1"], length=8, share=1000)
