@@ -33,6 +33,10 @@ from sentret_core.index.sliced import Slices
 from sentret_core.index.tables import IndexTables
 from sentret_core.index.texts import SentenceTexts
 
+# a per-occurrence file larger than this is checked in the background from its first sentence read (its blocks are
+# read all over, a sentence at a time: at 75M, the first support requests each hashed 1-2 s of blocks)
+CHECK_REST_FROM = 2**26
+
 
 def verify(path: str | Path) -> list[str]:
     """Every problem with the index at ``path``, empty if sound: the manifest against its own
@@ -326,7 +330,11 @@ class Index(IndexTables):
 
     def occurrences(self, name: str, sentence: int) -> np.ndarray:
         """One sentence's part of a per-occurrence array (``seq_terms``, ``seq_tokens``, ``seq_char_start``,
-        ``seq_char_end``): only the blocks of the file it reads are checked, not the whole file (10.8 GB for the
-        three a support sentence reads at 75M sentences: 21 s the first time)."""
+        ``seq_char_end``): only the blocks of the file it reads are checked first, not the whole file (10.8 GB
+        for the three a support sentence reads at 75M sentences: 21 s the first time); a file of more than
+        :data:`CHECK_REST_FROM` bytes has its other blocks checked in the background from then on."""
         lo, hi = int(self.seq_indptr[sentence]), int(self.seq_indptr[sentence + 1])
-        return self.slices(name)(lo, hi)
+        found = self.slices(name)
+        if found.array.nbytes > CHECK_REST_FROM:
+            found.check_rest_in_background()
+        return found(lo, hi)

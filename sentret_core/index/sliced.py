@@ -31,6 +31,7 @@ class Slices:
         self.block = blocks.block if blocks is not None and aligned else 0
         self.ready = np.zeros(len(blocks.recorded) if self.block and blocks is not None else 1, dtype=bool)
         self._lock = threading.Lock()
+        self._background: threading.Thread | None = None
 
     def __call__(self, lo: int, hi: int) -> np.ndarray:
         if hi > lo:
@@ -44,6 +45,24 @@ class Slices:
                 if not self.ready[first : last + 1].all():
                     self._check(first, last)
         return self.array[lo:hi]
+
+    def check_rest_in_background(self) -> None:
+        """Check every block not checked yet, one at a time, in a daemon thread (once): for an array read in small
+        pieces all over (a sentence's terms), so that later reads find their blocks checked. A block that does not
+        check is left unchecked and the thread stops: the read that needs it raises the error."""
+        with self._lock:
+            if not self.block or self._background is not None:
+                return
+            self._background = threading.Thread(target=self._check_rest, name="sentret-block-checks", daemon=True)
+        self._background.start()
+
+    def _check_rest(self) -> None:
+        for k in range(len(self.ready)):
+            if not self.ready[k]:
+                try:
+                    self._check(k, k)
+                except Exception:  # the read of this block raises it where it matters
+                    return
 
     def _check(self, first: int, last: int) -> None:
         assert self.blocks is not None

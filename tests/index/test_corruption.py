@@ -334,6 +334,34 @@ def test_a_support_sentence_reads_only_its_blocks_of_the_term_sequences(blocked:
     assert all(0 < hashed_blocks(requested, f)[0] < total / 2 for f in files)
 
 
+def test_a_large_term_sequence_is_checked_in_the_background_and_a_damaged_block_still_refused(
+    blocked: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sentret_core.index import reader
+
+    monkeypatch.setattr(reader, "CHECK_REST_FROM", 0)  # every file counts as large
+    copy = tmp_path / "idx"
+    shutil.copytree(blocked, copy)
+    index = Index.load(copy)
+    offset = validate.npy_header(copy, "seq_terms.npy")[2]
+    starts = offset + np.asarray(index.seq_indptr, dtype=np.int64) * np.asarray(index.array("seq_terms")).itemsize
+    damaged_sentence = int(np.flatnonzero(starts[:-1] // BLOCK == 4)[0])
+    _damage(copy / "seq_terms.npy", int(starts[damaged_sentence]))
+    index = Index.load(copy)
+    index.occurrences("seq_terms", 0)  # block 1: checked now, the rest in the background
+    background = index.slices("seq_terms")._background
+    assert background is not None
+    background.join(30)
+    hashed, total = hashed_blocks(index, "seq_terms.npy")
+    assert hashed == 5 < total  # it stopped at the damaged block (5th), which is never served
+    with pytest.raises(IndexFormatError, match=r"seq_terms\.npy: checksum mismatch \(block 5 of"):
+        index.occurrences("seq_terms", damaged_sentence)
+    sound = Index.load(blocked)
+    sound.occurrences("seq_terms", 0)
+    sound.slices("seq_terms")._background.join(30)  # type: ignore[union-attr]
+    assert hashed_blocks(sound, "seq_terms.npy") == (total, total)
+
+
 def test_an_index_without_block_digests_checks_whole_files_and_needs_nothing(
     blocked: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

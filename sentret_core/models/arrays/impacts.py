@@ -6,15 +6,18 @@ Where MaxScore cannot leave a frequent term out (the query's other terms reach f
 sentence the frequent term reaches was scored. With the term's list, ordered by a *key* whose value at a sentence
 bounds that sentence's score when no other query term reaches it, the top k is exact from
 
-* ``base``: every sentence the query's other terms reach, and
-* the first ``depth`` sentences of the frequent term's list,
+* ``base``: every sentence the query's unlisted terms reach, and every sentence of a document where two or
+  more of its listed terms occur (:func:`shared_documents`);
+* the first ``depth`` sentences of each listed term's list,
 
-all scored exactly by the model's own scorer at those sentences: a sentence outside both scores at most
-``bound(depth)`` (its key at the list's last read entry, raised by :func:`~sentret_core.models.arrays.maxscore.
-margin`), so once the k-th best score read is above that, no other sentence can be in the top k — even one tied
-with it (the bound is strict). Otherwise the depth doubles, up to the list's length, and then the model goes on
-as without lists (None). One list is read per query: with two frequent terms the sum of their bounds stayed
-above the k-th score down the whole lists (0 of 8 such queries at 10M), so MaxScore keeps those.
+all scored exactly by the model's own scorer at those sentences. A sentence outside them is reached by one
+listed term at most (a sentence's score reads only its own document) and by no unlisted one, so it scores at
+most that term's key at its list's last read entry (plus what the absent terms add): ``bound(depth)``, the
+largest over the listed terms, raised by :func:`~sentret_core.models.arrays.maxscore.margin`. Once the k-th best
+score read is above it, no other sentence can be in the top k — even one tied with it (the bound is strict).
+Otherwise the depth doubles, up to the lists' length, and then the model goes on as without lists (None). (A
+bound summing the listed terms' keys, with no shared documents read, stayed above the k-th score down the whole
+lists for every query with two frequent terms at 10M.)
 
 The keys are each model's (BM25F: :mod:`~sentret_core.models.bm25.pruning`; the language models:
 :mod:`~sentret_core.models.lm.pruning`); a list holds for the parameters it was built with (recorded with it)
@@ -32,7 +35,9 @@ import numpy as np
 
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
-from sentret_core.models.arrays.vectors import union
+from sentret_core.models.arrays.layout import layout
+from sentret_core.models.arrays.local import document_sentences
+from sentret_core.models.arrays.vectors import EMPTY_IDS, run_starts, union
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -86,28 +91,47 @@ def _lists(found: artefacts.Artefact) -> ImpactLists:
 
 
 def goes_first(sizes: Sequence[int], length: int) -> bool:
-    """Whether a list is tried before MaxScore: when the query's other terms are in ``length`` sentences or fewer
-    in all (their reach, ``base``, is then small; a mid-frequency one is cheaper for MaxScore to look up at a few
-    candidates than to score all of: at 10M, BM25F's top 10 took 35-445 ms from the list against 5-19 ms)."""
+    """Whether the lists are tried before MaxScore: when the query's unlisted terms are in ``length`` sentences or
+    fewer in all (their reach, part of ``base``, is then small; a mid-frequency one is cheaper for MaxScore to look
+    up at a few candidates than to score all of: at 10M, BM25F's top 10 took 35-445 ms from a list against 5-19 ms)."""
     return sum(sizes) <= length
 
 
+def shared_documents(index: Index, docs: Sequence[np.ndarray]) -> np.ndarray:
+    """The sentences (sorted) of the documents in two or more of ``docs`` (each the sorted distinct documents where a
+    listed term occurs): a sentence elsewhere is reached by one listed term at most."""
+    if len(docs) < 2:
+        return EMPTY_IDS
+    every = np.concatenate(docs)
+    every.sort(kind="stable")
+    starts = run_starts(every)
+    counts = np.diff(np.append(starts, len(every)))
+    return document_sentences(index, every.take(starts[counts >= 2]))
+
+
+def term_documents(index: Index, rows: np.ndarray) -> np.ndarray:
+    """The sorted distinct documents of the sentences ``rows`` (sorted)."""
+    docs = layout(index).sent_doc.take(rows)
+    return docs.take(run_starts(docs))
+
+
 def listed_top_k(
-    k: int, base: np.ndarray, entries: np.ndarray, score_at: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
-    bound: Callable[[int], float],
+    k: int, base: np.ndarray, lists: Sequence[np.ndarray],
+    score_at: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], bound: Callable[[int], float],
 ) -> tuple[np.ndarray, np.ndarray, bool] | None:
-    """The exact top-k candidates (ids ascending, their scores) from ``base`` and the first entries of a term's list
-    ``entries`` (as the module says): ``score_at(ids)`` gives sorted ids' exact scores (ids, scores), ``bound(depth)``
-    a bound (already raised by its margin) of the score of a sentence in neither. None when the whole list does not
+    """The exact top-k candidates (ids ascending, their scores) from ``base`` and the first entries of ``lists``
+    (as the module says): ``score_at(ids)`` gives sorted ids' exact scores (ids, scores), ``bound(depth)`` a bound
+    (already raised by its margin) of the score of a sentence in neither. None when the lists' whole length does not
     reach a k-th score above the bound, or is too short for k."""
-    if k <= 0 or 2 * k > len(entries):
+    length = min((len(entries) for entries in lists), default=0)
+    if k <= 0 or 2 * k > length:
         return None
-    depth = min(len(entries), max(FIRST_DEPTH, 2 * k))
+    depth = min(length, max(FIRST_DEPTH, 2 * k))
     while True:
-        ids, scores = score_at(union([base, entries[:depth]]))
+        ids, scores = score_at(union([base, *(entries[:depth] for entries in lists)]))
         kth = np.partition(scores, len(scores) - k)[len(scores) - k] if len(scores) >= k else -np.inf
         if kth > bound(depth):  # a NaN or -inf never is
             return ids, scores, True
-        if depth == len(entries):
+        if depth == length:
             return None
-        depth = min(len(entries), 2 * depth)
+        depth = min(length, 2 * depth)

@@ -99,13 +99,13 @@ def pruned_top_k(index: Index, q: Query, p: Any, variant: Variant,
 
 def listed_top_k(index: Index, q: Query, model: str, p: Any, mixture_params: Any, variant: Variant, k: int,
                  first: bool) -> tuple[np.ndarray, np.ndarray, bool] | None:
-    """The top k from the impact list of the query's one listed term f (:mod:`~sentret_core.models.arrays.impacts`),
-    with c(f,q) = 1 and Q, the other terms' c(t,q) summed, below :data:`VARIANTS`; None otherwise.
+    """The top k from the impact lists of the query's listed terms (:mod:`~sentret_core.models.arrays.impacts`),
+    each with c(t,q) = 1, when Q, the c(t,q) of the query's other terms summed, is below :data:`VARIANTS`; None
+    otherwise, and unless :func:`~sentret_core.models.arrays.impacts.goes_first` is ``first``.
 
-    A sentence f reaches that none of the others reaches scores Σ_{t≠f} c(t,q)·log(h₀(n)·p(t)) + [its f part]
-    (:class:`Bounds`), which is key_Q(s) + Σ_{t≠f} c(t,q)·log p(t) with key_Q(s) = [f's part, with log p(d|s)] +
-    Q·log h₀(|s|): the list of variant Q orders f's sentences by key_Q. Tried before MaxScore or after, as
-    :func:`~sentret_core.models.arrays.impacts.goes_first` is ``first``.
+    A sentence that one listed term f reaches and no other query term does scores Σ_{t≠f} c(t,q)·log(h₀(n)·p(t))
+    + [f's part, with log p(d|s)] (:class:`Bounds`): key_Q(s) + Σ_{t≠f} c(t,q)·log p(t), with key_Q(s) = [f's
+    part] + Q·log h₀(|s|), the key f's list of variant Q is ordered by.
     """
     found = impacts.impact_lists(index)
     lists = None if found is None else found.of(model, p.to_dict())
@@ -114,25 +114,31 @@ def listed_top_k(index: Index, q: Query, model: str, p: Any, mixture_params: Any
         return None
     rows = [found.row(t) for t, _ in use]
     listed = [i for i, row in enumerate(rows) if row is not None]
-    if len(listed) != 1 or use[listed[0]][1] != 1.0:
+    others_qf = sum(qf for _, qf in use) - 1.0
+    if not listed or any(use[i][1] != 1.0 for i in listed) or others_qf != int(others_qf) \
+            or others_qf >= lists.shape[1]:
         return None
-    term, row = use[listed[0]][0], rows[listed[0]]
-    others = [use[i] for i in range(len(use)) if i != listed[0]]
-    total_qf = sum(qf for _, qf in others)
-    if total_qf != int(total_qf) or total_qf >= lists.shape[1]:
+    unlisted = [use[i] for i, row in enumerate(rows) if row is None]
+    if impacts.goes_first([postings(index).size(int(t)) for t, _ in unlisted], lists.shape[2]) != first:
         return None
-    if impacts.goes_first([postings(index).size(int(t)) for t, _ in others], lists.shape[2]) != first:
-        return None
-    entries = lists[row, int(total_qf)]
+    entries = [lists[rows[i], int(others_qf)] for i in listed]
     log_h0 = np.log(by_length(index, mixture_params, variant)[2])
-    rest = sum(qf * float(np.log(collection_model(index)[t])) for t, qf in others)
+    log_p = {t: float(np.log(collection_model(index)[t])) for t, _ in use}
+    total = sum(qf * log_p[t] for t, qf in use)
 
     def bound(depth: int) -> float:
-        last = entries[depth - 1 : depth].astype(np.int64)
-        own = terms_scores_at(index, mixture_params, variant, [(term, 1.0)], last)[0]
-        return maxscore.margin(float(own + total_qf * log_h0[layout(index).sent_len.take(last)][0] + rest))
+        keys = []
+        for i, term_list in zip(listed, entries):
+            last = term_list[depth - 1 : depth].astype(np.int64)
+            own = terms_scores_at(index, mixture_params, variant, [use[i]], last)[0]
+            n = layout(index).sent_len.take(last)
+            keys.append(float(own + others_qf * log_h0[n][0] + (total - log_p[use[i][0]])))
+        return maxscore.margin(max(keys))
 
-    base = reached(index, mixture_params, variant, np.array([t for t, _ in others], dtype=np.int64))
+    shared = impacts.shared_documents(
+        index, [impacts.term_documents(index, postings(index).raw(int(use[i][0]))[0]) for i in listed])
+    base = union([reached(index, mixture_params, variant, np.array([t for t, _ in unlisted], dtype=np.int64)),
+                  shared])
     return impacts.listed_top_k(k, base, entries,
                                 lambda cand: (cand, lm_scores_at(index, q, mixture_params, variant, cand)), bound)
 
