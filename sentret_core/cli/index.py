@@ -88,6 +88,10 @@ def progress_bar(source: str, verb: str) -> Iterator[Callable[[int, int], None]]
         yield progress
 
 
+# sentences from which an index's default impact lists hold terms (in more than N/128 sentences and 16,384)
+LISTS_HELP_FROM = 128 * 16_384
+
+
 def print_built(summary: Any, verb: str = "indexed", as_json: bool = False) -> None:
     if as_json:
         fields = ("documents", "sentences", "words", "terms", "entities", "seconds")
@@ -96,6 +100,10 @@ def print_built(summary: Any, verb: str = "indexed", as_json: bool = False) -> N
         return
     for note in summary.notes:
         print(f"sentret: note: {note}", file=sys.stderr)
+    if summary.sentences >= LISTS_HELP_FROM:
+        print(f"sentret: note: a large index: `sentret train impacts {summary.path}` builds impact lists, so that a "
+              "query pairing a frequent term with rarer ones reads a few thousand sentences, not millions (the same "
+              "scores; docs/models.md)", file=sys.stderr)
     rate = f" ({summary.words_per_second:,.0f} words/s)" if verb == "indexed" else ""
     print(
         f"{verb} {summary.documents:,} documents, {summary.sentences:,} sentences, {summary.words:,} words, "

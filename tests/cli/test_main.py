@@ -154,3 +154,15 @@ def test_models_show_where_each_formula_lives(capsys: pytest.CaptureFixture[str]
         assert Path(file).is_file() and int(line) > 0
     assert rows["lm-class.v1"]["source"].split(":")[0].endswith("models/lm_class/scorer.py")
     assert "artefact" in rows["lm-trigger.v1"]["params"]["tables"]["allowed"]
+
+
+def test_a_large_build_says_how_to_make_its_impact_lists(capsys: pytest.CaptureFixture[str]) -> None:
+    from types import SimpleNamespace
+
+    from sentret_core.cli.index import LISTS_HELP_FROM, print_built
+
+    counts = {"documents": 9, "words": 99, "terms": 9, "entities": 9, "seconds": 1.0, "words_per_second": 99.0,
+              "notes": (), "path": "big"}
+    for sentences, hinted in ((LISTS_HELP_FROM - 1, False), (LISTS_HELP_FROM, True)):
+        print_built(SimpleNamespace(sentences=sentences, **counts))
+        assert ("sentret train impacts big" in capsys.readouterr().err) == hinted
