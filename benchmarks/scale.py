@@ -142,13 +142,19 @@ def impact_lists(out: Path, n: int, reuse: bool, skip: bool) -> dict[str, Any]:
         return {"skipped": True}
     if reuse and held and impact_lists(Index.load(out)) is not None:
         return {"reused": True}
+    return in_child("--impacts-only", n, out)
+
+
+def in_child(flag: str, n: int, out: Path) -> dict[str, Any]:
+    """Run this script with ``flag`` (``--build-only``, ``--impacts-only``) in a child: its last line, parsed."""
     proc = subprocess.run(
-        [sys.executable, __file__, "--impacts-only", "--sentences", str(n), "--out", str(out)],
+        [sys.executable, __file__, flag, "--sentences", str(n), "--out", str(out)],
         check=True,
         stdout=subprocess.PIPE,
         text=True,
     )
-    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+    found: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return found
 
 
 def shards_of(out: Path) -> Path:
@@ -170,13 +176,7 @@ def build(out: Path, n: int, reuse: bool) -> dict[str, Any]:
     started = time.perf_counter()
     documents = generate_shards(shards_of(out), n)
     generate_s = time.perf_counter() - started
-    proc = subprocess.run(
-        [sys.executable, __file__, "--build-only", "--sentences", str(n), "--out", str(out)],
-        check=True,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    return dict(json.loads(proc.stdout.strip().splitlines()[-1]), generate_s=generate_s, documents=documents)
+    return dict(in_child("--build-only", n, out), generate_s=generate_s, documents=documents)
 
 
 def disk_size(path: Path, skip: str = "shards") -> int:
