@@ -1,4 +1,5 @@
-"""The language models' exact top k by MaxScore (:mod:`~sentret_core.models.arrays.maxscore`).
+"""The language models' exact top k by MaxScore (:mod:`~sentret_core.models.arrays.maxscore`), and from impact
+lists (:func:`listed_top_k`, :mod:`~sentret_core.models.arrays.impacts`) where an index has them.
 
 A candidate's score is Σ_t c(t,q)·log p(t|θ_s) with p(t|θ_s) = a(s)·c(t,s) + g(s)·c(t,l(s)) + h(s)·p(t)
 (:mod:`~sentret_core.models.lm.scoring`), where a, g and h depend on |s| = n and |l(s)| only, h(s) being
@@ -60,7 +61,8 @@ VARIANTS = 4  # impact lists per term: for 0-3 other query terms (c(t,q) summed)
 
 def lm_top_k(model: str, variant: Variant, as_params: Callable[[Any], Any] | None = None) -> TopK:
     """The registered ``top_k`` of the language model ``model`` (``as_params`` maps its parameters to the
-    mixture's): MaxScore, else from the impact lists (:func:`listed_top_k`), else every candidate."""
+    mixture's): from the impact lists where the query's unlisted terms are rare (:func:`listed_top_k`), else by
+    MaxScore, else from the lists, else every candidate."""
     LISTABLE[model] = (variant, as_params)
 
     def top_k(index: Index, q: Query, p: Any, k: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
