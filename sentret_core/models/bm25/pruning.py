@@ -79,8 +79,8 @@ def listed_fields_top_k(
     keyed by x̃: a term's contribution grows with x̃. A listed term of weight ≤ 0 adds at most 0 and is not read.
     A sentence that no unlisted term reaches, in a document holding one read term only (in a sentence or the
     title), past the entries read, scores at most that term's contribution at its last one. None without lists
-    for these parameters or a read term; and unless ``first`` says whether this query's lists go before MaxScore
-    (one read term, :func:`~sentret_core.models.arrays.impacts.goes_first`) or after."""
+    for these parameters or a read term; and unless :func:`~sentret_core.models.arrays.impacts.goes_first` is
+    ``first`` (tried before MaxScore, or after)."""
     found = impacts.impact_lists(index)
     lists = None if found is None else found.of("bm25f.v1", params)
     if found is None or lists is None:
@@ -88,10 +88,8 @@ def listed_fields_top_k(
     rows = [found.row(int(t)) for t in q.ids]
     read = [i for i, row in enumerate(rows) if row is not None and weights[i] > 0]
     unlisted = [i for i, row in enumerate(rows) if row is None]
-    # one read term goes first where the unlisted are rare; several after MaxScore (their shared documents can hold
-    # hundreds of thousands of sentences: at 10M, 0.03-0.30 s against MaxScore's 0.06-0.16 s)
-    if not read or (len(read) == 1 and impacts.goes_first([postings(index).size(int(q.ids[i])) for i in unlisted],
-                                                          lists.shape[2])) != first:
+    if not read or impacts.goes_first([postings(index).size(int(q.ids[i])) for i in unlisted],
+                                      lists.shape[2]) != first:
         return None
     fields, entries = field_postings(index, window), [lists[rows[i], 0] for i in read]
 
