@@ -22,6 +22,7 @@ from sentret_core.models import score, search, top_k
 from sentret_core.models.arrays import impacts, maxscore
 from sentret_core.models.arrays.impacts import impact_lists
 from sentret_core.models.arrays.postings import postings
+from sentret_core.models.bm25 import pruning as bm25_pruning
 from sentret_core.models.training.impacts import listed_terms, train_impacts
 from tests.conftest import build_from_texts
 from tests.models.test_lm_pruning import model_and_params
@@ -35,8 +36,9 @@ def corpora(tmp_path_factory: pytest.TempPathFactory) -> list[Index]:
 
 
 def searched(index: Index, terms: list[str], model: str, k: int, params: dict[str, object], prune: bool,
-             first: int) -> tuple[object, int]:
-    """search() with MaxScore on or off and lists read from depth ``first``; and how many tops the lists gave."""
+             first: int, several_first: int = bm25_pruning.SEVERAL_FIRST_FROM) -> tuple[object, int]:
+    """search() with MaxScore on or off, lists read from depth ``first`` (BM25F's several lists before MaxScore from
+    k = ``several_first``); and how many tops the lists gave."""
     used = []
     real = impacts.listed_top_k
 
@@ -47,7 +49,8 @@ def searched(index: Index, terms: list[str], model: str, k: int, params: dict[st
 
     with mock.patch.object(impacts, "listed_top_k", counted), mock.patch.object(impacts, "FIRST_DEPTH", first), \
             mock.patch.object(maxscore, "PRUNE_FROM", 0 if prune else 10**9), \
-            mock.patch.object(maxscore, "SAMPLE", 2):
+            mock.patch.object(maxscore, "SAMPLE", 2), \
+            mock.patch.object(bm25_pruning, "SEVERAL_FIRST_FROM", several_first):
         got = search(index, terms, model, k, **params)
     return got, sum(used)
 
@@ -62,7 +65,8 @@ def frequent_with_rarer(draw: st.DrawFn) -> list[str]:
 
 QUERIES = st.one_of(TERMS, frequent_with_rarer(), frequent_with_rarer())  # two in three: what the lists are for
 K = st.one_of(st.integers(0, 6), st.integers(0, 24))
-LISTS = {"length": st.sampled_from([8, 16, 40, 64]), "first": st.sampled_from([1, 1024]), "prune": st.booleans()}
+LISTS = {"length": st.sampled_from([8, 16, 40, 64]), "first": st.sampled_from([1, 1024]), "prune": st.booleans(),
+         "several_first": st.sampled_from([0, 2048])}
 
 
 @settings(derandomize=True, max_examples=400, deadline=None)
@@ -72,7 +76,8 @@ def test_bm25f_from_impact_lists_is_top_k_of_score(
 ) -> None:
     index = corpora[which]
     train_impacts(index, models=["bm25f.v1"], length=int(lists["length"]), share=1000, params={"bm25f.v1": params})
-    got, used = searched(index, terms, "bm25f.v1", k, params, bool(lists["prune"]), int(lists["first"]))
+    got, used = searched(index, terms, "bm25f.v1", k, params, bool(lists["prune"]), int(lists["first"]),
+                         int(lists["several_first"]))
     event(f"read from the lists: {used > 0}")
     same(got, top_k(score(index, terms, "bm25f.v1", **params), k))
 

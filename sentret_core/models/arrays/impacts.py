@@ -94,8 +94,8 @@ def goes_first(sizes: Sequence[int], length: int) -> bool:
     """Whether the lists are tried before MaxScore: when the query's unlisted terms are in ``length`` sentences or
     fewer in all (their reach, part of ``base``, is then small; a mid-frequency one is cheaper for MaxScore to look
     up at a few candidates than to score all of: at 10M, BM25F's top 10 took 35-445 ms from a list against 5-19 ms).
-    With two frequent terms and rare ones, the lists were the faster at 10M and 75M (BM25F's top 4000, warm:
-    15-211 ms against MaxScore's 16-490 ms)."""
+    BM25F also waits for a large k with two frequent terms (:data:`~sentret_core.models.bm25.pruning.
+    SEVERAL_FIRST_FROM`)."""
     return sum(sizes) <= length
 
 

@@ -167,9 +167,9 @@ def term_weights(index: Index, q: Query, p: BM25Params | BM25FParams) -> np.ndar
 def top_k_bm25f(index: Index, q: Query, p: BM25FParams, k: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
     """bm25f.v1's top k without scoring every candidate nor building a frequent term's fields: from the impact
     lists of an index that has them (:func:`~sentret_core.models.bm25.pruning.listed_fields_top_k`; before MaxScore
-    where the query's unlisted terms are rare, after it otherwise) or by MaxScore; where neither helps, every candidate,
-    scored here with the weights already looked up (``search`` ranks): range by range of documents, each range's k
-    best kept, when a term is in more than
+    where the query's unlisted terms are rare and, for several frequent ones, k is large; after it otherwise) or by
+    MaxScore; where neither helps, every candidate, scored here with the weights already looked up (``search``
+    ranks): range by range of documents, each range's k best kept, when a term is in more than
     :data:`~sentret_core.models.arrays.ranges.RANGE_FROM` sentences (its fields and weights for all of them at
     once were several GB at 75M)."""
     weights, fields = term_weights(index, q, p), pseudo_frequency(index, p)
@@ -178,7 +178,7 @@ def top_k_bm25f(index: Index, q: Query, p: BM25FParams, k: int) -> tuple[np.ndar
         return listed_fields_top_k(index, q, k, weights, p.k1, p.window, fields, only_weighted(p), order_params(p),
                                    first)
 
-    found = listed(True)  # frequent terms with rare ones: their lists are the fastest
+    found = listed(True)  # frequent terms with rare ones: their lists are the fastest (see listed_fields_top_k)
     if found is None:
         found = fields_top_k(index, q, k, weights, p.k1, p.window, fields, only_weighted(p))
     if found is None:
