@@ -35,7 +35,6 @@ import numpy as np
 
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
-from sentret_core.models.arrays.layout import layout
 from sentret_core.models.arrays.local import document_sentences
 from sentret_core.models.arrays.vectors import EMPTY_IDS, run_starts, union
 
@@ -109,12 +108,6 @@ def shared_documents(index: Index, docs: Sequence[np.ndarray]) -> np.ndarray:
     starts = run_starts(every)
     counts = np.diff(np.append(starts, len(every)))
     return document_sentences(index, every.take(starts[counts >= 2]))
-
-
-def term_documents(index: Index, rows: np.ndarray) -> np.ndarray:
-    """The sorted distinct documents of the sentences ``rows`` (sorted)."""
-    docs = layout(index).sent_doc.take(rows)
-    return docs.take(run_starts(docs))
 
 
 def listed_top_k(

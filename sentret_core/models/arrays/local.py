@@ -71,6 +71,12 @@ def document_counts(index: Index, rows: np.ndarray, vals: np.ndarray) -> tuple[n
     return docs.take(starts), np.add.reduceat(np.asarray(vals, dtype=np.float64), starts)
 
 
+def documents_of(index: Index, rows: np.ndarray) -> np.ndarray:
+    """The distinct documents (sorted) of the sentences ``rows`` (sorted)."""
+    docs = layout(index).sent_doc.take(rows)
+    return docs.take(run_starts(docs))
+
+
 def document_sentences(index: Index, docs: np.ndarray) -> np.ndarray:
     """Every sentence of ``docs`` (sorted and distinct), in order."""
     lay = layout(index)

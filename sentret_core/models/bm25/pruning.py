@@ -19,6 +19,7 @@ import numpy as np
 
 from sentret_core.index.neighbours import Column
 from sentret_core.models.arrays import impacts, maxscore
+from sentret_core.models.arrays.local import documents_of
 from sentret_core.models.arrays.postings import Postings, field_postings, postings, title_postings
 from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, union
 from sentret_core.models.bm25.formulas import saturation
@@ -112,7 +113,7 @@ def listed_fields_top_k(
 
     titles = title_postings(index)
     shared = impacts.shared_documents(index, [
-        union([impacts.term_documents(index, postings(index).raw(int(q.ids[i]))[0]),
+        union([documents_of(index, postings(index).raw(int(q.ids[i]))[0]),
                np.asarray(titles(int(q.ids[i]))[0], dtype=np.int64)])
         for i in read
     ]) if len(read) > 1 else EMPTY_IDS

@@ -30,9 +30,9 @@ import numpy as np
 from sentret_core.index.neighbours import neighbourhood
 from sentret_core.models.arrays import impacts, maxscore, ranges
 from sentret_core.models.arrays.layout import collection_model, doc_len, layout
-from sentret_core.models.arrays.local import DOCUMENT, document_counts, document_sentences
+from sentret_core.models.arrays.local import DOCUMENT, document_counts, document_sentences, documents_of
 from sentret_core.models.arrays.postings import postings
-from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, run_starts, union
+from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, union
 from sentret_core.models.core.spec import TopK
 from sentret_core.models.lm.scoring import (
     Variant,
@@ -137,8 +137,8 @@ def listed_top_k(index: Index, q: Query, model: str, p: Any, mixture_params: Any
             keys.append(float(own + others_qf * log_h0[n][0] + (total - log_p[use[i][0]])))
         return maxscore.margin(max(keys))
 
-    shared = impacts.shared_documents(
-        index, [impacts.term_documents(index, postings(index).raw(int(use[i][0]))[0]) for i in listed])
+    shared = impacts.shared_documents(index, [documents_of(index, postings(index).raw(int(use[i][0]))[0])
+                                              for i in listed])
     base = union([reached(index, mixture_params, variant, np.array([t for t, _ in unlisted], dtype=np.int64)),
                   shared])
     return impacts.listed_top_k(k, base, entries,
@@ -278,8 +278,7 @@ def reached(index: Index, p: Any, variant: Variant, terms: np.ndarray) -> np.nda
     rows = [post.raw(int(t))[0] for t in terms]
     if not (variant.local and p.local_weighted()):
         return union([np.asarray(r, dtype=np.int32) for r in rows])
-    lay = layout(index)
     if p.context == DOCUMENT:
-        docs = [lay.sent_doc.take(r) for r in rows]  # sorted, as the rows are
-        return document_sentences(index, union([d.take(run_starts(d)) for d in docs]))
+        return document_sentences(index, union([documents_of(index, r) for r in rows]))
+    lay = layout(index)
     return union([neighbourhood(lay.first, lay.end, r, p.window).astype(np.int32) for r in rows])

@@ -56,13 +56,14 @@ def train_impacts(
     arrays: dict[str, np.ndarray] = {"terms": terms}
     recorded: dict[str, dict[str, Any]] = {}
     total, done = len(terms) * len(models), 0
+    spans = document_ranges(index)
     for model in models:
         spec = get_model(model)
         p = spec.resolve((params or {}).get(spec.name))
         keys, recorded[spec.name] = _keys(index, spec.name, p)
         lists = np.zeros((len(terms), _variants(spec.name), length), dtype=np.int32)
         for row, term in enumerate(terms.tolist()):
-            lists[row] = _best(_ranged(index, term, keys), length)
+            lists[row] = _best((keys(term, span) for span in spans), length)
             done += 1
             if progress is not None:
                 progress(done, total)
@@ -100,11 +101,6 @@ def _keys(index: Index, model: str, p: Any) -> tuple[Keys, dict[str, Any]]:
         return ids, own[None, :] + extra * log_h0[layout(index).sent_len.take(ids)][None, :]
 
     return lm_keys, p.to_dict()
-
-
-def _ranged(index: Index, term: int, keys: Keys) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    for span in document_ranges(index):
-        yield keys(term, span)
 
 
 def _best(found: Iterator[tuple[np.ndarray, np.ndarray]], length: int) -> np.ndarray:
