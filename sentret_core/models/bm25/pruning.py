@@ -78,10 +78,10 @@ def fields_top_k(
 
 
 def listed_fields_top_k(
-    index: Index, q: Query, k: int, weights: np.ndarray, k1: float, window: int, pseudo_frequency: PseudoFrequency,
-    only_weighted: bool, params: dict[str, object], first: bool,
+    index: Index, found: impacts.ImpactLists, q: Query, k: int, weights: np.ndarray, k1: float, window: int,
+    pseudo_frequency: PseudoFrequency, only_weighted: bool, params: dict[str, object], first: bool,
 ) -> tuple[np.ndarray, np.ndarray, bool] | None:
-    """BM25F's top k from the impact lists of the query's listed terms of positive weight
+    """BM25F's top k from the index's impact lists ``found``, those of the query's listed terms of positive weight
     (:mod:`~sentret_core.models.arrays.impacts`; lists built for the fields' weights, b and window of ``params``),
     keyed by x̃: a term's contribution grows with x̃. A listed term of weight ≤ 0 adds at most 0 and is not read.
     A sentence that no unlisted term reaches, in a document holding one read term only (in a sentence or the
@@ -89,9 +89,8 @@ def listed_fields_top_k(
     for these parameters or a read term; and unless ``first`` says whether this query's lists go before MaxScore
     (:func:`~sentret_core.models.arrays.impacts.goes_first`, and for several read terms a k of
     :data:`SEVERAL_FIRST_FROM` or more) or after."""
-    found = impacts.impact_lists(index)
-    lists = None if found is None else found.of("bm25f.v1", params)
-    if found is None or lists is None:
+    lists = found.of("bm25f.v1", params)
+    if lists is None:
         return None
     rows = [found.row(int(t)) for t in q.ids]
     read = [i for i, row in enumerate(rows) if row is not None and weights[i] > 0]

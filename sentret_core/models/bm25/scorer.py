@@ -39,6 +39,7 @@ import numpy as np
 
 from sentret_core.index.neighbours import PerSentence
 from sentret_core.models.arrays import ranges
+from sentret_core.models.arrays.impacts import impact_lists
 from sentret_core.models.arrays.layout import context_lengths, layout, mean_context_len, mean_title_len, title_lengths
 from sentret_core.models.arrays.postings import postings
 from sentret_core.models.arrays.ranges import Span
@@ -172,11 +173,13 @@ def top_k_bm25f(index: Index, q: Query, p: BM25FParams, k: int) -> tuple[np.ndar
     ranks): range by range of documents, each range's k best kept, when a term is in more than
     :data:`~sentret_core.models.arrays.ranges.RANGE_FROM` sentences (its fields and weights for all of them at
     once were several GB at 75M)."""
-    weights, fields = term_weights(index, q, p), pseudo_frequency(index, p)
+    weights, fields, lists = term_weights(index, q, p), pseudo_frequency(index, p), impact_lists(index)
 
     def listed(first: bool) -> tuple[np.ndarray, np.ndarray, bool] | None:
-        return listed_fields_top_k(index, q, k, weights, p.k1, p.window, fields, only_weighted(p), order_params(p),
-                                   first)
+        if lists is None:
+            return None
+        return listed_fields_top_k(index, lists, q, k, weights, p.k1, p.window, fields, only_weighted(p),
+                                   order_params(p), first)
 
     found = listed(True)  # frequent terms with rare ones: their lists are the fastest (see listed_fields_top_k)
     if found is None:

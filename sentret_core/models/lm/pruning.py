@@ -66,12 +66,18 @@ def lm_top_k(model: str, variant: Variant, as_params: Callable[[Any], Any] | Non
     LISTABLE[model] = (variant, as_params)
 
     def top_k(index: Index, q: Query, p: Any, k: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
-        mixture_params = as_params(p) if as_params else p
-        found = listed_top_k(index, q, model, p, mixture_params, variant, k, first=True)
+        mixture_params, lists = as_params(p) if as_params else p, impacts.impact_lists(index)
+
+        def listed(first: bool) -> tuple[np.ndarray, np.ndarray, bool] | None:
+            if lists is None:
+                return None
+            return listed_top_k(index, lists, q, model, p, mixture_params, variant, k, first)
+
+        found = listed(True)
         if found is None:
             found = pruned_top_k(index, q, mixture_params, variant, k)
         if found is None:
-            found = listed_top_k(index, q, model, p, mixture_params, variant, k, first=False)
+            found = listed(False)
         if found is None:  # every candidate, range by range: a frequent term's documents can hold most sentences
             found = ranges.by_range(index, postings(index), q.ids, k,
                                     lambda span: lm_scores(index, q, mixture_params, variant, span))
@@ -99,21 +105,21 @@ def pruned_top_k(index: Index, q: Query, p: Any, variant: Variant,
     return ids, scores, True
 
 
-def listed_top_k(index: Index, q: Query, model: str, p: Any, mixture_params: Any, variant: Variant, k: int,
-                 first: bool) -> tuple[np.ndarray, np.ndarray, bool] | None:
-    """The top k from the impact lists of the query's listed terms (:mod:`~sentret_core.models.arrays.impacts`),
-    each with c(t,q) = 1, when Q, the c(t,q) of the query's other terms summed, is below :data:`VARIANTS`; None
-    otherwise, and unless :func:`~sentret_core.models.arrays.impacts.goes_first` is ``first``.
+def listed_top_k(index: Index, found: impacts.ImpactLists, q: Query, model: str, p: Any, mixture_params: Any,
+                 variant: Variant, k: int, first: bool) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """The top k from the index's impact lists ``found``, those of the query's listed terms
+    (:mod:`~sentret_core.models.arrays.impacts`), each with c(t,q) = 1, when Q, the c(t,q) of the query's other
+    terms summed, is below :data:`VARIANTS`; None otherwise, and unless
+    :func:`~sentret_core.models.arrays.impacts.goes_first` is ``first``.
 
     A sentence that one listed term f reaches and no other query term does scores Σ_{t≠f} c(t,q)·log(h₀(n)·p(t))
     + [f's part, with log p(d|s)] (:class:`Bounds`): key_Q(s) + Σ_{t≠f} c(t,q)·log p(t), with key_Q(s) = [f's
     part] + Q·log h₀(|s|), the key f's list of variant Q is ordered by.
     """
-    found = impacts.impact_lists(index)
-    lists = None if found is None else found.of(model, p.to_dict())
-    use = known_terms(index, q)
-    if found is None or lists is None:
+    lists = found.of(model, p.to_dict())
+    if lists is None:
         return None
+    use = known_terms(index, q)
     rows = [found.row(t) for t, _ in use]
     listed = [i for i, row in enumerate(rows) if row is not None]
     others_qf = sum(qf for _, qf in use) - 1.0
