@@ -74,13 +74,22 @@ def _lines(path: Path) -> int:
         return 0
 
 
-def _kill_after(process: multiprocessing.process.BaseProcess, log: Path, lines: int) -> None:
-    """SIGKILL ``process`` once its log holds ``lines`` grades (or it is about to finish)."""
+def _kill_each_after(victims: list[tuple[multiprocessing.process.BaseProcess, Path, int]]) -> None:
+    """SIGKILL each process once its log holds its number of grades, all watched at once (watched one after the
+    other, a later victim could finish its run while an earlier one was still short of its count)."""
     deadline = time.monotonic() + 50
-    while _lines(log) < lines and process.is_alive() and time.monotonic() < deadline:
+    waiting = list(victims)
+    while waiting and time.monotonic() < deadline:
+        for victim in list(waiting):
+            process, log, lines = victim
+            if _lines(log) >= lines or not process.is_alive():
+                if process.is_alive():  # never signal a pid that may already have been reaped
+                    process.kill()
+                waiting.remove(victim)
         time.sleep(0.002)
-    if process.is_alive():  # never signal a pid that may already have been reaped
-        process.kill()
+    for process, _, _ in waiting:
+        if process.is_alive():
+            process.kill()
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
@@ -108,8 +117,8 @@ def test_concurrent_writers_survive_sigkill(
         worker.start()
     rng = random.Random(2010)
     victims = sorted(rng.sample(range(PROCESSES), KILLED))
-    for n in victims:  # each dies somewhere in the first two thirds of its run
-        _kill_after(workers[n], logs[n], rng.randrange(50, 2 * GRADES // 3))
+    # each dies somewhere in the first two thirds of its run
+    _kill_each_after([(workers[n], logs[n], rng.randrange(50, 2 * GRADES // 3)) for n in victims])
     for worker in workers:
         worker.join(timeout=120)
     elapsed = time.perf_counter() - start
