@@ -32,7 +32,8 @@ def register(sub: Any) -> None:
     triggers.add_argument("--qa-min-count", type=int, default=1, help="prune QA pairs seen fewer times (1)")
     triggers.add_argument("--processes", type=int, default=1, help="spaCy processes for the QA answers")
     impacts = command(kinds, "impacts", "Impact lists of the most frequent terms (bm25f.v1 and the LMs): a query "
-                      "pairing such a term with rarer ones reads a few thousand of its sentences, the same top k.",
+                      "pairing such a term with rarer ones reads a few thousand of its sentences, the same top k; and "
+                      "the largest counts of every term of many postings, which the LMs' and TF-ISF's pruning read.",
                       _run_impacts)
     impacts.add_argument("index", help="an index folder")
     impacts.add_argument("--models", help="comma-separated models, with their default parameters "
@@ -112,7 +113,8 @@ def _run_impacts(args: argparse.Namespace) -> int:
     if args.json:
         return _print_record(argparse.Namespace(index=args.index, name=NAME), KIND, time.perf_counter() - clock)
     print(f"{args.index}: impact lists {lists.reference} of {len(lists.arrays['terms'])} terms for "
-          f"{', '.join(lists.meta['models'])} in {time.perf_counter() - clock:.1f} s")
+          f"{', '.join(lists.meta['models'])}, and the maxima of {len(lists.arrays['maxima/terms'])} terms, "
+          f"in {time.perf_counter() - clock:.1f} s")
     return 0
 
 

@@ -270,6 +270,24 @@ def _check_impacts(arrays: dict[str, np.ndarray], record: dict[str, Any], index:
         lists = _integers(lists, f"the lists of {model}", lists.shape)
         if lists.size and (lists.min() < 0 or lists.max() >= index.N):
             raise SentretError(f"the lists of {model} hold sentence ids outside [0, {index.N})")
+    if "maxima/terms" in arrays:
+        _check_maxima(arrays, index.V)
+
+
+def _check_maxima(arrays: dict[str, np.ndarray], V: int) -> None:
+    terms, by_length, document = (arrays.get(f"maxima/{name}") for name in ("terms", "by_length", "document"))
+    if not isinstance(terms, np.ndarray) or terms.ndim != 1 or not isinstance(by_length, np.ndarray) \
+            or by_length.ndim != 2 or not isinstance(document, np.ndarray):
+        raise SentretError("its maxima are not a list of terms and a table of counts by length")
+    terms = _integers(terms, "the maxima's terms", terms.shape)
+    if len(terms) and (terms.min() < 0 or terms.max() >= V or np.any(np.diff(terms) <= 0)):
+        raise SentretError("the maxima's terms are not distinct ascending term ids of this index")
+    by_length = _integers(by_length, "the maxima's counts", (len(terms), by_length.shape[1]))
+    if by_length.size and by_length.min() < 0:
+        raise SentretError("the maxima's counts are negative")
+    if document.shape != (len(terms),) or document.dtype.kind != "f" \
+            or not np.all(np.isfinite(document) & (document >= 0)):
+        raise SentretError("the maxima's document ratios are not one finite, non-negative number per term")
 
 
 def _check_classes(arrays: dict[str, np.ndarray], record: dict[str, Any], V: int) -> None:

@@ -19,7 +19,7 @@ from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
 from sentret_core.index.reader import verify
 from sentret_core.models import score, search, top_k
-from sentret_core.models.arrays import impacts, maxscore
+from sentret_core.models.arrays import impacts, maxima, maxscore
 from sentret_core.models.arrays.impacts import impact_lists
 from sentret_core.models.arrays.postings import postings
 from sentret_core.models.bm25 import pruning as bm25_pruning
@@ -174,6 +174,62 @@ def test_lists_holding_ids_outside_the_index_are_refused(corpora: list[Index]) -
         artefacts.read(index, "impacts", "impacts")
     assert impact_lists(index) is None
     assert any("artefacts/impacts" in problem and "outside" in problem for problem in verify(index.path))
+
+
+def test_stored_maxima_are_those_of_the_postings_and_are_read(corpora: list[Index],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every term of more than STORED_FROM postings gets its maxima stored with the lists, equal to those read
+    from its postings; a fresh process then reads them (never the postings) for the LMs' and TF-ISF's bounds."""
+    index = corpora[0]
+    monkeypatch.setattr(maxima, "STORED_FROM", 0)
+    train_impacts(index, models=["lm-2si.v1"], length=8, share=1000)
+    fresh = Index.load(index.path)
+    found = impact_lists(fresh)
+    assert found is not None and found.maxima is not None
+    sizes = np.array([postings(fresh).size(t) for t in range(fresh.V)])
+    assert found.maxima.terms.tolist() == np.flatnonzero(sizes > 0).tolist()
+    for term in found.maxima.terms.tolist():
+        kept = maxima.stored(fresh, term)
+        assert kept is not None
+        assert kept[0].tolist() == maxima.by_length_of(fresh, term).tolist()
+        assert kept[1] == maxima.document_ratio_of(fresh, term)
+    reads = []
+    real = maxima.stored
+
+    def counted(at: Index, term: int) -> object:
+        reads.append(term)
+        return real(at, term)
+
+    rng = np.random.default_rng(3)
+    with mock.patch.object(maxima, "stored", counted), \
+            mock.patch.object(maxima, "by_length_of", side_effect=AssertionError("read from the postings")), \
+            mock.patch.object(maxima, "document_ratio_of", side_effect=AssertionError("read from the postings")), \
+            mock.patch.object(maxscore, "PRUNE_FROM", 0), mock.patch.object(maxscore, "SAMPLE", 2):
+        for _ in range(60):
+            terms = list(rng.choice([*WORDS[:10], "river"], size=rng.integers(2, 5)))
+            k = int(rng.integers(1, 6))
+            for model in ("lm-2si.v1", "lm-dir.v1", "tfisf.v1"):
+                same(search(fresh, terms, model, k), top_k(score(fresh, terms, model), k))
+    assert len(set(reads)) > 5
+
+
+def test_damaged_maxima_are_refused(corpora: list[Index], monkeypatch: pytest.MonkeyPatch) -> None:
+    index = corpora[0]
+    monkeypatch.setattr(maxima, "STORED_FROM", 0)
+    found = train_impacts(index, models=["bm25f.v1"], length=8, share=1000)
+    meta = {k: found.meta[k] for k in ("models", "length", "share")}
+    for name, damaged, problem in (("by_length", lambda a: a - 1000, "negative"),
+                                   ("document", lambda a: a[:-1], "one finite"),
+                                   ("terms", lambda a: a[::-1], "ascending")):
+        arrays = dict(found.arrays)
+        arrays[f"maxima/{name}"] = damaged(arrays[f"maxima/{name}"])  # resealed: its hashes match
+        artefacts.write(index, "impacts", "impacts", arrays, meta)
+        with pytest.raises(SentretError, match=problem):
+            artefacts.read(index, "impacts", "impacts")
+        assert impact_lists(index) is None
+        assert any("artefacts/impacts" in p and problem in p for p in verify(index.path))
+    artefacts.write(index, "impacts", "impacts", dict(found.arrays), meta)
+    assert impact_lists(index) is not None
 
 
 def test_a_model_without_lists_is_refused_in_a_clear_message(corpora: list[Index]) -> None:

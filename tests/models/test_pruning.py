@@ -178,6 +178,56 @@ def test_pruning_happens_and_drops_candidates(corpora: list[Index]) -> None:
     assert pruned > 50
 
 
+@settings(derandomize=True, max_examples=400, deadline=None)
+@given(lower=st.lists(st.floats(-50, 50), max_size=40), extra=st.lists(st.floats(0, 10), min_size=40, max_size=40),
+       k=st.integers(1, 45), theta=st.floats(-60, 60))
+def test_raised_theta_is_at_most_the_kth_best_score(lower: list[float], extra: list[float], k: int,
+                                                    theta: float) -> None:
+    """Scores at least their lower bounds: the raised θ never passes the k-th best of them (brute force), and
+    is the k-th largest bound when that is above θ."""
+    bounds = np.array(lower)
+    scores = bounds + np.array(extra[: len(lower)])
+    got = maxscore.raised(theta, bounds, k)
+    if len(bounds) < k:
+        assert got == theta
+    else:
+        assert got == max(theta, sorted(lower)[-k])
+        assert got == theta or got <= sorted(scores)[-k]  # what it adds to θ is a lower bound of the k-th best
+
+
+def test_raised_theta_drops_more_candidates(corpora: list[Index]) -> None:
+    """Raising θ by the candidates' essential parts keeps fewer candidates than the sample's θ alone, and the
+    top k is the same (bit for bit)."""
+    rng = np.random.default_rng(11)
+    queries = [(list(rng.choice([*WORDS[:8], "river"], size=rng.integers(2, 5))), int(rng.integers(1, 6)))
+               for _ in range(200)]
+    raised, not_raised = (_candidates_kept(corpora[1], queries, on) for on in (True, False))
+    assert 0 < raised < not_raised
+
+
+def _candidates_kept(index: Index, queries: list[tuple[list[str], int]], raise_theta: bool) -> int:
+    """The candidates BM25's MaxScore scores in all at ``queries`` (after the cut by θ), θ raised or not."""
+    kept: list[int] = []
+    original, additive = maxscore.raised, maxscore.additive_top_k
+
+    def counted(theta: float, lower: np.ndarray, k: int) -> float:
+        return original(theta, lower, k) if raise_theta else theta
+
+    def spied(k: int, bounds, post, terms, partial, floors=None):
+        def wrapped(positions: np.ndarray, cand: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+            if cand is not None:
+                kept.append(len(cand))
+            return partial(positions, cand)
+
+        return additive(k, bounds, post, terms, wrapped, floors)
+
+    with mock.patch.object(maxscore, "SAMPLE", 1), mock.patch.object(maxscore, "PRUNE_FROM", 0), \
+            mock.patch.object(maxscore, "raised", counted), mock.patch.object(maxscore, "additive_top_k", spied):
+        for terms, k in queries:
+            same(search(index, terms, "bm25.v1", k), top_k(score(index, terms, "bm25.v1"), k))
+    return sum(kept)
+
+
 def test_sf_above_half_of_the_sentences_is_in_the_corpora(corpora: list[Index]) -> None:
     for index in corpora:
         assert index.sf[index.term_index["river"]] > index.N / 2

@@ -44,7 +44,23 @@ if TYPE_CHECKING:
 
 KIND = NAME = "impacts"
 FIRST_DEPTH = 1024  # entries of each list read first (at least 2k)
+MAXIMA = ("terms", "by_length", "document")  # the stored maxima's arrays (maxima/<name>)
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class StoredMaxima:
+    """Term maxima stored with the lists (:mod:`~sentret_core.models.arrays.maxima`): ``terms`` (sorted ids), per
+    term the largest count of each sentence length (``by_length``, terms × lengths) and the largest c(t,d)/|d|
+    (``document``)."""
+
+    terms: np.ndarray
+    by_length: np.ndarray
+    document: np.ndarray
+
+    def row(self, term: int) -> int | None:
+        """The position of ``term`` in :attr:`terms`, None if none are stored for it."""
+        return _position(self.terms, term)
 
 
 @dataclass(frozen=True)
@@ -56,16 +72,21 @@ class ImpactLists:
     terms: np.ndarray
     lists: dict[str, np.ndarray]
     params: dict[str, dict[str, Any]]
+    maxima: StoredMaxima | None = None  # lists built before the maxima were stored have none
 
     def row(self, term: int) -> int | None:
         """The position of ``term`` in :attr:`terms`, None if it has no list."""
-        at = int(np.searchsorted(self.terms, term))
-        return at if at < len(self.terms) and int(self.terms[at]) == term else None
+        return _position(self.terms, term)
 
     def of(self, model: str, params: dict[str, Any]) -> np.ndarray | None:
         """The lists of ``model`` if they were built for ``params`` (a model's :meth:`Params.to_dict`), else None."""
         found = self.lists.get(model)
         return found if found is not None and self.params.get(model) == params else None
+
+
+def _position(terms: np.ndarray, term: int) -> int | None:
+    at = int(np.searchsorted(terms, term))
+    return at if at < len(terms) and int(terms[at]) == term else None
 
 
 def impact_lists(index: Index) -> ImpactLists | None:
@@ -92,7 +113,8 @@ def _warn_once(index: Index, problem: str) -> None:
 def _lists(found: artefacts.Artefact) -> ImpactLists:
     arrays = found.arrays
     models = found.meta["models"]
-    return ImpactLists(arrays["terms"], {m: arrays[f"lists/{m}"] for m in models}, dict(models))
+    maxima = StoredMaxima(*(arrays[f"maxima/{part}"] for part in MAXIMA)) if f"maxima/{MAXIMA[0]}" in arrays else None
+    return ImpactLists(arrays["terms"], {m: arrays[f"lists/{m}"] for m in models}, dict(models), maxima)
 
 
 def goes_first(sizes: Sequence[int], length: int) -> bool:

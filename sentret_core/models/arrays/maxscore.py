@@ -87,6 +87,15 @@ def split(k: int, post: Postings, terms: np.ndarray, importance: Callable[[], np
     return Split(np.sort(order[:cut]), np.sort(order[cut:]), theta)
 
 
+def raised(theta: float, lower: np.ndarray, k: int) -> float:
+    """θ, or the k-th largest of ``lower`` (bounds from below of distinct candidates' scores) if that is higher:
+    k candidates score at least that much, so the k-th best score does too. The sample's θ is a k-th best of a
+    few thousand sentences; the essential terms' parts over all their candidates usually lift it well above."""
+    if len(lower) < k:
+        return theta
+    return max(theta, float(np.partition(lower, len(lower) - k)[len(lower) - k]))
+
+
 def _sample(post: Postings, terms: np.ndarray, k: int, budget: int) -> np.ndarray:
     """Candidates to take θ from: the sentence postings of the given terms in turn (the most important
     first) while they fit in ``budget``, and at least k of them when there are."""
@@ -101,12 +110,14 @@ def _sample(post: Postings, terms: np.ndarray, k: int, budget: int) -> np.ndarra
 
 
 def additive_top_k(k: int, bounds: Callable[[], np.ndarray], post: Postings, terms: np.ndarray,
-                   partial: PartialSum) -> tuple[np.ndarray, np.ndarray, bool] | None:
-    """The top-k candidates with their exact scores for a score that is a sum over ``terms`` of non-negative
-    contributions, each at most ``bounds()`` (BM25, BM25F, TF-ISF), summed by ``partial``; None when pruning
-    cannot help (score them all). ``k`` ≥ 1. A sentence holding none of the essential terms scores at most the
-    sum of the others' bounds, and a candidate whose essential part plus that sum stays below θ is dropped
-    before the others' counts are looked up."""
+                   partial: PartialSum, floors: Callable[[], np.ndarray] | None = None,
+                   ) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """The top-k candidates with their exact scores for a score that is a sum over ``terms`` of contributions,
+    each at most ``bounds()`` and at least ``floors()`` (0 when not given) (BM25, BM25F, TF-ISF), summed by
+    ``partial``; None when pruning cannot help (score them all). ``k`` ≥ 1. A sentence holding none of the
+    essential terms scores at most the sum of the others' bounds, and a candidate whose essential part plus that
+    sum stays below θ is dropped before the others' counts are looked up; θ is first :func:`raised` by the
+    candidates' essential parts plus the others' floors."""
     every = np.arange(len(terms))
     ub = functools.cache(bounds)  # computed once, and only where pruning may help
     found = split(k, post, terms, ub, lambda sample: partial(every, sample)[1],
@@ -115,6 +126,8 @@ def additive_top_k(k: int, bounds: Callable[[], np.ndarray], post: Postings, ter
         return None
     rest = float(np.sum(ub()[found.rest]))
     cand, part = partial(found.essential, None)  # every essential term has a positive bound: θ > 0
-    cand = cand[(part + rest) * (1.0 + SLACK) >= found.theta]  # the others cannot reach θ
+    lower = part + (float(np.sum(floors()[found.rest])) if floors is not None else 0.0)
+    theta = raised(found.theta, lower - SLACK * np.abs(lower), k)
+    cand = cand[(part + rest) * (1.0 + SLACK) >= theta]  # the others cannot reach θ
     ids, scores = partial(every, cand)
     return ids, scores, True

@@ -1,7 +1,7 @@
 """BM25's and BM25F's exact top k by MaxScore (:func:`~sentret_core.models.arrays.maxscore.additive_top_k`).
 
-Their score is a sum over query terms of non-negative contributions ``w_t·(k1+1)·x/(k+x)``, each at most
-``ub_t = w_t·(k1+1)`` (0 when ``w_t ≤ 0``: rsj idf, sf > N/2).
+Their score is a sum over query terms of contributions ``w_t·(k1+1)·x/(k+x)``, each at most
+``ub_t = w_t·(k1+1)`` (0 when ``w_t ≤ 0``: rsj idf, sf > N/2) and at least ``min(w_t, 0)·(k1+1)``.
 
 Scores are those of the exhaustive scorer bit for bit: contributions are computed by the same
 formula and summed by :func:`~sentret_core.models.arrays.vectors.union_sum` in query-term order, so
@@ -44,7 +44,9 @@ def max_score(
     ``k`` ≥ 1."""
     if not np.all(np.isfinite(weights)):
         return None
-    return maxscore.additive_top_k(k, lambda: np.maximum(weights, 0.0) * (k1 + 1.0), post, terms, partial)
+    # w_t·(k1+1)·x/(k+x) lies between 0 and w_t·(k1+1), whatever the sign of w_t
+    return maxscore.additive_top_k(k, lambda: np.maximum(weights, 0.0) * (k1 + 1.0), post, terms, partial,
+                                   lambda: np.minimum(weights, 0.0) * (k1 + 1.0))
 
 
 def saturated_top_k(

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from sentret_core.index.neighbours import neighbourhood
-from sentret_core.models.arrays import impacts, maxscore, ranges
-from sentret_core.models.arrays.layout import collection_model, doc_len, layout
-from sentret_core.models.arrays.local import DOCUMENT, document_counts, document_sentences, documents_of
+from sentret_core.models.arrays import impacts, maxima, maxscore, ranges
+from sentret_core.models.arrays.layout import collection_model, layout
+from sentret_core.models.arrays.local import DOCUMENT, document_sentences, documents_of
 from sentret_core.models.arrays.postings import postings
 from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, union
 from sentret_core.models.core.spec import TopK
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from sentret_core.index.reader import Index
     from sentret_core.models.core.query import Query
 
-MAXIMA_READILY = 2**18  # postings up to which a term's maxima are read as soon as they may help (~10 ms)
+MAXIMA_READILY = maxima.STORED_FROM  # postings up to which a term's maxima are read as soon as they may help
 
 
 # model name -> its mixture and the map of its parameters to the mixture's (what its impact lists are built from)
@@ -101,7 +101,7 @@ def pruned_top_k(index: Index, q: Query, p: Any, variant: Variant,
     if found is None:
         return None
     cand = reached(index, p, variant, terms[found.essential])
-    ids, scores = _above(index, p, variant, use, cand, found, bounds)
+    ids, scores = _above(index, p, variant, use, cand, found, bounds, k)
     return ids, scores, True
 
 
@@ -152,15 +152,20 @@ def listed_top_k(index: Index, found: impacts.ImpactLists, q: Query, model: str,
 
 
 def _above(index: Index, p: Any, variant: Variant, use: list[tuple[int, float]], cand: np.ndarray,
-           found: maxscore.Split, bounds: Bounds) -> tuple[np.ndarray, np.ndarray]:
+           found: maxscore.Split, bounds: Bounds, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The candidates that can reach θ, with their exact scores: the essential terms' parts first, then, where
-    those and the others' bound reach θ, the others' (read for fewer sentences), all added in query order."""
+    those and the others' bound reach θ, the others' (read for fewer sentences), all added in query order.
+    θ is first raised by the candidates' lowest possible scores: their essential parts, the others absent."""
     coefs = coefficients(index, p, variant, cand)
     essential = list(log_terms_at(index, p, variant, use, cand, coefs, found.essential))
-    upper = np.sum(essential, axis=0) + bounds.rest(found.rest).take(layout(index).sent_len.take(cand).astype(np.intp))
+    lengths = layout(index).sent_len.take(cand).astype(np.intp)
+    known = np.sum(essential, axis=0)
     if getattr(p, "importance", False):
-        upper += log_pds(index).take(cand)
-    keep = upper + maxscore.SLACK * np.abs(upper) >= found.theta
+        known += log_pds(index).take(cand)
+    upper = known + bounds.rest(found.rest).take(lengths)
+    lower = known + bounds.absent[found.rest].sum(axis=0).take(lengths)
+    theta = maxscore.raised(found.theta, lower - maxscore.SLACK * np.abs(lower), k)
+    keep = upper + maxscore.SLACK * np.abs(upper) >= theta
     ids = cand[keep]
     parts = dict(zip(found.essential.tolist(), (part[keep] for part in essential)))
     coefs = (coefs[0][keep], coefs[1][keep], coefs[2][keep])
@@ -250,26 +255,13 @@ def term_maxima(index: Index, term: int, context: str) -> tuple[np.ndarray, floa
     (its sentences' largest p(t|s)); 0 without a local model (``context`` empty)."""
 
     def build() -> tuple[np.ndarray, float]:
-        rows, counts = postings(index).raw(term)
-        n = layout(index).sent_len.take(rows).astype(np.int64)
-        c = np.asarray(counts, dtype=np.int64)
-        top = int(c.max(initial=0))
-        # which (length, count) pairs occur: a bincount, not a per-element maximum (np.maximum.at is slow)
-        seen = np.bincount(n * (top + 1) + c, minlength=_lengths(index) * (top + 1)) > 0
-        seen = seen.reshape(-1, top + 1)
-        largest = np.where(seen.any(axis=1), top - np.argmax(seen[:, ::-1], axis=1), 0)
+        largest = maxima.largest_by_length(index, term)
         s_max = largest / np.maximum(np.arange(len(largest)), 1)  # a sentence holding a term has a length
         if context == DOCUMENT:
-            docs, per_doc = document_counts(index, rows, counts)
-            return s_max, float((per_doc / doc_len(index).take(docs)).max(initial=0.0))
+            return s_max, maxima.largest_document_ratio(index, term)
         return s_max, float(s_max.max(initial=0.0)) if context else 0.0
 
     return index.cache.get_lru("models.lm.term_maxima", (term, context), build, maxscore.TERMS_KEPT)
-
-
-def _lengths(index: Index) -> int:
-    """1 + the largest |s|: the lengths the tables run over (as :func:`by_length`'s)."""
-    return index.cache.get("models.lm.lengths", lambda: int(layout(index).sent_len.max(initial=0)) + 1)
 
 
 def _largest_log_pds(index: Index) -> float:

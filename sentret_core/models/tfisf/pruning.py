@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sentret_core.models.arrays import maxscore
+from sentret_core.models.arrays import maxima, maxscore
 from sentret_core.models.arrays.postings import postings
 from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES
 from sentret_core.models.core.spec import TopK
@@ -45,6 +45,11 @@ def tfisf_top_k(doc_level: bool) -> TopK:
 
 
 def largest_count(index: Index, term: int) -> float:
-    """max_s c(t,s) over the term's postings (0 for a term without any)."""
-    return index.cache.get_lru("models.tfisf.largest_count", term,
-                               lambda: float(postings(index).raw(term)[1].max(initial=0)), maxscore.TERMS_KEPT)
+    """max_s c(t,s) over the term's postings (0 for a term without any): stored with the impact lists for a
+    frequent term (:mod:`~sentret_core.models.arrays.maxima`), else read from its counts."""
+
+    def build() -> float:
+        kept = maxima.stored(index, term)
+        return float(kept[0].max(initial=0)) if kept is not None else float(postings(index).raw(term)[1].max(initial=0))
+
+    return index.cache.get_lru("models.tfisf.largest_count", term, build, maxscore.TERMS_KEPT)

@@ -6,7 +6,8 @@ model and variant, the ``length`` sentences of the largest key, best first, ties
 A term is keyed over its whole reach one range of documents at a time (:mod:`~sentret_core.models.arrays.
 ranges`), by the code its model scores with: BM25F by x̃ (:func:`~sentret_core.models.bm25.scorer.
 pseudo_frequency`), an LM by its own part of the score plus Q·log h₀(|s|) for Q = 0 … VARIANTS-1
-(:func:`~sentret_core.models.lm.pruning.listed_top_k`).
+(:func:`~sentret_core.models.lm.pruning.listed_top_k`). The maxima of the terms of many postings are stored with
+them (:mod:`~sentret_core.models.arrays.maxima`), whatever the models.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import numpy as np
 
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
-from sentret_core.models.arrays.impacts import KIND, NAME
+from sentret_core.models.arrays import maxima
+from sentret_core.models.arrays.impacts import KIND, MAXIMA, NAME
 from sentret_core.models.arrays.layout import layout
 from sentret_core.models.arrays.postings import term_fields
 from sentret_core.models.arrays.ranges import Span, best_k, document_ranges
@@ -68,8 +70,22 @@ def train_impacts(
             if progress is not None:
                 progress(done, total)
         arrays[f"lists/{spec.name}"] = lists
+    arrays.update(_maxima(index))
     meta = {"models": recorded, "length": length, "share": share}
     return artefacts.write(index, KIND, name, arrays, meta)
+
+
+def _maxima(index: Index) -> dict[str, np.ndarray]:
+    """The maxima of every term of more than :data:`~sentret_core.models.arrays.maxima.STORED_FROM` postings,
+    stored with the lists (arrays ``maxima/<name>``, :data:`~sentret_core.models.arrays.impacts.MAXIMA`)."""
+    sizes = np.diff(np.asarray(index.array("XT.indptr"), dtype=np.int64))
+    terms = np.flatnonzero(sizes > maxima.STORED_FROM).astype(np.int64)
+    by_length = np.zeros((len(terms), maxima.lengths(index)), dtype=np.int32)
+    document = np.zeros(len(terms))
+    for row, term in enumerate(terms.tolist()):
+        by_length[row] = maxima.by_length_of(index, term)
+        document[row] = maxima.document_ratio_of(index, term)
+    return dict(zip((f"maxima/{name}" for name in MAXIMA), (terms, by_length, document)))
 
 
 def _variants(model: str) -> int:
