@@ -31,13 +31,14 @@ def register(sub: Any) -> None:
     triggers.add_argument("--min-count", type=int, default=2, help="prune corpus pairs seen fewer times (2)")
     triggers.add_argument("--qa-min-count", type=int, default=1, help="prune QA pairs seen fewer times (1)")
     triggers.add_argument("--processes", type=int, default=1, help="spaCy processes for the QA answers")
-    impacts = command(kinds, "impacts", "Impact lists of the most frequent terms (bm25f.v1 and the LMs): a query "
-                      "pairing such a term with rarer ones reads a few thousand of its sentences, the same top k; and "
+    impacts = command(kinds, "impacts", "Impact lists of the most frequent terms (bm25f.v1, tfisf.v1 and the LMs): "
+                      "a query pairing such a term with rarer ones reads a few thousand of its sentences, the same "
+                      "top k; and "
                       "the largest counts of every term of many postings, which the LMs' and TF-ISF's pruning read.",
                       _run_impacts)
     impacts.add_argument("index", help="an index folder")
     impacts.add_argument("--models", help="comma-separated models, with their default parameters "
-                         "(default bm25f.v1,lm-2si.v1)")
+                         "(default bm25f.v1,lm-2si.v1,tfisf.v1)")
     impacts.add_argument("--length", type=int, help="sentences per list: a top k of up to half of it is read "
                          "from them (default 16384)")
     impacts.add_argument("--share", type=int, help="a term in more than N/SHARE sentences is listed (default 128)")

@@ -97,8 +97,23 @@ def test_a_language_model_from_impact_lists_is_top_k_of_score(
     same(got, top_k(score(index, terms, model, **params), k))
 
 
-@pytest.mark.parametrize("frequent", [["river"], ["river", "bridge"]])
-@pytest.mark.parametrize("model", ["bm25f.v1", "lm-2si.v1"])
+@settings(derandomize=True, max_examples=400, deadline=None)
+@given(which=st.integers(0, 1), terms=QUERIES, k=K, model=st.sampled_from(["tfisf.v1", "idfdoc.v1"]),
+       lists=st.fixed_dictionaries(LISTS))
+def test_tfisf_from_impact_lists_is_top_k_of_score(
+    corpora: list[Index], which: int, terms: list[str], k: int, model: str, lists: dict[str, object]
+) -> None:
+    """TF-ISF's key is a count: most sentences tie, and the ties at the list's last read entry are settled by id."""
+    index = corpora[which]
+    train_impacts(index, models=["tfisf.v1"], length=int(lists["length"]), share=1000)
+    got, used = searched(index, terms, model, k, {}, bool(lists["prune"]), int(lists["first"]))
+    event(f"read from the lists: {used > 0}")
+    same(got, top_k(score(index, terms, model), k))
+
+
+@pytest.mark.parametrize(("model", "frequent"), [(model, frequent) for model in ("bm25f.v1", "lm-2si.v1")
+                                                  for frequent in (["river"], ["river", "bridge"])]
+                         + [("tfisf.v1", ["river"]), ("idfdoc.v1", ["bridge"])])
 def test_the_lists_give_most_tops_of_a_frequent_term_with_rarer_ones(
     corpora: list[Index], model: str, frequent: list[str]
 ) -> None:
@@ -106,7 +121,7 @@ def test_the_lists_give_most_tops_of_a_frequent_term_with_rarer_ones(
     lists of 16, are read from the lists (and equal to the exhaustive top k, as above)."""
     index = corpora[1]
     params = {"idf": "lucene"} if model == "bm25f.v1" else {}  # rsj's idf of "river", in most sentences, is < 0
-    train_impacts(index, models=[model], length=16, share=1000)
+    train_impacts(index, models=["tfisf.v1" if model == "idfdoc.v1" else model], length=16, share=1000)
     assert set(frequent) <= {index.vocab[t] for t in listed_terms(index, 16, 1000)}
     rare = [w for w in index.vocab if postings(index).size(index.term_index[w]) <= 3][:20]
     hits = 0
@@ -117,11 +132,28 @@ def test_the_lists_give_most_tops_of_a_frequent_term_with_rarer_ones(
     assert hits >= len(rare) // 2, (hits, len(rare))
 
 
+@pytest.mark.parametrize("model", ["tfisf.v1", "idfdoc.v1"])
+def test_tfisf_ties_at_the_bound_settle_from_the_lists(corpora: list[Index], model: str) -> None:
+    """A frequent term alone, k past its sentences holding it twice or more: the k-th best is a sentence holding it
+    once, tied with every sentence past the entries read (only the order of the list, by id, settles it). The top
+    k still comes from the lists, equal to the exhaustive one."""
+    index = corpora[1]
+    train_impacts(index, models=["tfisf.v1"], length=64, share=1000)
+    counts = postings(index)(index.term_index["river"])[1]
+    several = int(np.count_nonzero(counts >= 2))
+    for k in (several + 1, several + 5, 32):
+        want = top_k(score(index, ["river"], model), k)
+        assert want.scores[-1] == want.scores.min() == score(index, ["river"], model).scores.min()  # a tie at k
+        got, used = searched(index, ["river"], model, k, {}, True, 1)
+        same(got, want)
+        assert used == 1, k
+
+
 def test_each_list_is_its_terms_best_sentences_by_key(corpora: list[Index]) -> None:
     """BM25F's key is x̃ (with w_context = w_title = 0 it is c(t,s)/B(s), whose largest values a brute force
-    over the term's postings finds); LM-2S-I's of variant 0 is the term's own score."""
+    over the term's postings finds); LM-2S-I's of variant 0 is the term's own score; TF-ISF's the count."""
     index = corpora[0]
-    found = train_impacts(index, models=["bm25f.v1", "lm-2si.v1"], length=8, share=1000,
+    found = train_impacts(index, models=["bm25f.v1", "lm-2si.v1", "tfisf.v1"], length=8, share=1000,
                           params={"bm25f.v1": {"w_context": 0.0, "w_title": 0.0, "b": 1.0}})
     terms = found.arrays["terms"]
     assert len(terms) > 3
@@ -132,6 +164,8 @@ def test_each_list_is_its_terms_best_sentences_by_key(corpora: list[Index]) -> N
         best_first(found.arrays["lists/bm25f.v1"][row, 0], rows, x)
         single = score(index, [index.vocab[term]], "lm-2si.v1")
         best_first(found.arrays["lists/lm-2si.v1"][row, 0], single.ids, single.scores)
+        by_count = found.arrays["lists/tfisf.v1"][row, 0]  # count descending, ties by id: what settles ties
+        assert by_count.tolist() == rows[np.lexsort((rows, -counts))][: len(by_count)].tolist()
 
 
 def best_first(listed: np.ndarray, ids: np.ndarray, keys: np.ndarray) -> None:
@@ -233,5 +267,7 @@ def test_damaged_maxima_are_refused(corpora: list[Index], monkeypatch: pytest.Mo
 
 
 def test_a_model_without_lists_is_refused_in_a_clear_message(corpora: list[Index]) -> None:
-    with pytest.raises(SentretError, match="has no impact lists"):
-        train_impacts(corpora[0], models=["tfisf.v1"], length=8, share=1000)
+    with pytest.raises(SentretError, match=r"bm25\.v1 has no impact lists"):
+        train_impacts(corpora[0], models=["bm25.v1"], length=8, share=1000)
+    with pytest.raises(SentretError, match=r"tfisf\.v1 \(which idfdoc\.v1 reads too\)"):
+        train_impacts(corpora[0], models=["idfdoc.v1"], length=8, share=1000)

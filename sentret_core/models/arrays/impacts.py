@@ -141,11 +141,17 @@ def shared_documents(index: Index, docs: Sequence[np.ndarray]) -> np.ndarray:
 def listed_top_k(
     k: int, base: np.ndarray, lists: Sequence[np.ndarray],
     score_at: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], bound: Callable[[int], float],
+    ties_settle: Callable[[int], bool] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, bool] | None:
     """The exact top-k candidates (ids ascending, their scores) from ``base`` and the first entries of ``lists``
     (as the module says): ``score_at(ids)`` gives sorted ids' exact scores (ids, scores), ``bound(depth)`` a bound
     (already raised by its margin) of the score of a sentence in neither. None when the lists' whole length does not
-    reach a k-th score above the bound, or is too short for k."""
+    reach a k-th score above the bound, or is too short for k.
+
+    ``ties_settle(depth)`` True says that ``bound(depth)`` is exact, that a sentence in neither scores below it or,
+    tied with it, has an id above the entries read that tie with it, and that those entries score at least the
+    bound (TF-ISF of one listed term: a count keys its list, and most sentences hold the term once). A k-th best
+    equal to the bound then settles the top k too: the at least 2k entries read rank before any such sentence."""
     length = min((len(entries) for entries in lists), default=0)
     if k <= 0 or 2 * k > length:
         return None
@@ -153,7 +159,8 @@ def listed_top_k(
     while True:
         ids, scores = score_at(union([base, *(entries[:depth] for entries in lists)]))
         kth = np.partition(scores, len(scores) - k)[len(scores) - k] if len(scores) >= k else -np.inf
-        if kth > bound(depth):  # a NaN or -inf never is
+        limit = bound(depth)
+        if kth > limit or (kth == limit and ties_settle is not None and ties_settle(depth)):  # a NaN never is
             return ids, scores, True
         if depth == length:
             return None

@@ -1,13 +1,14 @@
 """``sentret train impacts``: the impact lists of an index's most frequent terms
-(:mod:`~sentret_core.models.arrays.impacts`), for BM25F and the language models, with the parameters given
+(:mod:`~sentret_core.models.arrays.impacts`), for BM25F, TF-ISF and the language models, with the parameters given
 (the defaults unless said): a term in more than N/``share`` sentences (and more than ``length``) gets, per
 model and variant, the ``length`` sentences of the largest key, best first, ties by sentence id.
 
 A term is keyed over its whole reach one range of documents at a time (:mod:`~sentret_core.models.arrays.
 ranges`), by the code its model scores with: BM25F by x̃ (:func:`~sentret_core.models.bm25.scorer.
-pseudo_frequency`), an LM by its own part of the score plus Q·log h₀(|s|) for Q = 0 … VARIANTS-1
-(:func:`~sentret_core.models.lm.pruning.listed_top_k`). The maxima of the terms of many postings are stored with
-them (:mod:`~sentret_core.models.arrays.maxima`), whatever the models.
+pseudo_frequency`), TF-ISF by c(t,s) (:func:`~sentret_core.models.tfisf.pruning.listed_top_k`), an LM by its own
+part of the score plus Q·log h₀(|s|) for Q = 0 … VARIANTS-1 (:func:`~sentret_core.models.lm.pruning.listed_top_k`).
+The maxima of the terms of many postings are stored with them (:mod:`~sentret_core.models.arrays.maxima`), whatever
+the models.
 """
 
 from __future__ import annotations
@@ -22,18 +23,20 @@ from sentret_core.index import artefacts
 from sentret_core.models.arrays import maxima
 from sentret_core.models.arrays.impacts import KIND, MAXIMA, NAME
 from sentret_core.models.arrays.layout import layout
-from sentret_core.models.arrays.postings import term_fields
+from sentret_core.models.arrays.postings import postings, term_fields
 from sentret_core.models.arrays.ranges import Span, best_k, document_ranges
+from sentret_core.models.arrays.vectors import between
 from sentret_core.models.bm25.scorer import only_weighted, order_params, pseudo_frequency
 from sentret_core.models.core.query import prepare
 from sentret_core.models.core.registry import get_model
 from sentret_core.models.lm.pruning import LISTABLE, VARIANTS
 from sentret_core.models.lm.scoring import by_length, lm_scores
+from sentret_core.models.tfisf.pruning import LISTS as TFISF_LISTS
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
 
-MODELS = ("bm25f.v1", "lm-2si.v1")  # the support sentences' default models (and BM25F, the default ranker)
+MODELS = ("bm25f.v1", "lm-2si.v1", "tfisf.v1")  # the support sentences' default models (BM25F the default ranker)
 LENGTH = 16_384  # entries per list: a top k of up to LENGTH/2 can be read from them
 SHARE = 128  # a term in more than N/SHARE sentences is listed
 # (sentence ids ascending, their keys: one row per variant) of one term in one range of documents
@@ -104,9 +107,15 @@ def _keys(index: Index, model: str, p: Any) -> tuple[Keys, dict[str, Any]]:
             return rows[keep], x[keep][None, :]
 
         return fields_keys, order_params(p)
+    if model == TFISF_LISTS:
+        def count_keys(term: int, span: Span) -> tuple[np.ndarray, np.ndarray]:
+            rows, counts = between(*postings(index).raw(term), *span)
+            return np.asarray(rows), np.asarray(counts, dtype=np.float64)[None, :]
+
+        return count_keys, p.to_dict()
     if model not in LISTABLE:
-        raise SentretError(f"{model} has no impact lists: they are built for bm25f.v1 and the language models "
-                           f"({', '.join(sorted(LISTABLE))})")
+        raise SentretError(f"{model} has no impact lists: they are built for bm25f.v1, {TFISF_LISTS} (which "
+                           f"idfdoc.v1 reads too) and the language models ({', '.join(sorted(LISTABLE))})")
     variant, as_params = LISTABLE[model]
     mixture = as_params(p) if as_params else p
     log_h0 = np.log(by_length(index, mixture, variant)[2])
