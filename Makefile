@@ -55,7 +55,9 @@ $(VENV)/bin/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # setup.py and the C sources: `pip install -e` compiles the BM25 kernel (sentret_core/models/bm25/_saturated.c)
-KERNEL := sentret_core/models/bm25/_saturated.c sentret_core/models/bm25/_saturated.h
+# and the sorted search (sentret_core/models/arrays/_sorted.c)
+KERNEL := sentret_core/models/bm25/_saturated.c sentret_core/models/bm25/_saturated.h \
+	sentret_core/models/arrays/_sorted.c
 $(VENV)/.installed-run: pyproject.toml setup.py $(KERNEL) | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet -e ".[demo]"
 	touch $@

@@ -1,7 +1,8 @@
-"""The one compiled extension: BM25's exhaustive sum and top k in one call (docs/performance.md, "BM25 in one
-compiled call"). Everything else about the package is in pyproject.toml.
+"""The compiled extensions: BM25's exhaustive sum and top k in one call (docs/performance.md, "BM25 in one
+compiled call"), and searchsorted for ascending targets in one pass. Everything else about the package is in
+pyproject.toml.
 
-Plain C against Python's headers (no numpy headers at build time). Optional: where it cannot be compiled, the
+Plain C against Python's headers (no numpy headers at build time). Optional: where one cannot be compiled, the
 install goes on without it and the numpy path runs. No fused multiply-add (-ffp-contract=off), so its scores
 are numpy's bit for bit.
 """
@@ -20,6 +21,12 @@ setup(
             depends=["sentret_core/models/bm25/_saturated.h"],
             extra_compile_args=FLAGS,
             optional=True,
-        )
+        ),
+        Extension(  # searchsorted for ascending targets, by one galloping pass (vectors.find_sorted)
+            "sentret_core.models.arrays._sorted",
+            ["sentret_core/models/arrays/_sorted.c"],
+            extra_compile_args=FLAGS,
+            optional=True,
+        ),
     ]
 )

@@ -36,9 +36,11 @@ def corpora(tmp_path_factory: pytest.TempPathFactory) -> list[Index]:
 
 
 def searched(index: Index, terms: list[str], model: str, k: int, params: dict[str, object], prune: bool,
-             first: int, several_first: int = bm25_pruning.SEVERAL_FIRST_FROM) -> tuple[object, int]:
+             first: int, several_first: int = bm25_pruning.SEVERAL_FIRST_FROM,
+             shared_first: float = bm25_pruning.SHARED_FIRST_UP_TO) -> tuple[object, int]:
     """search() with MaxScore on or off, lists read from depth ``first`` (BM25F's several lists before MaxScore from
-    k = ``several_first``); and how many tops the lists gave."""
+    k = ``several_first``, for shared documents estimated at ``shared_first`` sentences at most); and how many tops
+    the lists gave."""
     used = []
     real = impacts.listed_top_k
 
@@ -50,7 +52,8 @@ def searched(index: Index, terms: list[str], model: str, k: int, params: dict[st
     with mock.patch.object(impacts, "listed_top_k", counted), mock.patch.object(impacts, "FIRST_DEPTH", first), \
             mock.patch.object(maxscore, "PRUNE_FROM", 0 if prune else 10**9), \
             mock.patch.object(maxscore, "SAMPLE", 2), \
-            mock.patch.object(bm25_pruning, "SEVERAL_FIRST_FROM", several_first):
+            mock.patch.object(bm25_pruning, "SEVERAL_FIRST_FROM", several_first), \
+            mock.patch.object(bm25_pruning, "SHARED_FIRST_UP_TO", shared_first):
         got = search(index, terms, model, k, **params)
     return got, sum(used)
 
@@ -66,7 +69,7 @@ def frequent_with_rarer(draw: st.DrawFn) -> list[str]:
 QUERIES = st.one_of(TERMS, frequent_with_rarer(), frequent_with_rarer())  # two in three: what the lists are for
 K = st.one_of(st.integers(0, 6), st.integers(0, 24))
 LISTS = {"length": st.sampled_from([8, 16, 40, 64]), "first": st.sampled_from([1, 1024]), "prune": st.booleans(),
-         "several_first": st.sampled_from([0, 2048])}
+         "several_first": st.sampled_from([0, 2048]), "shared_first": st.sampled_from([0.0, 600_000.0])}
 
 
 @settings(derandomize=True, max_examples=400, deadline=None)
@@ -77,7 +80,7 @@ def test_bm25f_from_impact_lists_is_top_k_of_score(
     index = corpora[which]
     train_impacts(index, models=["bm25f.v1"], length=int(lists["length"]), share=1000, params={"bm25f.v1": params})
     got, used = searched(index, terms, "bm25f.v1", k, params, bool(lists["prune"]), int(lists["first"]),
-                         int(lists["several_first"]))
+                         int(lists["several_first"]), float(lists["shared_first"]))
     event(f"read from the lists: {used > 0}")
     same(got, top_k(score(index, terms, "bm25f.v1", **params), k))
 
@@ -109,6 +112,19 @@ def test_tfisf_from_impact_lists_is_top_k_of_score(
     got, used = searched(index, terms, model, k, {}, bool(lists["prune"]), int(lists["first"]))
     event(f"read from the lists: {used > 0}")
     same(got, top_k(score(index, terms, model), k))
+
+
+def test_lm_lists_without_a_weighted_local_model_read_candidates_only(corpora: list[Index]) -> None:
+    """With the document model weightless (λ = 0), only a sentence holding a query term is a candidate: the shared
+    documents' other sentences, scored from the lists, once entered the top k (a sentence of neither term with a
+    large p(d|s)). Found by Hypothesis."""
+    index = corpora[0]
+    params = {"lam": 0.0, "mu": 100.0, "context": "document", "importance": True}
+    train_impacts(index, models=["lm-2si.v1"], length=8, share=1000, params={"lm-2si.v1": params})
+    for k in (1, 3, 4):
+        got, used = searched(index, ["river", "city"], "lm-2si.v1", k, params, False, 1)
+        same(got, top_k(score(index, ["river", "city"], "lm-2si.v1", **params), k))
+        assert used == 1
 
 
 @pytest.mark.parametrize(("model", "frequent"), [(model, frequent) for model in ("bm25f.v1", "lm-2si.v1")
@@ -147,6 +163,16 @@ def test_tfisf_ties_at_the_bound_settle_from_the_lists(corpora: list[Index], mod
         got, used = searched(index, ["river"], model, k, {}, True, 1)
         same(got, want)
         assert used == 1, k
+
+
+def test_shared_estimate_is_the_independent_documents_share(corpora: list[Index]) -> None:
+    """Two terms in shares a and b of the documents: N·a·b; three: N·(ab + ac + bc - 2abc); one: 0."""
+    index = corpora[1]
+    ids = np.array([index.term_index[w] for w in ("river", "bridge", "city")])
+    a, b, c = (float(index.df[t]) / index.D for t in ids)
+    assert impacts.shared_estimate(index, ids[:2]) == pytest.approx(index.N * a * b)
+    assert impacts.shared_estimate(index, ids) == pytest.approx(index.N * (a * b + a * c + b * c - 2 * a * b * c))
+    assert impacts.shared_estimate(index, ids[:1]) == pytest.approx(0.0, abs=1e-9)
 
 
 def test_each_list_is_its_terms_best_sentences_by_key(corpora: list[Index]) -> None:

@@ -138,6 +138,16 @@ def shared_documents(index: Index, docs: Sequence[np.ndarray]) -> np.ndarray:
     return document_sentences(index, every.take(starts[counts >= 2]))
 
 
+def shared_estimate(index: Index, terms: np.ndarray) -> float:
+    """The sentences of the documents holding two or more of ``terms`` (their shared documents), estimated as if the
+    terms were in documents independently (df/D each) and every document had the mean length: no posting is read.
+    On the scale benchmark's corpus the estimate is 0.55-0.6 of the true number (long documents hold more terms)."""
+    shares = np.asarray(index.df, dtype=np.float64)[np.asarray(terms, dtype=np.int64)] / max(index.D, 1)
+    none = float(np.prod(1.0 - shares))
+    one = sum(float(share * np.prod(np.delete(1.0 - shares, i))) for i, share in enumerate(shares))
+    return max(0.0, 1.0 - none - one) * index.N
+
+
 def listed_top_k(
     k: int, base: np.ndarray, lists: Sequence[np.ndarray],
     score_at: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], bound: Callable[[int], float],

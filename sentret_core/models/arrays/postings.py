@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 
 FIELD_BYTES = 256 * 2**20  # BM25F fields kept per index, the most recently used terms first
 FIELDS_PER_TARGET = 4  # a term in fewer sentences than 4 × the sentences asked for has its whole fields built
+# ... if it is in at most this many (its fields, ~40 bytes a posting, a sixth of FIELD_BYTES): a larger one's are
+# looked up, at 75M sentences 0.25-0.37 s at 2-3M sentences against 0.64-1.6 s to build them, which the cache
+# would hardly keep
+FIELDS_WHOLE_UP_TO = 2**20
 # a term in more than 1/6 of a span's sentences has its fields there built densely, not sorted (at 10M sentences
 # both cost the same at 16%: the dense build ~0.2 s whatever the term, the sort ~12 ms per 1% of the sentences)
 DENSE_SHARE = 6
@@ -161,10 +165,10 @@ class FieldPostings:
     def at(self, term: int, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The term's fields at ``targets`` (sorted sentence ids): the rows of its whole fields there when they are
         kept or cheap beside the targets (a term in fewer than :data:`FIELDS_PER_TARGET` × as many sentences,
-        and fewer than :data:`~sentret_core.models.arrays.ranges.RANGE_FROM`), else looked up in its postings
+        and at most :data:`FIELDS_WHOLE_UP_TO`), else looked up in its postings
         without building them (:func:`field_counts_at`: a frequent term's fields are large)."""
         size = postings(self.index).size(term)
-        cheap = size <= ranges.RANGE_FROM and size < FIELDS_PER_TARGET * len(targets)
+        cheap = size <= FIELDS_WHOLE_UP_TO and size < FIELDS_PER_TARGET * len(targets)
         if not cheap and (self.window, term) not in self.index.cache.held("models.fields"):
             return field_counts_at(self.index, self.window, term, targets)
         rows, counts = self(term)

@@ -7,8 +7,22 @@ and int64 in results.
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
+
 import numpy as np
 
+_sorted: ModuleType | None
+try:
+    _sorted = importlib.import_module("sentret_core.models.arrays._sorted")
+except ImportError:  # installed without a C compiler: numpy's searchsorted
+    _sorted = None
+
+# ids from which a galloping pass is tried, and the fewest ids per row, 1/GALLOP_SHARE: numpy's searchsorted starts
+# each sorted id's search at the last one's place too, and is the faster for few ids in long rows (16k ids in 3M rows:
+# 1.0 against 2.2 ms; 3.7M ids in 3M rows: 61 against 33 ms; 5M ids in 100k rows: 44 against 12 ms)
+GALLOP_FROM = 64
+GALLOP_SHARE = 32
 EMPTY_IDS = np.zeros(0, dtype=np.int32)
 EMPTY_SCORES = np.zeros(0, dtype=np.float64)
 
@@ -52,8 +66,20 @@ def run_starts(sorted_ids: np.ndarray) -> np.ndarray:
 
 def find_sorted(rows: np.ndarray, ids: np.ndarray) -> np.ndarray:
     """``np.searchsorted(rows, ids)`` for sentence ids: the ids are cast to the rows' dtype first, since numpy
-    would otherwise cast the rows to the ids' (copying a whole memory-mapped posting list per call)."""
-    return np.searchsorted(rows, np.asarray(ids, dtype=rows.dtype))
+    would otherwise cast the rows to the ids' (copying a whole memory-mapped posting list per call). Many ids
+    that ascend are found by one galloping pass (``_sorted.c``) rather than a binary search each."""
+    ids = np.asarray(ids, dtype=rows.dtype)
+    found = _galloped(rows, ids)
+    return found if found is not None else np.searchsorted(rows, ids)
+
+
+def _galloped(rows: np.ndarray, ids: np.ndarray) -> np.ndarray | None:
+    """``np.searchsorted(rows, ids)`` by one galloping pass when the extension is built, ``ids`` (of the rows'
+    dtype) are many and ascend; None otherwise."""
+    if _sorted is None or len(ids) < GALLOP_FROM or len(ids) * GALLOP_SHARE < len(rows):
+        return None
+    out = np.empty(len(ids), dtype=np.intp)
+    return out if _sorted.insertion(rows, ids, out) else None
 
 
 def between(rows: np.ndarray, vals: np.ndarray, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
@@ -78,11 +104,11 @@ def dense_span(ids: np.ndarray) -> tuple[int, int] | None:
 
 def locate(rows: np.ndarray, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Which of ``targets`` (any order, repeats allowed) ``rows`` (sorted, distinct) holds, a mask, and their
-    positions in ``rows``."""
+    positions in ``rows``: through an array over their span when they are dense, else by :func:`find_sorted`."""
     if len(rows) == 0 or len(targets) == 0:
         return np.zeros(len(targets), dtype=bool), np.zeros(0, dtype=np.int64)
     span = dense_span(targets)
-    if span is not None:  # many targets close together: an array over their span, no binary search
+    if span is not None:  # many targets close together: an array over their span, no search at all
         lo, size = span
         start, stop = find_sorted(rows, np.array([lo, lo + size]))
         position = np.full(size, -1, dtype=np.int64)
@@ -108,11 +134,11 @@ def gather(rows: np.ndarray, vals: np.ndarray, targets: np.ndarray) -> np.ndarra
 
 def scatter(cand: np.ndarray, rows: np.ndarray, vals: np.ndarray) -> np.ndarray:
     """A vector over ``cand`` (sorted) holding ``vals`` at ``rows`` (a subset of ``cand``); when ``cand`` is dense,
-    through an array over its span that gives each candidate's position (no binary search)."""
+    through an array over its span that gives each candidate's position (no search)."""
     out = np.zeros(len(cand))
     span = dense_span(cand)
     if span is None:
-        out[np.searchsorted(cand, rows)] = vals
+        out[find_sorted(cand, rows)] = vals
         return out
     lo, size = span
     position = np.empty(size, dtype=np.int64 if len(cand) > 2**31 - 1 else np.int32)

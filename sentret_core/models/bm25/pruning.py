@@ -34,6 +34,11 @@ if TYPE_CHECKING:
 # 10M, BM25F's top 10 and top 1000 p95 were 42 and 45 ms lists first, 13 and 34 ms MaxScore first; its top 4000 was
 # faster from the lists for all 6 such queries timed at 10M and 4 at 75M (warm: 15-211 ms against 16-490 ms)
 SEVERAL_FIRST_FROM = 2048
+# ... and while their shared documents are estimated to hold this many sentences at most (impacts.shared_estimate):
+# scoring them all then costs more than MaxScore. Top 4000 at 75M, 10 such queries: lists first took 0.2-1.8 s,
+# MaxScore first 0.1-1.2 s, this rule 0.1-0.9 s (MaxScore for the 3 of 0.9-1.8M estimated sentences; at 10M
+# every such query but one was estimated below it)
+SHARED_FIRST_UP_TO = 600_000
 
 
 def max_score(
@@ -98,7 +103,8 @@ def listed_fields_top_k(
     read = [i for i, row in enumerate(rows) if row is not None and weights[i] > 0]
     unlisted = [i for i, row in enumerate(rows) if row is None]
     goes = impacts.goes_first([postings(index).size(int(q.ids[i])) for i in unlisted], lists.shape[2])
-    if not read or (goes and (len(read) == 1 or k >= SEVERAL_FIRST_FROM)) != first:
+    several_first = k >= SEVERAL_FIRST_FROM and impacts.shared_estimate(index, q.ids[read]) <= SHARED_FIRST_UP_TO
+    if not read or (goes and (len(read) == 1 or several_first)) != first:
         return None
     fields, entries = field_postings(index, window), [lists[rows[i], 0] for i in read]
 

@@ -32,7 +32,7 @@ from sentret_core.models.arrays import impacts, maxima, maxscore, ranges
 from sentret_core.models.arrays.layout import collection_model, layout
 from sentret_core.models.arrays.local import DOCUMENT, document_sentences, documents_of
 from sentret_core.models.arrays.postings import postings
-from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, union
+from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, locate, union
 from sentret_core.models.core.spec import TopK
 from sentret_core.models.lm.scoring import (
     Variant,
@@ -143,12 +143,22 @@ def listed_top_k(index: Index, found: impacts.ImpactLists, q: Query, model: str,
             keys.append(float(own + others_qf * log_h0[n][0] + (total - log_p[use[i][0]])))
         return maxscore.margin(max(keys))
 
-    shared = impacts.shared_documents(index, [documents_of(index, postings(index).raw(int(use[i][0]))[0])
-                                              for i in listed])
+    listed_terms = [int(use[i][0]) for i in listed]
+    shared = impacts.shared_documents(index, [documents_of(index, postings(index).raw(t)[0]) for t in listed_terms])
+    if not (variant.local and mixture_params.local_weighted()):  # a candidate holds a query term in its sentence
+        shared = shared[_holding_any(index, listed_terms, shared)]
     base = union([reached(index, mixture_params, variant, np.array([t for t, _ in unlisted], dtype=np.int64)),
                   shared])
     return impacts.listed_top_k(k, base, entries,
                                 lambda cand: (cand, lm_scores_at(index, q, mixture_params, variant, cand)), bound)
+
+
+def _holding_any(index: Index, terms: list[int], ids: np.ndarray) -> np.ndarray:
+    """Which of ``ids`` (sorted) hold one of ``terms`` in the sentence itself (a mask)."""
+    held = np.zeros(len(ids), dtype=bool)
+    for term in terms:
+        held |= locate(postings(index).raw(term)[0], ids)[0]
+    return held
 
 
 def _above(index: Index, p: Any, variant: Variant, use: list[tuple[int, float]], cand: np.ndarray,
