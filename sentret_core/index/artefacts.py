@@ -260,9 +260,7 @@ def _check_impacts(arrays: dict[str, np.ndarray], record: dict[str, Any], index:
     terms = arrays.get("terms")
     if not isinstance(terms, np.ndarray) or terms.ndim != 1:
         raise SentretError("its terms are not one list of term ids")
-    terms = _integers(terms, "terms", terms.shape)
-    if len(terms) and (terms.min() < 0 or terms.max() >= index.V or np.any(np.diff(terms) <= 0)):
-        raise SentretError("its terms are not distinct ascending term ids of this index")
+    _term_ids(terms, "terms", index.V)
     for model in models:
         lists = arrays.get(f"lists/{model}")
         if not isinstance(lists, np.ndarray) or lists.ndim != 3 or len(lists) != len(terms):
@@ -279,15 +277,19 @@ def _check_maxima(arrays: dict[str, np.ndarray], V: int) -> None:
     if not isinstance(terms, np.ndarray) or terms.ndim != 1 or not isinstance(by_length, np.ndarray) \
             or by_length.ndim != 2 or not isinstance(document, np.ndarray):
         raise SentretError("its maxima are not a list of terms and a table of counts by length")
-    terms = _integers(terms, "the maxima's terms", terms.shape)
-    if len(terms) and (terms.min() < 0 or terms.max() >= V or np.any(np.diff(terms) <= 0)):
-        raise SentretError("the maxima's terms are not distinct ascending term ids of this index")
+    _term_ids(terms, "the maxima's terms", V)
     by_length = _integers(by_length, "the maxima's counts", (len(terms), by_length.shape[1]))
     if by_length.size and by_length.min() < 0:
         raise SentretError("the maxima's counts are negative")
     if document.shape != (len(terms),) or document.dtype.kind != "f" \
             or not np.all(np.isfinite(document) & (document >= 0)):
         raise SentretError("the maxima's document ratios are not one finite, non-negative number per term")
+
+
+def _term_ids(terms: np.ndarray, name: str, V: int) -> None:
+    terms = _integers(terms, name, terms.shape)
+    if len(terms) and (terms.min() < 0 or terms.max() >= V or np.any(np.diff(terms) <= 0)):
+        raise SentretError(f"{name} are not distinct ascending term ids of this index")
 
 
 def _check_classes(arrays: dict[str, np.ndarray], record: dict[str, Any], V: int) -> None:

@@ -117,6 +117,20 @@ def _lists(found: artefacts.Artefact) -> ImpactLists:
     return ImpactLists(arrays["terms"], {m: arrays[f"lists/{m}"] for m in models}, dict(models), maxima)
 
 
+Found = tuple[np.ndarray, np.ndarray, bool]  # a top k's candidates, their scores, and whether any was found
+
+
+def around_maxscore(listed: Callable[[bool], Found | None], pruned: Callable[[], Found | None]) -> Found | None:
+    """A model's top k from its lists where they go first (``listed(True)``, :func:`goes_first`), else by MaxScore
+    (``pruned``), else from its lists where they go after it (``listed(False)``); None when none of them can."""
+    found = listed(True)
+    if found is None:
+        found = pruned()
+    if found is None:
+        found = listed(False)
+    return found
+
+
 def goes_first(sizes: Sequence[int], length: int) -> bool:
     """Whether the lists are tried before MaxScore: when the query's unlisted terms are in ``length`` sentences or
     fewer in all (their reach, part of ``base``, is then small; a mid-frequency one is cheaper for MaxScore to look
@@ -152,7 +166,7 @@ def listed_top_k(
     k: int, base: np.ndarray, lists: Sequence[np.ndarray],
     score_at: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], bound: Callable[[int], float],
     ties_settle: Callable[[int], bool] | None = None,
-) -> tuple[np.ndarray, np.ndarray, bool] | None:
+) -> Found | None:
     """The exact top-k candidates (ids ascending, their scores) from ``base`` and the first entries of ``lists``
     (as the module says): ``score_at(ids)`` gives sorted ids' exact scores (ids, scores), ``bound(depth)`` a bound
     (already raised by its margin) of the score of a sentence in neither. None when the lists' whole length does not

@@ -87,6 +87,11 @@ def split(k: int, post: Postings, terms: np.ndarray, importance: Callable[[], np
     return Split(np.sort(order[:cut]), np.sort(order[cut:]), theta)
 
 
+def lowered(bound: np.ndarray) -> np.ndarray:
+    """``bound`` (a bound from below) lowered by :data:`SLACK` of its size: :func:`margin` the other way."""
+    return bound - SLACK * np.abs(bound)
+
+
 def raised(theta: float, lower: np.ndarray, k: int) -> float:
     """θ, or the k-th largest of ``lower`` (bounds from below of distinct candidates' scores) if that is higher:
     k candidates score at least that much, so the k-th best score does too. The sample's θ is a k-th best of a
@@ -127,7 +132,7 @@ def additive_top_k(k: int, bounds: Callable[[], np.ndarray], post: Postings, ter
     rest = float(np.sum(ub()[found.rest]))
     cand, part = partial(found.essential, None)  # every essential term has a positive bound: θ > 0
     lower = part + (float(np.sum(floors()[found.rest])) if floors is not None else 0.0)
-    theta = raised(found.theta, lower - SLACK * np.abs(lower), k)
+    theta = raised(found.theta, lowered(lower), k)
     cand = cand[(part + rest) * (1.0 + SLACK) >= theta]  # the others cannot reach θ
     ids, scores = partial(every, cand)
     return ids, scores, True

@@ -39,7 +39,7 @@ import numpy as np
 
 from sentret_core.index.neighbours import PerSentence
 from sentret_core.models.arrays import ranges
-from sentret_core.models.arrays.impacts import impact_lists
+from sentret_core.models.arrays.impacts import around_maxscore, impact_lists
 from sentret_core.models.arrays.layout import context_lengths, layout, mean_context_len, mean_title_len, title_lengths
 from sentret_core.models.arrays.postings import postings
 from sentret_core.models.arrays.ranges import Span
@@ -181,11 +181,8 @@ def top_k_bm25f(index: Index, q: Query, p: BM25FParams, k: int) -> tuple[np.ndar
         return listed_fields_top_k(index, lists, q, k, weights, p.k1, p.window, fields, only_weighted(p),
                                    order_params(p), first)
 
-    found = listed(True)  # frequent terms with rare ones: their lists are the fastest (see listed_fields_top_k)
-    if found is None:
-        found = fields_top_k(index, q, k, weights, p.k1, p.window, fields, only_weighted(p))
-    if found is None:
-        found = listed(False)
+    found = around_maxscore(listed, lambda: fields_top_k(index, q, k, weights, p.k1, p.window, fields,
+                                                         only_weighted(p)))
     if found is not None:
         return found
 

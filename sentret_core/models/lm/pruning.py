@@ -73,11 +73,7 @@ def lm_top_k(model: str, variant: Variant, as_params: Callable[[Any], Any] | Non
                 return None
             return listed_top_k(index, lists, q, model, p, mixture_params, variant, k, first)
 
-        found = listed(True)
-        if found is None:
-            found = pruned_top_k(index, q, mixture_params, variant, k)
-        if found is None:
-            found = listed(False)
+        found = impacts.around_maxscore(listed, lambda: pruned_top_k(index, q, mixture_params, variant, k))
         if found is None:  # every candidate, range by range: a frequent term's documents can hold most sentences
             found = ranges.by_range(index, postings(index), q.ids, k,
                                     lambda span: lm_scores(index, q, mixture_params, variant, span))
@@ -174,7 +170,7 @@ def _above(index: Index, p: Any, variant: Variant, use: list[tuple[int, float]],
         known += log_pds(index).take(cand)
     upper = known + bounds.rest(found.rest).take(lengths)
     lower = known + bounds.absent[found.rest].sum(axis=0).take(lengths)
-    theta = maxscore.raised(found.theta, lower - maxscore.SLACK * np.abs(lower), k)
+    theta = maxscore.raised(found.theta, maxscore.lowered(lower), k)
     keep = upper + maxscore.SLACK * np.abs(upper) >= theta
     ids = cand[keep]
     parts = dict(zip(found.essential.tolist(), (part[keep] for part in essential)))

@@ -45,12 +45,10 @@ def tfisf_top_k(doc_level: bool) -> TopK:
         def partial(positions: np.ndarray, cand: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
             return tfisf_scores(index, q, doc_level=doc_level, positions=positions.tolist(), cand=cand)
 
-        found = listed_top_k(index, lists, q, doc_level, k, True) if lists is not None else None
-        if found is None:
-            found = maxscore.additive_top_k(k, bounds, post, q.ids, partial)
-        if found is None and lists is not None:
-            found = listed_top_k(index, lists, q, doc_level, k, False)
-        return found
+        def listed(first: bool) -> tuple[np.ndarray, np.ndarray, bool] | None:
+            return listed_top_k(index, lists, q, doc_level, k, first) if lists is not None else None
+
+        return impacts.around_maxscore(listed, lambda: maxscore.additive_top_k(k, bounds, post, q.ids, partial))
 
     return top_k
 

@@ -45,8 +45,13 @@ Keys = Callable[[int, Span], tuple[np.ndarray, np.ndarray]]
 
 def listed_terms(index: Index, length: int = LENGTH, share: int = SHARE) -> np.ndarray:
     """The terms that get lists: in more than ``length`` sentences and more than N/``share``."""
-    sizes = np.diff(np.asarray(index.array("XT.indptr"), dtype=np.int64))
+    sizes = _posting_sizes(index)
     return np.flatnonzero((sizes > length) & (sizes * share > index.N)).astype(np.int64)
+
+
+def _posting_sizes(index: Index) -> np.ndarray:
+    """Every term's number of sentences (its postings)."""
+    return np.diff(np.asarray(index.array("XT.indptr"), dtype=np.int64))
 
 
 def train_impacts(
@@ -81,8 +86,7 @@ def train_impacts(
 def _maxima(index: Index) -> dict[str, np.ndarray]:
     """The maxima of every term of more than :data:`~sentret_core.models.arrays.maxima.STORED_FROM` postings,
     stored with the lists (arrays ``maxima/<name>``, :data:`~sentret_core.models.arrays.impacts.MAXIMA`)."""
-    sizes = np.diff(np.asarray(index.array("XT.indptr"), dtype=np.int64))
-    terms = np.flatnonzero(sizes > maxima.STORED_FROM).astype(np.int64)
+    terms = np.flatnonzero(_posting_sizes(index) > maxima.STORED_FROM).astype(np.int64)
     by_length = np.zeros((len(terms), maxima.lengths(index)), dtype=np.int32)
     document = np.zeros(len(terms))
     for row, term in enumerate(terms.tolist()):
