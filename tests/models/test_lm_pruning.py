@@ -158,3 +158,43 @@ def test_pruning_happens_and_drops_candidates(corpora: list[Index], model: str) 
             pruned += 1
             assert set(found[0].tolist()) <= set(full.ids.tolist())
     assert pruned > 50
+
+
+@pytest.mark.parametrize("params", [{}, {"mu": 5.0, "lam": 0.2}, {"importance": True}, {"lam": 1.0}])
+def test_the_documents_cut_keeps_every_document_where_a_sentence_lacking_the_essential_terms_reaches_theta(
+        corpora: list[Index], params: dict[str, object]) -> None:
+    """Under the document model, a sentence holding no essential term itself is a candidate through its document:
+    _documents_reaching must keep its document whenever its exact score reaches θ (checked against the exhaustive
+    scores at θ = each such sentence's score), and it drops documents once θ is above them all."""
+    index = corpora[1]
+    X = index.X.toarray()
+    sent_doc = np.asarray(index.sent_doc)
+    rng = np.random.default_rng(11)
+    checked = dropped = 0
+    for _ in range(20):
+        terms = list(rng.choice([*WORDS[:12], "river"], size=rng.integers(2, 5), replace=False))
+        full = score(index, terms, "lm-2si.v1", **params)
+        p = full.params
+        use = known_terms(index, prepare(index, terms))
+        ids = [t for t, _ in use]
+        bounds = lm_pruning.Bounds(index, p, TWO_STAGE_INV, use)
+        for size in range(1, len(ids)):
+            for essential in itertools.combinations(range(len(ids)), size):
+                rest = np.array([i for i in range(len(ids)) if i not in essential], dtype=np.int64)
+                holding = X[:, [ids[i] for i in essential]].sum(axis=1) > 0
+                held = np.flatnonzero(holding).astype(np.int32)
+                in_docs = np.isin(sent_doc[full.ids], sent_doc[held])
+                lacking = in_docs & ~holding[full.ids]
+                if not lacking.any():
+                    continue
+                for theta in np.unique(full.scores[lacking]):
+                    found = maxscore.Split(np.array(essential), rest, float(theta))
+                    kept = lm_pruning._documents_reaching(index, p, TWO_STAGE_INV, use, found, bounds, held,
+                                                          float(theta))
+                    reaching = full.ids[lacking & (full.scores >= theta)]
+                    assert set(sent_doc[reaching].tolist()) <= set(kept.tolist()), (terms, essential, theta)
+                    checked += 1
+                above = float(full.scores[lacking].max()) + 1.0
+                kept = lm_pruning._documents_reaching(index, p, TWO_STAGE_INV, use, found, bounds, held, above)
+                dropped += len(kept) < len(np.unique(sent_doc[held]))
+    assert checked > 100 and dropped > 0, (checked, dropped)
