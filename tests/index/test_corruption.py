@@ -396,3 +396,40 @@ def test_fix_adds_block_digests_to_an_index_without_them(
     fixed, built = (json.loads((path / "manifest.json").read_text()) for path in (copy, blocked))
     assert fixed["blocks"] == built["blocks"] and validate.is_current(fixed)
     assert main(["verify", "--fix", str(copy)]) == 0 and "now records" not in capsys.readouterr().out
+
+
+def test_a_scattered_array_is_read_at_random_and_its_checks_leave_the_page_cache_as_it_was(
+    blocked: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An array read a few values at a time (a sentence's terms): its mapping is marked for random reads (no
+    read-around: the ``rr`` flag of its mapping in /proc/self/smaps), each block's values are checked on a copy
+    read from the file, not through the mapping, and the page cache is told to drop the blocks checked."""
+    from sentret_core.index import reader, sliced
+
+    monkeypatch.setattr(reader, "CHECK_REST_FROM", 0)
+    dropped: list[tuple[int, int, int]] = []
+    real = sliced.os.posix_fadvise
+    monkeypatch.setattr(sliced.os, "posix_fadvise",
+                        lambda fd, lo, n, advice: dropped.append((lo, n, advice)) or real(fd, lo, n, advice))
+    index = Index.load(blocked)
+    parts = index.slices("seq_terms")
+    checked: list[np.ndarray] = []
+    values = parts.values
+    parts.values = lambda part: checked.append(part) or values(part)  # type: ignore[method-assign]
+    sentence = index.N // 2
+    want = np.array(index.array("seq_terms")[int(index.seq_indptr[sentence]) : int(index.seq_indptr[sentence + 1])])
+    assert np.array_equal(index.occurrences("seq_terms", sentence), want)
+    assert parts._background is not None
+    parts._background.join(30)
+    assert parts.scattered and parts.ready.all()
+    assert all(isinstance(part.base, bytes) for part in checked)  # copies read from the file
+    every = np.concatenate(checked)
+    assert np.array_equal(np.sort(every), np.sort(np.asarray(index.array("seq_terms"))))  # each value, once
+    blocks = sorted({lo // BLOCK for lo, _, advice in dropped if advice == sliced.os.POSIX_FADV_DONTNEED})
+    assert blocks == list(range(len(parts.ready)))
+    smaps = Path("/proc/self/smaps")
+    if smaps.exists():
+        text = smaps.read_text()
+        mapping = text[text.index(str(blocked / "seq_terms.npy")) :]
+        flags = next(line for line in mapping.splitlines() if line.startswith("VmFlags:"))
+        assert " rr" in flags, flags
