@@ -114,7 +114,9 @@ def support(
     timings["models"] = time.perf_counter() - clock
 
     clock = time.perf_counter()
-    results = tuple(_entity_support(ctx, entity, models, per_entity) for entity in chosen)
+    ranked = [{model: ctx.ranked_candidates(entity.entity, model) for model in models} for entity in chosen]
+    _read_ahead(ctx, [ids[:per_entity] for by_model in ranked for ids, _ in by_model.values()])
+    results = tuple(_entity_support(ctx, entity, by_model, per_entity) for entity, by_model in zip(chosen, ranked))
     timings["support"] = time.perf_counter() - clock
     return SupportResult(
         query=ctx.query,
@@ -196,17 +198,28 @@ def _context_counts(ctx: QueryContext, entities: np.ndarray) -> np.ndarray:
 
 
 def _entity_support(
-    ctx: QueryContext, entity: RankedEntity, models: Sequence[str], per: int
+    ctx: QueryContext, entity: RankedEntity, ranked: dict[str, tuple[np.ndarray, np.ndarray]], per: int
 ) -> EntitySupport:
     sentences, counts = {}, {}
-    for model in models:
-        ids, scores = ctx.ranked_candidates(entity.entity, model)
+    for model, (ids, scores) in ranked.items():
         counts[model] = len(ids)
         sentences[model] = tuple(
             _support_sentence(ctx, entity.entity, int(s), rank, float(v))
             for rank, (s, v) in enumerate(zip(ids[:per], scores[:per]), start=1)
         )
     return EntitySupport(entity, sentences, counts)
+
+
+def _read_ahead(ctx: QueryContext, shown: list[np.ndarray]) -> None:
+    """Read the texts of the sentences to be shown, with their context, and their documents' titles, several row
+    groups at once (:meth:`~sentret_core.index.texts.ColumnRows.read_ahead`): a support request shows sentences from
+    ~100 row groups, 20 ms read one by one at 75M sentences."""
+    index = ctx.index
+    sentences = np.unique(np.concatenate([np.asarray(ids, dtype=np.int64) for ids in shown])) if shown else None
+    if sentences is None or len(sentences) == 0:
+        return
+    index.texts.read_ahead(index.neighbourhood(sentences, ctx.window))
+    index.titles.read_ahead(index.sent_doc.take(sentences))
 
 
 def _support_sentence(

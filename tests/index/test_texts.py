@@ -84,3 +84,49 @@ def test_a_support_request_reads_only_the_groups_it_shows(grouped: Index) -> Non
     assert shown
     assert kept and len(kept) < fresh.texts._starts.size - 1  # not every group
     assert {int(s) // 16 for s in shown} <= kept
+
+
+def counting_reads(texts: texts_module.ColumnRows) -> list[int]:
+    """The row groups ``texts`` reads from now on, in order (a list that grows)."""
+    read: list[int] = []
+    original = texts._read
+
+    def counted(group: int, reader: object = None) -> object:
+        read.append(group)
+        return original(group, reader)
+
+    texts._read = counted  # type: ignore[method-assign]
+    return read
+
+
+def test_read_ahead_keeps_the_groups_of_its_rows_and_the_answers_unchanged(grouped: Index) -> None:
+    texts = texts_module.SentenceTexts(grouped.path / "sentences.parquet", "hint")
+    want = every_text(grouped)
+    rows = [3, 40, 41, 90, grouped.N - 1, grouped.N + 5, -1]  # rows outside are skipped, as no row of them is shown
+    texts.read_ahead(rows)
+    assert set(texts._kept) == {0, 2, 5, (grouped.N - 1) // 16}
+    assert texts._kept_bytes == sum(g.nbytes for g in texts._kept.values())
+    read = counting_reads(texts)
+    assert [texts[s] for s in rows[:5]] == [want[s] for s in rows[:5]] and read == []  # all kept: none read again
+    texts.read_ahead(range(grouped.N))  # every group, on several threads, each reader of its own
+    assert read and sorted(read) == sorted(set(range(texts._starts.size - 1)) - {0, 2, 5, (grouped.N - 1) // 16})
+    assert [texts[s] for s in range(grouped.N)] == want
+
+
+def test_a_support_request_reads_its_groups_ahead(grouped: Index) -> None:
+    fresh = Index.load(grouped.path)
+    read = counting_reads(fresh.texts)
+    ahead = fresh.texts.read_ahead
+    spans: list[tuple[int, int]] = []
+
+    def read_ahead(rows: object) -> None:
+        start = len(read)
+        ahead(rows)  # type: ignore[arg-type]
+        spans.append((start, len(read)))
+
+    fresh.texts.read_ahead = read_ahead  # type: ignore[method-assign]
+    found = support(fresh, "painting war", k=20, top_entities=5, per_entity=2)
+    shown = {int(s.sentence) // 16 for e in found.entities for sentences in e.sentences.values() for s in sentences}
+    assert shown and len(spans) == 1
+    start, end = spans[0]
+    assert shown <= set(read[start:end]) and not shown & set(read[end:])  # read ahead, and not again
