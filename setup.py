@@ -1,6 +1,6 @@
 """The compiled extensions: BM25's exhaustive sum and top k in one call (docs/performance.md, "BM25 in one
-compiled call"), and searchsorted for ascending targets in one pass. Everything else about the package is in
-pyproject.toml.
+compiled call"), and passes over sorted arrays: searchsorted for ascending targets, a BM25F term's fields.
+Everything else about the package is in pyproject.toml.
 
 Plain C against Python's headers (no numpy headers at build time). Optional: where one cannot be compiled, the
 install goes on without it and the numpy path runs. No fused multiply-add (-ffp-contract=off), so its scores
@@ -22,7 +22,7 @@ setup(
             extra_compile_args=FLAGS,
             optional=True,
         ),
-        Extension(  # searchsorted for ascending targets, by one galloping pass (vectors.find_sorted)
+        Extension(  # searchsorted for ascending targets (vectors.find_sorted), a term's BM25F fields (postings)
             "sentret_core.models.arrays._sorted",
             ["sentret_core/models/arrays/_sorted.c"],
             extra_compile_args=FLAGS,

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from sentret_core import Index
 from sentret_core.models import score
 from sentret_core.models.arrays import postings as postings_module
-from sentret_core.models.arrays import ranges
+from sentret_core.models.arrays import ranges, vectors
 from sentret_core.models.arrays.postings import Postings, field_postings, postings
 from sentret_core.models.bm25 import sums as bm25  # where the BM25F scorer reads its fields
 from tests.conftest import build_from_texts
@@ -77,15 +77,19 @@ class Reference:
         return self.rows[lo:hi], self.counts[lo:hi]
 
 
+@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("window", [1, 2, 3])
 @pytest.mark.parametrize(("dense_share", "range_size"), [(0, 2**21), (16, 2**21), (10**9, 3), (10**9, 1)])
 def test_every_term_matches_the_full_matrices(
-    indexes: list[Index], window: int, dense_share: int, range_size: int, monkeypatch: pytest.MonkeyPatch
+    indexes: list[Index], window: int, dense_share: int, range_size: int, compiled: bool,
+    monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Built by a sort (dense_share 0), or, for a term in more than 1/dense_share of the sentences, from arrays
-    over ranges of documents of about range_size sentences."""
+    """Built by the compiled pass or a sort (dense_share 0), or, for a term in more than 1/dense_share of the
+    sentences, from arrays over ranges of documents of about range_size sentences."""
     monkeypatch.setattr(postings_module, "DENSE_SHARE", dense_share)
     monkeypatch.setattr(ranges, "RANGE", range_size)
+    if not compiled:
+        monkeypatch.setattr(vectors, "_sorted", None)
     for index in indexes:
         ref = Reference(index, window)
         for t in range(index.V):

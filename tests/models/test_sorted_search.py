@@ -56,3 +56,49 @@ def test_arrays_it_does_not_take_are_refused() -> None:
     frozen = np.empty(3, dtype=np.int64)
     frozen.flags.writeable = False
     assert vectors._sorted.insertion(rows, np.arange(3, dtype=np.int32), frozen) is False
+
+
+@st.composite
+def postings_and_titles(draw: st.DrawFn) -> tuple[np.ndarray, ...]:
+    """A term's postings in documents of 0-6 sentences (some empty), counts 1-3, and title documents."""
+    sizes = np.array(draw(st.lists(st.integers(0, 6), min_size=1, max_size=25)), dtype=np.int64)
+    first_of = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    n = int(sizes.sum())
+    held = np.array(sorted(draw(st.sets(st.integers(0, max(n - 1, 0)), max_size=n))), dtype=np.int64)[: n]
+    doc = np.searchsorted(np.cumsum(sizes), held, side="right")
+    counts = np.array([draw(st.integers(1, 3)) for _ in held], dtype=np.float64)
+    titled = np.array(sorted(draw(st.sets(st.integers(0, len(sizes) - 1), max_size=len(sizes)))), dtype=np.int64)
+    title_counts = np.array([draw(st.integers(1, 2)) for _ in titled], dtype=np.float64)
+    return (held, counts, first_of[doc], first_of[doc] + sizes[doc], first_of[titled], sizes[titled], title_counts)
+
+
+def fields_by_hand(window: int, held: np.ndarray, counts: np.ndarray, first: np.ndarray, end: np.ndarray,
+                   tlo: np.ndarray, tn: np.ndarray, tc: np.ndarray) -> dict[int, list[float]]:
+    """Each sentence's counts in the sentence, ±window context (its document only) and title, by a loop."""
+    out: dict[int, list[float]] = {}
+    for r, c, lo, hi in zip(held.tolist(), counts.tolist(), first.tolist(), end.tolist()):
+        for s in range(max(lo, r - window), min(hi, r + window + 1)):
+            out.setdefault(s, [0.0, 0.0, 0.0])[0 if s == r else 1] += c
+    for lo, n, c in zip(tlo.tolist(), tn.tolist(), tc.tolist()):
+        for s in range(lo, lo + n):
+            out.setdefault(s, [0.0, 0.0, 0.0])[2] += c
+    return out
+
+
+@settings(derandomize=True, max_examples=500, deadline=None)
+@given(found=postings_and_titles(), window=st.integers(0, 4))
+def test_the_fields_pass_equals_a_loop(found: tuple[np.ndarray, ...], window: int) -> None:
+    """fields() (BM25F's fields of one term in one pass) against a loop over the postings and title documents."""
+    held, counts, first, end, tlo, tn, tc = found
+    cap = len(held) * (2 * window + 1) + int(tn.sum())
+    rows, out = np.empty(cap, dtype=np.int64), np.empty(3 * cap)
+    assert vectors._sorted is not None
+    got = vectors._sorted.fields(held, counts, first, end, window, tlo, tn, tc, rows, out)
+    want = fields_by_hand(window, held, counts, first, end, tlo, tn, tc)
+    assert rows[:got].tolist() == sorted(want)
+    assert out[: 3 * got].reshape(got, 3).tolist() == [want[s] for s in sorted(want)]
+    if cap:  # outputs too short, or arrays it does not take: refused, nothing else
+        assert vectors._sorted.fields(held, counts, first, end, window, tlo, tn, tc, rows[: got - 1],
+                                      out[: 3 * (got - 1)]) == (-1 if got else 0)
+    assert vectors._sorted.fields(held.astype(np.int32), counts, first, end, window, tlo, tn, tc, rows, out) == -1
+    assert vectors._sorted.fields(held, counts, first, end, -1, tlo, tn, tc, rows, out) == -1

@@ -1,4 +1,5 @@
-/* numpy's searchsorted (side "left") for targets that are themselves sorted, by one galloping pass over both.
+/* Passes over sorted arrays: numpy's searchsorted (side "left") for targets that are themselves sorted, by one
+ * galloping pass over both; and a BM25F term's fields from its sorted postings.
  *
  * np.searchsorted(rows, targets) binary-searches each target in the whole of rows: O(T·log P), and at millions
  * of targets a cache miss per step. When the targets ascend (a model's candidates, a posting list's rows), each
@@ -9,6 +10,15 @@
  *   array of len(targets). Writes out[i] = the first j with rows[j] >= targets[i] (np.searchsorted's "left")
  *   and returns True; returns False, out unspecified, when the targets do not ascend (a later one smaller) or an
  *   argument is not such an array (then the caller runs np.searchsorted). Plain C against the buffer protocol.
+ *
+ * fields(r, c, first, end, window, tlo, tn, tc, rows, counts) -> int
+ *   One term's BM25F fields (postings.term_fields) in one pass over its sorted postings, where numpy sorts the
+ *   postings' shifted copies together. r: its sentences (int64, ascending, distinct), c: their counts (float64,
+ *   none 0), first/end: each one's document bounds (int64); tlo/tn: the first sentence and the number of
+ *   sentences of each document whose title holds it (int64, ascending, disjoint), tc: its title counts (float64).
+ *   Writes the distinct sentences reached to rows (int64) and their counts in the sentence, the ±window context and
+ *   the title to counts (float64, 3 a row) and returns how many; -1 when an argument is not such an array or the
+ *   outputs are too short (then the caller runs numpy). Counts are integers, so their sums are exact in any order.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -101,8 +111,143 @@ static PyObject *insertion(PyObject *self, PyObject *args) {
     return PyBool_FromLong(done);
 }
 
+/* a one-dimensional contiguous array of 8-byte items of the format letters ``formats`` (writable if asked) */
+static int take8(PyObject *obj, Py_buffer *view, const char *formats, int writable) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, view, flags) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    const char *f = view->format ? view->format : "B";
+    if (*f == '@' || *f == '=') f++;
+    if (view->ndim != 1 || view->itemsize != 8 || f[0] == '\0' || f[1] != '\0' || !strchr(formats, f[0])) {
+        PyBuffer_Release(view);
+        return 0;
+    }
+    return 1;
+}
+
+typedef struct {
+    const int64_t *r, *first, *end, *tlo, *tn;
+    const double *c, *tc;
+    Py_ssize_t n, m, cap;
+    int64_t window;
+    int64_t *rows;
+    double *counts;
+} Fields;
+
+/* the sentence and context counts of every sentence reached, ascending: the rows a posting reaches form an
+ * interval whose ends never fall as the postings ascend, so the rows still open fit a ring of 2·window+1 slots;
+ * merged on the fly with the title documents' sentences (ascending, disjoint). -1 when the output would overflow */
+static Py_ssize_t fields_pass(Fields *a, double *ring0, double *ring1, char *held) {
+    const int64_t w = a->window, size = 2 * w + 1;
+    Py_ssize_t out = 0, j = 0;  /* j: the title document next to merge */
+    int64_t tnext = 0;          /* its next sentence */
+    int64_t open_lo = 0, open_hi = -1;  /* rows of the ring not written yet */
+    /* on to the next title sentence: the next document's first once past a document (an empty one skipped) */
+#define NEXT_TITLE()                                                                                               \
+    do {                                                                                                           \
+        tnext++;                                                                                                   \
+        while (j < a->m && tnext >= a->tlo[j] + a->tn[j])                                                          \
+            if (++j < a->m) tnext = a->tlo[j];                                                                     \
+    } while (0)
+    if (a->m > 0) {
+        tnext = a->tlo[0] - 1;
+        NEXT_TITLE();
+    }
+
+#define EMIT(row, s0, s1, s2)                                                                                      \
+    do {                                                                                                           \
+        if (out >= a->cap) return -1;                                                                              \
+        a->rows[out] = (row);                                                                                      \
+        a->counts[3 * out] = (s0);                                                                                 \
+        a->counts[3 * out + 1] = (s1);                                                                             \
+        a->counts[3 * out + 2] = (s2);                                                                             \
+        out++;                                                                                                     \
+    } while (0)
+    /* title sentences before ``limit`` (exclusive), alone: no posting reaches them */
+#define TITLES_BEFORE(limit)                                                                                       \
+    while (j < a->m && tnext < (limit)) {                                                                          \
+        EMIT(tnext, 0.0, 0.0, a->tc[j]);                                                                           \
+        NEXT_TITLE();                                                                                              \
+    }
+    /* write the open rows below ``limit``, with the title's count where a title document holds them */
+#define FLUSH_BELOW(limit)                                                                                         \
+    while (open_lo <= open_hi && open_lo < (limit)) {                                                              \
+        Py_ssize_t slot = (Py_ssize_t)(open_lo % size);                                                            \
+        if (held[slot]) {                                                                                          \
+            TITLES_BEFORE(open_lo);                                                                                \
+            double t = 0.0;                                                                                        \
+            if (j < a->m && tnext == open_lo) {                                                                    \
+                t = a->tc[j];                                                                                      \
+                NEXT_TITLE();                                                                                      \
+            }                                                                                                      \
+            EMIT(open_lo, ring0[slot], ring1[slot], t);                                                            \
+            ring0[slot] = ring1[slot] = 0.0;                                                                       \
+            held[slot] = 0;                                                                                        \
+        }                                                                                                          \
+        open_lo++;                                                                                                 \
+    }
+
+    for (Py_ssize_t i = 0; i < a->n; i++) {
+        int64_t r = a->r[i], lo = r - w, hi = r + w;
+        if (lo < a->first[i]) lo = a->first[i];
+        if (hi > a->end[i] - 1) hi = a->end[i] - 1;
+        FLUSH_BELOW(lo);
+        if (open_lo > open_hi) open_lo = lo;
+        for (int64_t row = lo; row <= hi; row++) {
+            Py_ssize_t slot = (Py_ssize_t)(row % size);
+            if (row == r) ring0[slot] += a->c[i];
+            else ring1[slot] += a->c[i];
+            held[slot] = 1;
+        }
+        if (hi > open_hi) open_hi = hi;
+    }
+    FLUSH_BELOW(INT64_MAX);
+    TITLES_BEFORE(INT64_MAX);
+#undef FLUSH_BELOW
+#undef TITLES_BEFORE
+#undef NEXT_TITLE
+#undef EMIT
+    return out;
+}
+
+static PyObject *fields(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *obj[9];
+    long long window;
+    if (!PyArg_ParseTuple(args, "OOOOLOOOOO", &obj[0], &obj[1], &obj[2], &obj[3], &window, &obj[4], &obj[5],
+                          &obj[6], &obj[7], &obj[8]))
+        return NULL;
+    static const char *formats[9] = {"lq", "d", "lq", "lq", "lq", "lq", "d", "lq", "d"};
+    Py_buffer v[9];
+    int got = 0;
+    Py_ssize_t found = -1;
+    for (; got < 9; got++)
+        if (!take8(obj[got], &v[got], formats[got], got >= 7)) break;
+    if (got == 9 && window >= 0 && window < (1LL << 20)) {
+        Fields a = {v[0].buf, v[2].buf, v[3].buf, v[4].buf, v[5].buf, v[1].buf, v[6].buf,
+                    v[0].shape[0], v[4].shape[0], v[7].shape[0], (int64_t)window, v[7].buf, v[8].buf};
+        int same = v[1].shape[0] == a.n && v[2].shape[0] == a.n && v[3].shape[0] == a.n && v[5].shape[0] == a.m &&
+                   v[6].shape[0] == a.m && v[8].shape[0] == 3 * a.cap;
+        Py_ssize_t size = (Py_ssize_t)(2 * window + 1);
+        double *ring = same ? PyMem_RawCalloc((size_t)(2 * size), sizeof(double)) : NULL;
+        char *held = ring ? PyMem_RawCalloc((size_t)size, 1) : NULL;
+        if (held) {
+            Py_BEGIN_ALLOW_THREADS
+            found = fields_pass(&a, ring, ring + size, held);
+            Py_END_ALLOW_THREADS
+        }
+        PyMem_RawFree(held);
+        PyMem_RawFree(ring);
+    }
+    while (got-- > 0) PyBuffer_Release(&v[got]);
+    return PyLong_FromSsize_t(found);
+}
+
 static PyMethodDef methods[] = {
     {"insertion", insertion, METH_VARARGS, "insertion(rows, targets, out) -> bool"},
+    {"fields", fields, METH_VARARGS, "fields(r, c, first, end, window, tlo, tn, tc, rows, counts) -> int"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -17,7 +17,7 @@ from sentret_core.index.neighbours import expand_ranges
 from sentret_core.models.arrays import ranges
 from sentret_core.models.arrays.layout import layout
 from sentret_core.models.arrays.ranges import Span
-from sentret_core.models.arrays.vectors import between, locate, run_starts
+from sentret_core.models.arrays.vectors import between, compiled, locate, run_starts
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -236,6 +236,11 @@ def _fields(index: Index, window: int, term: int, sentences: tuple[np.ndarray, n
     keep = c != 0
     r, c = r[keep].astype(np.int64), c[keep]
     first, end = lay.first.take(r), lay.end.take(r)
+    lo = lay.doc_first.take(docs).astype(np.int64)
+    n = lay.doc_nsent.take(docs).astype(np.int64)
+    found = _one_pass(window, (r, c, first, end), (lo, n, tc))
+    if found is not None:
+        return found
     rows, vals, fields = [r], [c], [np.zeros(len(r), dtype=np.int64)]
     for offset in (*range(-window, 0), *range(1, window + 1)):  # s gets c(t,s') for s' = s ∓ offset
         s = r + offset
@@ -243,8 +248,6 @@ def _fields(index: Index, window: int, term: int, sentences: tuple[np.ndarray, n
         rows.append(s[same])
         vals.append(c[same])
         fields.append(np.ones(len(rows[-1]), dtype=np.int64))
-    lo = lay.doc_first.take(docs).astype(np.int64)
-    n = lay.doc_nsent.take(docs).astype(np.int64)
     rows.append(expand_ranges(lo, lo + n))
     vals.append(np.repeat(tc, n))
     fields.append(np.full(len(rows[-1]), 2, dtype=np.int64))
@@ -258,6 +261,24 @@ def _fields(index: Index, window: int, term: int, sentences: tuple[np.ndarray, n
     distinct = every[new]
     sums = np.bincount(slot, weights=np.concatenate(vals).take(order), minlength=3 * len(distinct))
     return distinct.astype(np.int32), sums.reshape(len(distinct), 3).astype(np.float32)
+
+
+def _one_pass(window: int, sentences: tuple[np.ndarray, ...], titles: tuple[np.ndarray, ...],
+              ) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_fields` by the compiled pass (``_sorted.c``: ``fields``) over the postings ``sentences`` (rows, counts
+    none 0, their documents' first and end) and the title documents ``titles`` (first sentence, sentences, counts):
+    no sort of their shifted copies (at 75M, a term in 144k sentences 20 -> ~4 ms). None where it is not built."""
+    kernel = compiled()
+    if kernel is None:
+        return None
+    (r, c, first, end), (lo, n, tc) = sentences, titles
+    cap = len(r) * (2 * window + 1) + int(n.sum())
+    rows, counts = np.empty(cap, dtype=np.int64), np.empty(3 * cap)
+    found = kernel.fields(r, np.asarray(c, dtype=np.float64), first.astype(np.int64), end.astype(np.int64), window,
+                          lo, n, np.asarray(tc, dtype=np.float64), rows, counts)
+    if found < 0:
+        return None
+    return rows[:found].astype(np.int32), counts[: 3 * found].reshape(found, 3).astype(np.float32)
 
 
 def _dense_fields(index: Index, window: int, span: Span, sentences: tuple[np.ndarray, np.ndarray],

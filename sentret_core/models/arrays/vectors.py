@@ -64,6 +64,11 @@ def run_starts(sorted_ids: np.ndarray) -> np.ndarray:
     return np.flatnonzero(new)
 
 
+def compiled() -> ModuleType | None:
+    """The compiled extension of sorted-array passes (``_sorted.c``), None where it is not built."""
+    return _sorted
+
+
 def find_sorted(rows: np.ndarray, ids: np.ndarray) -> np.ndarray:
     """``np.searchsorted(rows, ids)`` for sentence ids: the ids are cast to the rows' dtype first, since numpy
     would otherwise cast the rows to the ids' (copying a whole memory-mapped posting list per call). Many ids
