@@ -1,5 +1,5 @@
 """The compiled extensions: BM25's exhaustive sum and top k in one call (docs/performance.md, "BM25 in one
-compiled call"), and passes over sorted arrays: searchsorted for ascending targets, a BM25F term's fields.
+compiled call"), and passes over sorted arrays: searchsorted for ascending targets, BM25F's fields.
 Everything else about the package is in pyproject.toml.
 
 Plain C against Python's headers (no numpy headers at build time). Optional: where one cannot be compiled, the

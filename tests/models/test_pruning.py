@@ -103,20 +103,22 @@ BM25F_PARAMS = st.fixed_dictionaries(
 @settings(derandomize=True, max_examples=400, deadline=None)
 @given(
     which=st.integers(0, 2), terms=TERMS, k=st.integers(0, 60), params=BM25F_PARAMS, sample=st.sampled_from([1, 2, 5]),
-    per_target=st.sampled_from([0, 4, 10**9]),
+    per_target=st.sampled_from([0, 4, 10**9]), compiled=st.booleans(),
 )
 def test_bm25f_search_is_top_k_of_score(
     corpora: list[Index], which: int, terms: list[str], k: int, params: dict[str, object], sample: int,
-    per_target: int,
+    per_target: int, compiled: bool,
 ) -> None:
     """BM25F's MaxScore: the rarer terms' fields built, the others' counts looked up for the candidates only
     (sentence, ±window context and title), or read from their whole fields where those are cheap beside the
-    candidates (``per_target``), and fields of weight 0 reaching no sentence."""
+    candidates (``per_target``), and fields of weight 0 reaching no sentence; by the compiled passes or numpy."""
     from sentret_core.models.arrays import postings as postings_module
+    from sentret_core.models.arrays import vectors
 
     index = corpora[which]
     with mock.patch.object(maxscore, "SAMPLE", sample), mock.patch.object(maxscore, "PRUNE_FROM", 0), \
-            mock.patch.object(postings_module, "FIELDS_PER_TARGET", per_target):
+            mock.patch.object(postings_module, "FIELDS_PER_TARGET", per_target), \
+            mock.patch.object(vectors, "_sorted", vectors._sorted if compiled else None):
         got = search(index, terms, "bm25f.v1", k, **params)
     same(got, top_k(score(index, terms, "bm25f.v1", **params), k))
 

@@ -102,3 +102,36 @@ def test_the_fields_pass_equals_a_loop(found: tuple[np.ndarray, ...], window: in
                                       out[: 3 * (got - 1)]) == (-1 if got else 0)
     assert vectors._sorted.fields(held.astype(np.int32), counts, first, end, window, tlo, tn, tc, rows, out) == -1
     assert vectors._sorted.fields(held, counts, first, end, -1, tlo, tn, tc, rows, out) == -1
+
+
+@settings(derandomize=True, max_examples=500, deadline=None)
+@given(found=postings_and_titles(), window=st.integers(0, 4), picks=st.lists(st.integers(0, 10**6), max_size=40),
+       row_type=DTYPES, value_type=st.sampled_from([np.int32, np.int64, np.float32, np.float64]))
+def test_the_around_pass_equals_a_loop(found: tuple[np.ndarray, ...], window: int, picks: list[int],
+                                       row_type: type, value_type: type) -> None:
+    """around() (a term's count in each target and in its ±window context) against a loop over its postings."""
+    held, counts, first, end = found[:4]
+    n = int(end.max(initial=0))
+    if n == 0:
+        return
+    sizes = np.diff(np.unique(np.concatenate([first, end, [0, n]])))
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    targets = np.sort(np.array([p % n for p in picks], dtype=np.int64))  # repeats allowed
+    doc = np.searchsorted(starts, targets, side="right") - 1
+    t_first, t_end = starts[doc], starts[doc] + sizes[doc]
+    out = np.empty(2 * len(targets))
+    assert vectors._sorted is not None
+    rows, values = held.astype(row_type), counts.astype(value_type)
+    assert vectors._sorted.around(rows, values, targets, t_first, t_end, window, out)
+    where = dict(zip(held.tolist(), counts.tolist()))
+    want = []
+    for s, lo, hi in zip(targets.tolist(), t_first.tolist(), t_end.tolist()):
+        nearby = range(max(lo, s - window), min(hi, s + window + 1))
+        want.append([where.get(s, 0.0), sum(where.get(o, 0.0) for o in nearby if o != s)])
+    assert out.reshape(-1, 2).tolist() == want
+    if len(targets) > 1 and targets[0] < targets[-1]:  # targets that do not ascend: refused
+        assert not vectors._sorted.around(held, counts, targets[::-1].copy(), t_first[::-1].copy(),
+                                          t_end[::-1].copy(), window, out)
+    if len(targets):  # an output too short: refused
+        assert not vectors._sorted.around(held, counts, targets, t_first, t_end, window, out[:-1])
+    assert not vectors._sorted.around(held, counts.astype(np.int8), targets, t_first, t_end, window, out)

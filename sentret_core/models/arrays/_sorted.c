@@ -1,5 +1,5 @@
 /* Passes over sorted arrays: numpy's searchsorted (side "left") for targets that are themselves sorted, by one
- * galloping pass over both; and a BM25F term's fields from its sorted postings.
+ * galloping pass over both; a BM25F term's fields from its sorted postings, whole or at given sentences.
  *
  * np.searchsorted(rows, targets) binary-searches each target in the whole of rows: O(T·log P), and at millions
  * of targets a cache miss per step. When the targets ascend (a model's candidates, a posting list's rows), each
@@ -19,6 +19,13 @@
  *   Writes the distinct sentences reached to rows (int64) and their counts in the sentence, the ±window context and
  *   the title to counts (float64, 3 a row) and returns how many; -1 when an argument is not such an array or the
  *   outputs are too short (then the caller runs numpy). Counts are integers, so their sums are exact in any order.
+ *
+ * around(rows, vals, targets, first, end, window, out) -> bool
+ *   A term's count in each target sentence and in its ±window context (postings.field_counts_at), by one pass over
+ *   its postings where numpy searched them once per offset. rows: its sentences (ascending, distinct; int32/int64),
+ *   vals: its counts there (int32/int64/float32/float64); targets: ascending (int32/int64); first/end: each target's
+ *   document bounds (int32/int64); out: float64, 2 a target (sentence, context). False when an argument is not such
+ *   an array or the targets' windows do not ascend (then the caller runs numpy).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -245,9 +252,106 @@ static PyObject *fields(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(found);
 }
 
+/* an element of a one-dimensional contiguous array of int32/int64/float32/float64 as a double */
+enum { F32 = OTHER + 1, F64 };
+
+static int take_number(PyObject *obj, Py_buffer *view, int *kind) {
+    if (take(obj, view, kind, 0)) return 1;
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    const char *f = view->format ? view->format : "B";
+    if (*f == '@' || *f == '=') f++;
+    int single = f[0] != '\0' && f[1] == '\0';
+    if (single && f[0] == 'f' && view->itemsize == 4) *kind = F32;
+    else if (single && f[0] == 'd' && view->itemsize == 8) *kind = F64;
+    else *kind = OTHER;
+    if (view->ndim != 1 || *kind == OTHER) {
+        PyBuffer_Release(view);
+        return 0;
+    }
+    return 1;
+}
+
+static inline double number(int kind, const void *buf, Py_ssize_t i) {
+    switch (kind) {
+    case F32: return ((const float *)buf)[i];
+    case F64: return ((const double *)buf)[i];
+    default: return (double)at(kind, buf, i);
+    }
+}
+
+static int around_pass(int rk, const void *rows, Py_ssize_t n, int vk, const void *vals, int tk, const void *targets,
+                       Py_ssize_t m, int fk, const void *first, int ek, const void *end, int64_t w, double *out) {
+    Py_ssize_t j = 0;
+    int64_t previous = INT64_MIN, previous_lo = INT64_MIN;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        int64_t t = at(tk, targets, i), lo = t - w, hi = t + w;
+        int64_t f = at(fk, first, i), e = at(ek, end, i);
+        if (lo < f) lo = f;
+        if (hi > e - 1) hi = e - 1;
+        if (t < previous || lo < previous_lo) return 0;
+        previous = t;
+        previous_lo = lo;
+        if (j < n && at(rk, rows, j) < lo) { /* gallop to the first row >= lo */
+            Py_ssize_t a = j, step = 1, b = j + 1;
+            while (b < n && at(rk, rows, b) < lo) {
+                a = b;
+                step *= 2;
+                b = a + step;
+            }
+            if (b > n) b = n;
+            while (b - a > 1) {
+                Py_ssize_t mid = a + (b - a) / 2;
+                if (at(rk, rows, mid) < lo) a = mid;
+                else b = mid;
+            }
+            j = b;
+        }
+        double own = 0.0, context = 0.0;
+        for (Py_ssize_t k = j; k < n; k++) {
+            int64_t r = at(rk, rows, k);
+            if (r > hi) break;
+            if (r == t) own += number(vk, vals, k);
+            else context += number(vk, vals, k);
+        }
+        out[2 * i] = own;
+        out[2 * i + 1] = context;
+    }
+    return 1;
+}
+
+static PyObject *around(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *obj[6];
+    long long window;
+    if (!PyArg_ParseTuple(args, "OOOOOLO", &obj[0], &obj[1], &obj[2], &obj[3], &obj[4], &window, &obj[5]))
+        return NULL;
+    Py_buffer v[6];
+    int kinds[6], got = 0, done = 0;
+    for (; got < 5; got++) {
+        int ok = got == 1 ? take_number(obj[got], &v[got], &kinds[got]) : take(obj[got], &v[got], &kinds[got], 0);
+        if (!ok) break;
+    }
+    if (got == 5 && take8(obj[5], &v[5], "d", 1)) {
+        got = 6;
+        Py_ssize_t n = v[0].shape[0], m = v[2].shape[0];
+        if (window >= 0 && v[1].shape[0] == n && v[3].shape[0] == m && v[4].shape[0] == m && v[5].shape[0] == 2 * m) {
+            Py_BEGIN_ALLOW_THREADS
+            done = around_pass(kinds[0], v[0].buf, n, kinds[1], v[1].buf, kinds[2], v[2].buf, m, kinds[3], v[3].buf,
+                               kinds[4], v[4].buf, (int64_t)window, (double *)v[5].buf);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    while (got-- > 0) PyBuffer_Release(&v[got]);
+    return PyBool_FromLong(done);
+}
+
 static PyMethodDef methods[] = {
     {"insertion", insertion, METH_VARARGS, "insertion(rows, targets, out) -> bool"},
     {"fields", fields, METH_VARARGS, "fields(r, c, first, end, window, tlo, tn, tc, rows, counts) -> int"},
+    {"around", around, METH_VARARGS, "around(rows, vals, targets, first, end, window, out) -> bool"},
     {NULL, NULL, 0, NULL},
 };
 

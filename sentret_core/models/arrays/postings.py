@@ -313,15 +313,32 @@ def field_counts_at(index: Index, window: int, term: int, targets: np.ndarray) -
     targets = np.asarray(targets, dtype=np.int64)
     counts = np.zeros((len(targets), 3))
     post = postings(index)
-    counts[:, 0] = _counts_at(post, term, targets)
     first, end = lay.first.take(targets), lay.end.take(targets)
-    for offset in (*range(-window, 0), *range(1, window + 1)):
-        around = targets + offset
-        inside = (around >= first) & (around < end)
-        counts[inside, 1] += _counts_at(post, term, around[inside])
+    if not _around(post, term, targets, first, end, window, counts):
+        counts[:, 0] = _counts_at(post, term, targets)
+        for offset in (*range(-window, 0), *range(1, window + 1)):
+            around = targets + offset
+            inside = (around >= first) & (around < end)
+            counts[inside, 1] += _counts_at(post, term, around[inside])
     counts[:, 2] = _counts_at(title_postings(index), term, lay.sent_doc.take(targets).astype(np.int64))
     found = np.any(counts > 0, axis=1)
     return targets[found].astype(np.int32), counts[found].astype(np.float32)
+
+
+def _around(post: Postings, term: int, targets: np.ndarray, first: np.ndarray, end: np.ndarray, window: int,
+            counts: np.ndarray) -> bool:
+    """The term's counts in ``targets`` and in their ±window contexts into ``counts``' first two columns by the
+    compiled pass (``_sorted.c``: ``around``: one pass over its postings, not a search per offset; at 75M, 1.2M
+    targets in 1.6M postings ~3× faster); False where it is not built or declines (counts untouched)."""
+    kernel = compiled()
+    if kernel is None:
+        return False
+    rows, vals = post.raw(term)
+    out = np.empty(2 * len(targets))
+    if not kernel.around(rows, vals, targets, first, end, window, out):
+        return False
+    counts[:, :2] = out.reshape(len(targets), 2)
+    return True
 
 
 def _counts_at(post: Postings, term: int, rows: np.ndarray) -> np.ndarray:
