@@ -111,8 +111,8 @@ class Slices:
 
 def _read_at_random(array: np.ndarray) -> None:
     """No read-around on the faults of ``array``'s file mapping (MADV_RANDOM): a fault reads its own page, not the
-    128 kB about it, which read a few values each filled the page cache (3.3 GB of each of the three arrays a support
-    sentence reads, after 500 support requests at 75M sentences)."""
+    128 kB around it. Read a few values at a time all over, the arrays a support sentence reads had filled the page
+    cache with the pages around them (3.3 GB of each after 500 support requests at 75M sentences)."""
     base = array.base
     while base is not None and not isinstance(base, mmap.mmap):
         base = getattr(base, "base", None)

@@ -215,11 +215,10 @@ def _read_ahead(ctx: QueryContext, shown: list[np.ndarray]) -> None:
     groups at once (:meth:`~sentret_core.index.texts.ColumnRows.read_ahead`): a support request shows sentences from
     ~100 row groups, 20 ms read one by one at 75M sentences."""
     index = ctx.index
-    sentences = np.unique(np.concatenate([np.asarray(ids, dtype=np.int64) for ids in shown])) if shown else None
-    if sentences is None or len(sentences) == 0:
-        return
-    index.texts.read_ahead(index.neighbourhood(sentences, ctx.window))
-    index.titles.read_ahead(index.sent_doc.take(sentences))
+    sentences = np.unique(np.concatenate([np.zeros(0, dtype=np.int64), *(np.asarray(ids) for ids in shown)]))
+    if len(sentences):
+        index.texts.read_ahead(index.neighbourhood(sentences, ctx.window))
+        index.titles.read_ahead(index.sent_doc.take(sentences))
 
 
 def _support_sentence(

@@ -34,7 +34,7 @@ from sentret_core.models.arrays import impacts, maxima, maxscore, ranges
 from sentret_core.models.arrays.layout import collection_model, doc_len, layout
 from sentret_core.models.arrays.local import DOCUMENT, document_counts, document_sentences, documents_of
 from sentret_core.models.arrays.postings import postings
-from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, locate, union
+from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, locate, union, union_sum
 from sentret_core.models.core.spec import TopK
 from sentret_core.models.lm.scoring import (
     Variant,
@@ -106,7 +106,8 @@ def pruned_top_k(index: Index, q: Query, p: Any, variant: Variant,
         others = document_sentences(index, _documents_reaching(index, p, variant, use, found, bounds, held, theta))
         second = _Parts(index, p, variant, use, others[~locate(held, others)[0]], found, bounds)
         theta = maxscore.raised(theta, np.concatenate([first.lower, second.lower]), k)
-        ids, scores = _merged([first.above(theta), second.above(theta)])
+        (ids, scores), (more, more_scores) = first.above(theta), second.above(theta)
+        ids, scores = union_sum([ids, more], [scores, more_scores])  # disjoint: merged, ids ascending
     else:
         first = _Parts(index, p, variant, use, reached(index, p, variant, essential), found, bounds)
         ids, scores = first.above(maxscore.raised(found.theta, first.lower, k))
@@ -195,13 +196,6 @@ class _Parts:
         coefs = (self.coefs[0][keep], self.coefs[1][keep], self.coefs[2][keep])
         parts.update(zip(found.rest.tolist(), log_terms_at(index, p, variant, use, ids, coefs, found.rest)))
         return ids, summed(index, p, ids, (parts[i] for i in range(len(use))))
-
-
-def _merged(found: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """Disjoint (ids ascending, scores) pairs as one, ids ascending."""
-    ids = np.concatenate([i for i, _ in found])
-    order = np.argsort(ids, kind="stable")
-    return ids.take(order), np.concatenate([v for _, v in found]).take(order)
 
 
 def _by_documents(p: Any, variant: Variant) -> bool:
