@@ -34,6 +34,7 @@ KEPT_BYTES = 128 * 2**20  # decoded row groups kept per column, the most recentl
 # row groups :meth:`ColumnRows.read_ahead` reads at once: at 75M sentences (2 cores) a random group took 0.22 ms
 # read alone, 0.15 ms on 2 threads and 0.10 ms on 4 (pyarrow reads and decodes without the GIL)
 READ_AHEAD_THREADS = 4
+READ_AHEAD_MOST = 512  # row groups read ahead at most per call (~32 MB of texts): more would evict each other
 
 
 class ColumnRows(Sequence[str]):
@@ -87,13 +88,14 @@ class ColumnRows(Sequence[str]):
     __hash__ = None  # type: ignore[assignment]  # equal to a list, so unhashable like one
 
     def read_ahead(self, rows: Iterable[int]) -> None:
-        """Read the row groups of ``rows`` not kept yet, :data:`READ_AHEAD_THREADS` at once, and keep them: the
-        rows a support request shows, before it reads them one by one."""
+        """Read the row groups of ``rows`` not kept yet (the first :data:`READ_AHEAD_MOST`),
+        :data:`READ_AHEAD_THREADS` at once, and keep them: the rows a support request shows, before it reads them one
+        by one."""
         at = np.asarray(list(rows), dtype=np.int64)
         at = at[(at >= 0) & (at < len(self))]
         groups = np.unique(np.searchsorted(self._starts, at, side="right") - 1).tolist()
         with self._lock:
-            missing = [g for g in groups if g not in self._kept]
+            missing = [g for g in groups if g not in self._kept][:READ_AHEAD_MOST]
         if len(missing) < 2:
             return
         with ThreadPoolExecutor(min(READ_AHEAD_THREADS, len(missing))) as pool:
