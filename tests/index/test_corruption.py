@@ -427,9 +427,18 @@ def test_a_scattered_array_is_read_at_random_and_its_checks_leave_the_page_cache
     assert np.array_equal(np.sort(every), np.sort(np.asarray(index.array("seq_terms"))))  # each value, once
     blocks = sorted({lo // BLOCK for lo, _, advice in dropped if advice == sliced.os.POSIX_FADV_DONTNEED})
     assert blocks == list(range(len(parts.ready)))
-    smaps = Path("/proc/self/smaps")
-    if smaps.exists():
-        text = smaps.read_text()
-        mapping = text[text.index(str(blocked / "seq_terms.npy")) :]
-        flags = next(line for line in mapping.splitlines() if line.startswith("VmFlags:"))
-        assert " rr" in flags, flags
+    if Path("/proc/self/smaps").exists():
+        assert " rr" in mapping_flags(parts.array.ctypes.data)
+
+
+def mapping_flags(address: int) -> str:
+    """The VmFlags line of the mapping of this process that holds ``address`` (/proc/self/smaps)."""
+    holds = False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split(" ", 1)[0]
+        if "-" in head and ":" not in head:  # a mapping's first line: its address range
+            lo, hi = (int(part, 16) for part in head.split("-"))
+            holds = lo <= address < hi
+        elif holds and line.startswith("VmFlags:"):
+            return line
+    raise AssertionError(f"no mapping holds {address:#x}")
