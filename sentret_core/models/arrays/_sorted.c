@@ -60,6 +60,25 @@ static inline int64_t at(int kind, const void *buf, Py_ssize_t i) {
     return kind == I32 ? ((const int32_t *)buf)[i] : ((const int64_t *)buf)[i];
 }
 
+/* the first j' >= j with rows[j'] >= t (n if none), rows[j - 1] < t being known: widen from j until a row >= t or
+ * the end, then bisect */
+static inline Py_ssize_t gallop_to(int rk, const void *rows, Py_ssize_t n, Py_ssize_t j, int64_t t) {
+    if (j >= n || at(rk, rows, j) >= t) return j;
+    Py_ssize_t lo = j, step = 1, hi = j + 1; /* rows[lo] < t */
+    while (hi < n && at(rk, rows, hi) < t) {
+        lo = hi;
+        step *= 2;
+        hi = lo + step;
+    }
+    if (hi > n) hi = n;
+    while (hi - lo > 1) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (at(rk, rows, mid) < t) lo = mid;
+        else hi = mid;
+    }
+    return hi;
+}
+
 /* the pass itself; the kinds are constants where it is inlined, so no element needs a switch */
 static inline int gallop(int rk, const void *rows, Py_ssize_t n, int tk, const void *targets, Py_ssize_t m,
                          int64_t *out) {
@@ -69,22 +88,7 @@ static inline int gallop(int rk, const void *rows, Py_ssize_t n, int tk, const v
         int64_t t = at(tk, targets, i);
         if (t < previous) return 0;
         previous = t;
-        if (j < n && at(rk, rows, j) < t) {
-            /* rows[lo] < t; widen until rows[hi] >= t or the end, then bisect (lo, hi] */
-            Py_ssize_t lo = j, step = 1, hi = j + 1;
-            while (hi < n && at(rk, rows, hi) < t) {
-                lo = hi;
-                step *= 2;
-                hi = lo + step;
-            }
-            if (hi > n) hi = n;
-            while (hi - lo > 1) {
-                Py_ssize_t mid = lo + (hi - lo) / 2;
-                if (at(rk, rows, mid) < t) lo = mid;
-                else hi = mid;
-            }
-            j = hi;
-        }
+        j = gallop_to(rk, rows, n, j, t);
         out[i] = j;
     }
     return 1;
@@ -294,21 +298,7 @@ static int around_pass(int rk, const void *rows, Py_ssize_t n, int vk, const voi
         if (t < previous || lo < previous_lo) return 0;
         previous = t;
         previous_lo = lo;
-        if (j < n && at(rk, rows, j) < lo) { /* gallop to the first row >= lo */
-            Py_ssize_t a = j, step = 1, b = j + 1;
-            while (b < n && at(rk, rows, b) < lo) {
-                a = b;
-                step *= 2;
-                b = a + step;
-            }
-            if (b > n) b = n;
-            while (b - a > 1) {
-                Py_ssize_t mid = a + (b - a) / 2;
-                if (at(rk, rows, mid) < lo) a = mid;
-                else b = mid;
-            }
-            j = b;
-        }
+        j = gallop_to(rk, rows, n, j, lo);
         double own = 0.0, context = 0.0;
         for (Py_ssize_t k = j; k < n; k++) {
             int64_t r = at(rk, rows, k);
