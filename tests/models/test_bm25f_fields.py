@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -75,6 +76,11 @@ class Reference:
     def __call__(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         lo, hi = self.indptr[term], self.indptr[term + 1]
         return self.rows[lo:hi], self.counts[lo:hi]
+
+    def weighted(self, term: int, key: object, weigh: Callable[[np.ndarray, np.ndarray], np.ndarray],
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        rows, counts = self(term)
+        return rows, weigh(rows, counts)
 
 
 @pytest.mark.parametrize("compiled", [True, False])
@@ -169,3 +175,31 @@ def test_context_lengths_equal_the_window_matrix_product(small_index: Index, win
     assert np.array_equal(context_len(small_index, window, np.arange(small_index.N)), reference)
     picked = np.array([small_index.N - 1, 0, 3, 3])  # any order, repeats
     assert np.array_equal(context_len(small_index, window, picked), reference[picked])
+
+
+def test_a_terms_kept_pseudo_frequency_is_its_own_and_stays_within_the_budget(
+    indexes: list[Index], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """x̃ over a term's whole fields is kept per term and per setting (its key): two settings in turn, each term
+    asked for twice, always give the x̃ computed afresh from the reference fields; what is kept fits the budget."""
+    from sentret_core.models.arrays import postings as module
+    from sentret_core.models.bm25.formulas import BM25FParams
+    from sentret_core.models.bm25.scorer import pseudo_frequency
+
+    index = indexes[1]
+    monkeypatch.setattr(module, "FIELD_BYTES", 1000)
+    index.cache.drop("models.fields.weighted")
+    ref = Reference(index, 2)
+    settings = [pseudo_frequency(index, BM25FParams()), pseudo_frequency(index, BM25FParams(b=0.75, w_title=0.5))]
+    assert settings[0].key != settings[1].key
+    fits = 0
+    for x_of in [*settings, *settings]:
+        for t in range(index.V):
+            rows, x = field_postings(index, 2).weighted(t, x_of.key, x_of)
+            want_rows, want_counts = ref(t)
+            assert np.array_equal(rows, want_rows) and np.array_equal(x, x_of(want_rows, want_counts))
+            kept = index.cache.held("models.fields.weighted")
+            assert (kept[-1:] == [(2, t, x_of.key)]) == (want_rows.nbytes + x.nbytes <= 1000)  # the newest, if it fits
+            assert index.cache.bytes_kept("models.fields.weighted") <= 1000
+            fits += kept[-1:] == [(2, t, x_of.key)]
+    assert 0 < fits < 4 * index.V

@@ -41,9 +41,12 @@ def test_local_counts_equal_the_matrix_product_at_every_sentence(indexes: list[I
     for index in indexes:
         M = local_matrix(index, context, window)
         every = np.arange(index.N)
+        # any order, repeats and runs of one document's sentences split apart: runs are of consecutive ids only
+        scattered = np.random.default_rng(3).integers(0, index.N, 3 * index.N)
         for t in range(index.V):
             want = M[:, [t]].toarray().ravel()
             assert np.array_equal(local_counts(index, postings(index), t, context, window, every), want)
+            assert np.array_equal(local_counts(index, postings(index), t, context, window, scattered), want[scattered])
 
 
 @pytest.mark.parametrize("window", [1, 2, 3])

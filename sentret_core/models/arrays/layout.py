@@ -159,3 +159,33 @@ def sentence_row(index: Index, sentence: int) -> tuple[np.ndarray, np.ndarray]:
 def sentence_counts(index: Index, sentence: int, term_ids: np.ndarray) -> np.ndarray:
     """c(t,s) of ``sentence`` for each of ``term_ids`` (0 where absent), from its row of X."""
     return gather(*sentence_row(index, sentence), np.asarray(term_ids, dtype=np.int64))
+
+
+class Targets:
+    """Sorted sentence ids at which several terms are looked up (BM25F's fields:
+    :meth:`~sentret_core.models.arrays.postings.FieldPostings.found_at`), with what each lookup reads of them
+    (their documents and the documents' bounds) gathered once, not once a term."""
+
+    def __init__(self, index: Index, ids: np.ndarray) -> None:
+        self.ids = np.asarray(ids, dtype=np.int64)
+        self._layout = layout(index)
+
+    @cached_property
+    def ids32(self) -> np.ndarray:
+        return self.ids.astype(np.int32)
+
+    @cached_property
+    def first(self) -> np.ndarray:
+        return np.asarray(self._layout.first.take(self.ids))
+
+    @cached_property
+    def end(self) -> np.ndarray:
+        return np.asarray(self._layout.end.take(self.ids))
+
+    @cached_property
+    def documents(self) -> np.ndarray:
+        return self._layout.sent_doc.take(self.ids).astype(np.int64)
+
+    def rows(self, positions: np.ndarray) -> np.ndarray:
+        """The ids at ``positions`` (int32, as fields' rows are)."""
+        return self.ids32.take(positions)

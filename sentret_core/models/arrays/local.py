@@ -10,6 +10,7 @@ and equal the matrix products ``(W + I)·X`` and ``Sᵀ·S·X`` entry for entry.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,30 +37,62 @@ def local_ranges(index: Index, context: str, window: int, ids: np.ndarray) -> tu
     return np.maximum(ids - window, first), np.minimum(ids + (window + 1), end)
 
 
-def range_counts(post: Postings, term: int, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Σ c(t,s) over s in ``[lo[i], hi[i])`` for every i (float64, exact): the postings inside each range,
-    found by two binary searches and summed, so the cost grows with the ranges, not with the term's postings.
-    A run of equal ranges (the sentences of one document, in order) is searched once."""
-    rows, vals = post.raw(term)
-    if len(rows) == 0 or len(lo) == 0:
-        return np.zeros(len(lo))
+@dataclass(frozen=True)
+class Runs:
+    """The local texts of some sentences as runs: consecutive sentences with the same ``[lo, hi)`` (a document's,
+    with ``context="document"``) share one entry, so a term's postings are searched once a run. ``documents``: the
+    run's document, for a document context."""
+
+    lo: np.ndarray  # int64, one per run
+    hi: np.ndarray
+    sizes: np.ndarray  # sentences per run
+    documents: np.ndarray | None = None
+
+    def spread(self, values: np.ndarray) -> np.ndarray:
+        """One value per run -> one per sentence."""
+        return np.repeat(values, self.sizes)
+
+
+def local_runs(index: Index, context: str, window: int, ids: np.ndarray) -> Runs:
+    """:func:`local_ranges` as :class:`Runs`; for a document context, the documents' bounds are read once a run,
+    not once a sentence."""
+    if context != DOCUMENT:
+        return runs_of(*local_ranges(index, context, window, ids))
+    lay = layout(index)
+    docs = lay.sent_doc.take(np.asarray(ids, dtype=np.int64))
+    firsts = run_starts(docs)
+    documents = docs.take(firsts)
+    lo = lay.doc_first.take(documents).astype(np.int64)
+    return Runs(lo, lo + lay.doc_nsent.take(documents), np.diff(np.append(firsts, len(docs))), documents)
+
+
+def runs_of(lo: np.ndarray, hi: np.ndarray) -> Runs:
+    """The runs of equal ranges ``[lo[i], hi[i])``."""
     changes = np.empty(len(lo), dtype=bool)
-    changes[0] = True
+    changes[:1] = True
     np.logical_or(lo[1:] != lo[:-1], hi[1:] != hi[:-1], out=changes[1:])
     firsts = np.flatnonzero(changes)
-    start, stop = find_sorted(rows, lo.take(firsts)), find_sorted(rows, hi.take(firsts))
-    sums = np.zeros(len(firsts))
-    some = stop > start
-    if some.any():
-        start, stop = start[some], stop[some]
-        inside = vals.take(expand_ranges(start, stop)).astype(np.float64)
-        sums[some] = np.add.reduceat(inside, np.concatenate([[0], np.cumsum(stop - start)[:-1]]))
-    return np.repeat(sums, np.diff(np.append(firsts, len(lo))))
+    return Runs(lo.take(firsts), hi.take(firsts), np.diff(np.append(firsts, len(lo))))
+
+
+def run_counts(post: Postings, term: int, runs: Runs) -> np.ndarray:
+    """Σ c(t,s) over each run's range, spread over its sentences (float64, exact): the postings inside each range,
+    found by two binary searches and summed, so the cost grows with the ranges, not with the term's postings."""
+    rows, vals = post.raw(term)
+    sums = np.zeros(len(runs.lo))
+    if len(rows) and len(sums):
+        start, stop = find_sorted(rows, runs.lo), find_sorted(rows, runs.hi)
+        some = stop > start
+        if some.any():
+            start, stop = start[some], stop[some]
+            inside = vals.take(expand_ranges(start, stop)).astype(np.float64)
+            sums[some] = np.add.reduceat(inside, np.concatenate([[0], np.cumsum(stop - start)[:-1]]))
+    return runs.spread(sums)
 
 
 def local_counts(index: Index, post: Postings, term: int, context: str, window: int, ids: np.ndarray) -> np.ndarray:
     """c(t, l(s)) at each of ``ids``."""
-    return range_counts(post, term, *local_ranges(index, context, window, ids))
+    return run_counts(post, term, local_runs(index, context, window, ids))
 
 
 def document_counts(index: Index, rows: np.ndarray, vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

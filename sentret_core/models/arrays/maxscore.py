@@ -96,9 +96,10 @@ def raised(theta: float, lower: np.ndarray, k: int) -> float:
     """θ, or the k-th largest of ``lower`` (bounds from below of distinct candidates' scores) if that is higher:
     k candidates score at least that much, so the k-th best score does too. The sample's θ is a k-th best of a
     few thousand sentences; the essential terms' parts over all their candidates usually lift it well above."""
-    if len(lower) < k:
+    above = lower[lower > theta]  # the k-th largest is above θ only if k of them are: partition those alone
+    if len(above) < k:
         return theta
-    return max(theta, float(np.partition(lower, len(lower) - k)[len(lower) - k]))
+    return float(np.partition(above, len(above) - k)[len(above) - k])
 
 
 def _sample(post: Postings, terms: np.ndarray, k: int, budget: int) -> np.ndarray:
@@ -134,5 +135,12 @@ def additive_top_k(k: int, bounds: Callable[[], np.ndarray], post: Postings, ter
     lower = part + (float(np.sum(floors()[found.rest])) if floors is not None else 0.0)
     theta = raised(found.theta, lowered(lower), k)
     cand = cand[(part + rest) * (1.0 + SLACK) >= theta]  # the others cannot reach θ
-    ids, scores = partial(every, cand)
+    ids, scores = reaching(*partial(every, cand), theta)
     return ids, scores, True
+
+
+def reaching(ids: np.ndarray, scores: np.ndarray, theta: float) -> tuple[np.ndarray, np.ndarray]:
+    """The candidates whose exact score reaches θ: the k-th best does (θ is a lower bound of it), so those below
+    are not in the top k, and the top k is then chosen among a few thousand, not millions."""
+    keep = scores >= theta
+    return ids[keep], scores[keep]

@@ -7,6 +7,7 @@ are built per query term (kept for the last few terms), so no query needs a corp
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +16,7 @@ import scipy.sparse as sp
 
 from sentret_core.index.neighbours import expand_ranges
 from sentret_core.models.arrays import ranges
-from sentret_core.models.arrays.layout import layout
+from sentret_core.models.arrays.layout import Targets, layout
 from sentret_core.models.arrays.ranges import Span
 from sentret_core.models.arrays.vectors import between, compiled, locate, run_starts
 
@@ -163,17 +164,39 @@ class FieldPostings:
                                           _nbytes)
 
     def at(self, term: int, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The term's fields at ``targets`` (sorted sentence ids): the rows of its whole fields there when they are
-        kept or cheap beside the targets (a term in fewer than :data:`FIELDS_PER_TARGET` × as many sentences,
-        and at most :data:`FIELDS_WHOLE_UP_TO`), else looked up in its postings
-        without building them (:func:`field_counts_at`: a frequent term's fields are large)."""
+        """The term's fields at ``targets`` (sorted sentence ids): those of them where it is, and its counts there
+        (:meth:`found_at`)."""
+        at = Targets(self.index, targets)
+        found, counts = self.found_at(term, at)
+        return at.rows(found), counts
+
+    def found_at(self, term: int, targets: Targets) -> tuple[np.ndarray, np.ndarray]:
+        """The positions in ``targets`` where the term is in a field, and its counts there: the rows of its whole
+        fields when they are kept or cheap beside the targets (a term in fewer than :data:`FIELDS_PER_TARGET` × as
+        many sentences, and at most :data:`FIELDS_WHOLE_UP_TO`), else looked up in its postings without building
+        them (:func:`field_counts_at`: a frequent term's fields are large)."""
         size = postings(self.index).size(term)
-        cheap = size <= FIELDS_WHOLE_UP_TO and size < FIELDS_PER_TARGET * len(targets)
+        cheap = size <= FIELDS_WHOLE_UP_TO and size < FIELDS_PER_TARGET * len(targets.ids)
         if not cheap and (self.window, term) not in self.index.cache.held("models.fields"):
             return field_counts_at(self.index, self.window, term, targets)
         rows, counts = self(term)
-        hit, pos = locate(rows, np.asarray(targets, dtype=rows.dtype))
-        return np.asarray(targets)[hit].astype(np.int32), counts.take(pos, axis=0)
+        hit, pos = locate(rows, targets.ids32)
+        return np.flatnonzero(hit), counts.take(pos, axis=0)
+
+    def weighted(self, term: int, key: tuple[object, ...],
+                 weigh: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """The term's whole fields' rows and ``weigh(rows, counts)`` there (BM25F's x̃, which ``key`` names: what it
+        depends on besides the term), kept like the fields, up to :data:`FIELD_BYTES` in all: a frequent term's
+        x̃ over millions of sentences reads their lengths scattered over arrays of N."""
+
+        def build() -> tuple[np.ndarray, np.ndarray]:
+            rows, counts = self(term)
+            x = weigh(rows, counts)
+            x.setflags(write=False)  # kept: a caller that wrote to it would change later queries' scores
+            return rows, x
+
+        return self.index.cache.get_sized("models.fields.weighted", (self.window, int(term), key), build,
+                                          FIELD_BYTES, _nbytes)
 
     def within(self, term: int, span: Span) -> tuple[np.ndarray, np.ndarray]:
         """The term's fields at the sentences of ``span`` (whole documents) alone: a slice of its whole fields
@@ -305,24 +328,23 @@ def _dense_fields(index: Index, window: int, span: Span, sentences: tuple[np.nda
     return (found + lo).astype(np.int32), counts
 
 
-def field_counts_at(index: Index, window: int, term: int, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The ``targets`` (sorted sentence ids) where ``term`` is in any of BM25F's fields, and its counts there,
-    (n, 3) float32: the rows :func:`term_fields` gives for those sentences, looked up in the sentence and
-    title postings without building the term's fields whole (a frequent term's are large)."""
-    lay = layout(index)
-    targets = np.asarray(targets, dtype=np.int64)
-    counts = np.zeros((len(targets), 3))
+def field_counts_at(index: Index, window: int, term: int, targets: Targets) -> tuple[np.ndarray, np.ndarray]:
+    """The positions in ``targets`` where ``term`` is in any of BM25F's fields, and its counts there, (n, 3)
+    float32: the rows :func:`term_fields` gives for those sentences, looked up in the sentence and title postings
+    without building the term's fields whole (a frequent term's are large)."""
+    ids = targets.ids
+    counts = np.zeros((len(ids), 3))
     post = postings(index)
-    first, end = lay.first.take(targets), lay.end.take(targets)
-    if not _around(post, term, targets, first, end, window, counts):
-        counts[:, 0] = _counts_at(post, term, targets)
+    first, end = targets.first, targets.end
+    if not _around(post, term, ids, first, end, window, counts):
+        counts[:, 0] = _counts_at(post, term, ids)
         for offset in (*range(-window, 0), *range(1, window + 1)):
-            around = targets + offset
+            around = ids + offset
             inside = (around >= first) & (around < end)
             counts[inside, 1] += _counts_at(post, term, around[inside])
-    counts[:, 2] = _counts_at(title_postings(index), term, lay.sent_doc.take(targets).astype(np.int64))
-    found = np.any(counts > 0, axis=1)
-    return targets[found].astype(np.int32), counts[found].astype(np.float32)
+    counts[:, 2] = _counts_at(title_postings(index), term, targets.documents)
+    found = np.flatnonzero(np.any(counts > 0, axis=1))
+    return found, counts.take(found, axis=0).astype(np.float32)
 
 
 def _around(post: Postings, term: int, targets: np.ndarray, first: np.ndarray, end: np.ndarray, window: int,

@@ -82,12 +82,12 @@ def sentence_k(index: Index, k1: float, b: float) -> PerSentence:
 
 
 def pseudo_frequency(index: Index, p: BM25FParams) -> PseudoFrequency:
-    """(rows, counts (n, 3)) -> x̃ = Σ_f w_f·c(t,f_s)/B_f(s) at those sentences, B_f(s) = (1-b_f) +
-    b_f·len_f(s)/avglen_f, the fields added in order (sentence, context, title), one column at a time (as an (n, 3)
-    product summed by rows would add them, bit for bit, with less memory); a field of weight 0 adds nothing
-    and is not read. No array over all N is kept but the context lengths. avglen of the sentence field is avsl;
-    of the others, the mean over all sentences, computed once. What every query term reads (the lengths' arrays,
-    the means) is looked up here, once a query."""
+    """x̃ = Σ_f w_f·c(t,f_s)/B_f(s) at given sentences, B_f(s) = (1-b_f) + b_f·len_f(s)/avglen_f, the fields added in
+    order (sentence, context, title), one column at a time (as an (n, 3) product summed by rows would add them,
+    bit for bit, with less memory); a field of weight 0 adds nothing and is not read. No array over all N is
+    kept but the context lengths. avglen of the sentence field is avsl; of the others, the mean over all
+    sentences, computed once. What every query term reads (the lengths' arrays, the means) is looked up here,
+    once a query."""
     lay = layout(index)
     weighted: list[tuple[int, Callable[[np.ndarray], np.ndarray], float]] = [(0, lay.sent_len.take, index.avsl)]
     if p.w_context > 0:
@@ -97,20 +97,20 @@ def pseudo_frequency(index: Index, p: BM25FParams) -> PseudoFrequency:
         weighted.append((2, lambda rows: titles.take(lay.sent_doc.take(rows)), mean_title_len(index)))
     b, w = p.field_b(), (1.0, p.w_context, p.w_title)
 
-    def at(rows: np.ndarray, counts: np.ndarray) -> np.ndarray:
-        total: np.ndarray | None = None
-        for field, lengths, mean in weighted:
+    def factor(field: int, lengths: Callable[[np.ndarray], np.ndarray], mean: float) -> Callable[[np.ndarray],
+                                                                                                  np.ndarray]:
+        def at(rows: np.ndarray) -> np.ndarray:  # w_f/B_f(s), 0 where B_f(s) = 0
             ratio = lengths(rows) / mean if mean > 0 else np.zeros(len(rows))
             norm = (1.0 - b[field]) + b[field] * ratio  # B_f(s)
             part = np.zeros(len(rows))
             np.divide(1.0, norm, out=part, where=norm > 0)
             part *= w[field]
-            part *= counts[:, field]
-            total = part if total is None else total + part
-        assert total is not None  # the sentence field always counts
-        return total
+            return part
 
-    return at
+        return at
+
+    key = (p.window, p.w_context, p.w_title, *b)
+    return PseudoFrequency(key, [(field, factor(field, lengths, mean)) for field, lengths, mean in weighted])
 
 
 def kernel_tables(index: Index, p: BM25Params) -> Tables:

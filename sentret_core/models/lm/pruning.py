@@ -43,6 +43,7 @@ from sentret_core.models.lm.scoring import (
     known_terms,
     lm_scores,
     lm_scores_at,
+    local_text_runs,
     log_pds,
     log_terms_at,
     summed,
@@ -110,8 +111,9 @@ def pruned_top_k(index: Index, q: Query, p: Any, variant: Variant,
         ids, scores = union_sum([ids, more], [scores, more_scores])  # disjoint: merged, ids ascending
     else:
         first = _Parts(index, p, variant, use, reached(index, p, variant, essential), found, bounds)
-        ids, scores = first.above(maxscore.raised(found.theta, first.lower, k))
-    return ids, scores, True
+        theta = maxscore.raised(found.theta, first.lower, k)
+        ids, scores = first.above(theta)
+    return *maxscore.reaching(ids, scores, theta), True
 
 
 def listed_top_k(index: Index, found: impacts.ImpactLists, q: Query, model: str, p: Any, mixture_params: Any,
@@ -179,8 +181,9 @@ class _Parts:
     def __init__(self, index: Index, p: Any, variant: Variant, use: list[tuple[int, float]], cand: np.ndarray,
                  found: maxscore.Split, bounds: Bounds) -> None:
         self.index, self.p, self.variant, self.use, self.cand, self.found = index, p, variant, use, cand, found
-        self.coefs = coefficients(index, p, variant, cand)
-        self.essential = list(log_terms_at(index, p, variant, use, cand, self.coefs, found.essential))
+        runs = local_text_runs(index, p, variant, cand)
+        self.coefs = coefficients(index, p, variant, cand, runs)
+        self.essential = list(log_terms_at(index, p, variant, use, cand, self.coefs, found.essential, runs))
         lengths = layout(index).sent_len.take(cand).astype(np.intp)
         known = np.sum(self.essential, axis=0)
         if getattr(p, "importance", False):

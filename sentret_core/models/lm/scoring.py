@@ -24,10 +24,11 @@ import numpy as np
 from sentret_core.models.arrays.layout import collection_model, context_len, doc_len, layout
 from sentret_core.models.arrays.local import (
     DOCUMENT,
+    Runs,
     document_counts,
     document_sentences,
-    local_ranges,
-    range_counts,
+    local_runs,
+    run_counts,
     window_counts,
 )
 from sentret_core.models.arrays.postings import postings
@@ -69,10 +70,13 @@ def probability(components: Components) -> Any:
     return total
 
 
-def local_len(index: Index, context: str, window: int, ids: np.ndarray) -> np.ndarray:
-    """|l(s)| at ``ids``: the length of each sentence's document, or of its window (s included)."""
+def local_len(index: Index, context: str, window: int, ids: np.ndarray, runs: Runs | None = None) -> np.ndarray:
+    """|l(s)| at ``ids``: the length of each sentence's document (from their ``runs``, when given), or of its window
+    (s included)."""
     lay = layout(index)
     if context == DOCUMENT:
+        if runs is not None and runs.documents is not None:
+            return runs.spread(doc_len(index).take(runs.documents))
         return doc_len(index).take(lay.sent_doc.take(ids))
     return context_len(index, window, ids) + lay.sent_len.take(ids)
 
@@ -126,13 +130,14 @@ def _inverse(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return safe_div(1.0, lengths), (lengths <= 0).astype(np.float64)
 
 
-def coefficients(index: Index, p: Any, variant: Variant, ids: np.ndarray) -> Coefficients:
+def coefficients(index: Index, p: Any, variant: Variant, ids: np.ndarray, runs: Runs | None = None) -> Coefficients:
     """(a, g, h) at the sentences ``ids`` for these parameters.
 
     With p(t|s) = c(t,s)/|s| (p(t) for an empty sentence) and likewise p(t|l), the mixture's
     value at a unit c(t,s), p(t|s), p(t|l) or p(t) is the weight of that input. What depends on
     |s| alone is tabulated once per setting over the lengths (:func:`by_length`), the rest is
-    computed at the candidates: nothing of size N is kept per parameter setting.
+    computed at the candidates: nothing of size N is kept per parameter setting. ``runs``: the candidates' local
+    texts (:func:`local_text_runs`), when the caller has them.
     """
     lay = layout(index)
     n_s = lay.sent_len.take(ids).astype(np.intp)
@@ -140,7 +145,7 @@ def coefficients(index: Index, p: Any, variant: Variant, ids: np.ndarray) -> Coe
     inv_l: Any = 0.0
     empty_l: Any = 0.0
     if variant.local:
-        inv_l, empty_l = _inverse(local_len(index, p.context, getattr(p, "window", 1), ids))
+        inv_l, empty_l = _inverse(local_len(index, p.context, getattr(p, "window", 1), ids, runs))
     return a, w_pl * inv_l, h0 + w_pl * empty_l
 
 
@@ -220,21 +225,28 @@ def terms_scores_at(index: Index, p: Any, variant: Variant, use: list[tuple[int,
     ids = np.asarray(ids, dtype=np.int64)
     if len(ids) == 0:
         return np.zeros(0)
-    coefs = coefficients(index, p, variant, ids)
-    return summed(index, p, ids, log_terms_at(index, p, variant, use, ids, coefs, range(len(use))))
+    runs = local_text_runs(index, p, variant, ids)
+    coefs = coefficients(index, p, variant, ids, runs)
+    return summed(index, p, ids, log_terms_at(index, p, variant, use, ids, coefs, range(len(use)), runs))
+
+
+def local_text_runs(index: Index, p: Any, variant: Variant, ids: np.ndarray) -> Runs | None:
+    """The local texts of ``ids`` as runs (:func:`~sentret_core.models.arrays.local.local_runs`), for a model
+    with a local model; None otherwise."""
+    return local_runs(index, p.context, getattr(p, "window", 1), ids) if variant.local else None
 
 
 def log_terms_at(index: Index, p: Any, variant: Variant, use: list[tuple[int, float]], ids: np.ndarray,
-                 coefs: Coefficients, positions: Iterable[int]) -> Iterator[np.ndarray]:
-    """c(t,q)·log p(t|θ_s) at ``ids`` (:func:`coefficients` there: ``coefs``) of the query terms at ``positions``,
-    one term at a time, their counts gathered from the postings: the terms of :func:`lm_scores_at`."""
+                 coefs: Coefficients, positions: Iterable[int], runs: Runs | None = None) -> Iterator[np.ndarray]:
+    """c(t,q)·log p(t|θ_s) at ``ids`` (:func:`coefficients` there: ``coefs``; their local texts' ``runs``, when the
+    caller has them) of the query terms at ``positions``, one term at a time, their counts gathered from the
+    postings: the terms of :func:`lm_scores_at`."""
     post = postings(index)
-    lo = hi = np.zeros(0, dtype=np.int64)
-    if variant.local:
-        lo, hi = local_ranges(index, p.context, getattr(p, "window", 1), ids)
+    if runs is None:
+        runs = local_text_runs(index, p, variant, ids)
     for i in positions:
         t, qf = use[i]
-        in_local = range_counts(post, t, lo, hi) if variant.local else None
+        in_local = run_counts(post, t, runs) if runs is not None else None
         # the postings in their stored dtypes: only the hits convert
         yield _log_term(coefs, float(collection_model(index)[t]), qf, gather(*post.raw(t), ids), in_local)
 
