@@ -21,7 +21,8 @@ with ``--no-impacts``). Then, in this process:
   p50/p95 over the queries, the first call per model timed apart as warm-up;
 * a full support request (``support``; 3 default models, 20 entities × 3 sentences, k = 1000 and 4000), then at
   k = 4000 for as many queries drawn apart (another seed), which no pass before has read: what the scorers' passes
-  over the same queries left in the caches and the page cache does not help them;
+  over the same queries left in the caches and the page cache does not help them (``--cold-support``: only
+  the support requests at k = 4000, first thing after the load, the slowest named by phase);
 * the same BM25 top-10 queries in tantivy (whitespace tokenizer over each sentence's terms, so both
   see identical terms) and bm25s (numba backend when numba imports, else numpy), interleaved with
   sentret's bm25.v1 query by query, and sentret's ratio to each. Missing peers are named and skipped.
@@ -210,6 +211,24 @@ def draw_queries(index: Any, n: int, seed: int = 15) -> list[list[str]]:
     return queries
 
 
+def cold_support(index: Any, queries: list[list[str]], request: Callable[[list[str], int], Any]) -> None:
+    """The support requests at the largest k as a fresh process meets them (``--cold-support``): nothing read
+    before them but the index's load, so they pay its first reads (blocks checked, fields built, pages from
+    disk); the slowest named with the time of each phase."""
+    k = SUPPORT_KS[-1]
+    request(queries[0], k)  # the first request's one-off costs (whole files checked, context lengths): apart
+    timed = []
+    for q in queries:
+        start = time.perf_counter()
+        timings = request(q, k).timings
+        timed.append((time.perf_counter() - start, q, timings))
+    p50, p95 = percentiles([seconds for seconds, _, _ in timed])
+    print(f"\nsupport requests first in the process, k = {k}: p50 {p50:.1f} ms, p95 {p95:.1f} ms; the slowest (ms):")
+    for seconds, q, timings in sorted(timed, key=lambda row: -row[0])[:10]:
+        phases = ", ".join(f"{name} {value * 1000:.0f}" for name, value in timings.items())
+        print(f"  {seconds * 1000:7.0f}  {' '.join(q):32s} {phases}")
+
+
 def percentiles(seconds: list[float]) -> tuple[float, float]:
     ms = np.array(seconds) * 1000
     return float(np.percentile(ms, 50)), float(np.percentile(ms, 95))
@@ -337,6 +356,9 @@ def main() -> int:
     parser.add_argument("--skip-tantivy", action="store_true", help="skip tantivy (41 s of indexing at 10M)")
     parser.add_argument("--skip-bm25s", action="store_true", help="skip bm25s (3 min of indexing at 10M)")
     parser.add_argument("--no-impacts", action="store_true", help="no impact lists (removes any the index has)")
+    parser.add_argument("--cold-support", action="store_true",
+                        help="after loading, time only the support requests at the largest k, first thing in the "
+                             "process (no scorer pass before them), and name the slowest by phase")
     parser.add_argument("--build-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--impacts-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -408,6 +430,9 @@ def main() -> int:
     queries = draw_queries(index, args.queries)
     sizes = np.bincount([len(q) for q in queries], minlength=5)[2:]
     print(f"\n{len(queries)} queries, {sizes[0]}/{sizes[1]}/{sizes[2]} of 2/3/4 terms, e.g. {queries[:3]}")
+    if args.cold_support:
+        cold_support(index, queries, lambda q, k: support(index, q, k=k, top_entities=20, per_entity=3))
+        return 0
 
     print(f"\nsentence scorers (search = top_k of score), ms{'':4s}p50      p95   first call   RSS after, MB")
     for model in MODELS:
