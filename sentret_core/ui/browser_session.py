@@ -12,25 +12,33 @@ what the database keeps, which ends at a fixed expiry, at sign-out and at any ch
 and every page draws user text escaped (``ui/text.py``), which is what would otherwise let a
 script read it. The cookie is read when a browser connects: a reload, a new tab or a reconnection
 after a restart resumes the web session; within one connection the session state holds it.
+
+The component is drawn again, the same, in every run of the connection, not only in the run that signed in: its
+script runs when the browser has loaded it, and a component drawn once is gone at the next run, so a click
+soon after signing in, on a loaded machine, could remove it before it ran, and a reload then found no cookie.
+Its text does not change from run to run (the cookie's expiry is a date, not an age), so the browser keeps the
+one it loaded.
 """
 
 from __future__ import annotations
 
 import json
+import time
 
 import streamlit as st
 
 ANNOTATOR_COOKIE = "sentret_annotator"
 ADMIN_COOKIE = "sentret_admin"
-_PENDING = "browser_session_pending"  # [(cookie, value, max-age)] to write in this run
+_WRITTEN = "browser_session_written"  # {cookie: (value, expiry in ms since 1970)} set in this connection
 _FORGOTTEN = "browser_session_forgotten"  # cookies cleared in this connection: their old value is stale
 
 _SCRIPT = """<script>
 (function () {
   const doc = window.parent.document;
   const secure = window.parent.location.protocol === "https:" ? "; Secure" : "";
-  for (const [name, value, age] of %s) {
-    doc.cookie = name + "=" + encodeURIComponent(value) + "; Max-Age=" + age + "; Path=/; SameSite=Strict" + secure;
+  for (const [name, value, expires] of %s) {
+    doc.cookie = name + "=" + encodeURIComponent(value) + "; Expires=" + new Date(expires).toUTCString() +
+      "; Path=/; SameSite=Strict" + secure;
   }
 })();
 </script>"""
@@ -53,23 +61,26 @@ def _sent_cookies() -> dict[str, str]:
 
 def remember(name: str, value: str, lifetime_s: float) -> None:
     """Keep ``value`` in cookie ``name`` for ``lifetime_s`` seconds (written by :func:`write_cookies`)."""
-    st.session_state.setdefault(_PENDING, []).append((name, value, max(0, int(lifetime_s))))
+    expires = int((time.time() + max(0.0, lifetime_s)) * 1000)
+    st.session_state.setdefault(_WRITTEN, {})[name] = (value, expires)
     forgotten = st.session_state.get(_FORGOTTEN, set())
     forgotten.discard(name)
 
 
 def forget(name: str) -> None:
-    """Clear cookie ``name`` (sign-out, or a session found ended)."""
+    """Clear cookie ``name`` (sign-out, or a session found ended): it expires in 1970."""
     st.session_state.setdefault(_FORGOTTEN, set()).add(name)
-    st.session_state.setdefault(_PENDING, []).append((name, "", 0))
+    st.session_state.setdefault(_WRITTEN, {})[name] = ("", 0)
 
 
 def write_cookies() -> None:
-    """Draw the component that writes the cookies left by :func:`remember` and :func:`forget`."""
-    pending = st.session_state.pop(_PENDING, None)
-    if not pending:
+    """Draw the component that writes the cookies :func:`remember` and :func:`forget` set in this connection: in
+    every run, the same (see the module's docstring)."""
+    written = st.session_state.get(_WRITTEN)
+    if not written:
         return
-    script = _SCRIPT % json.dumps([list(p) for p in pending]).replace("</", "<\\/")
+    cookies = [[name, value, expires] for name, (value, expires) in sorted(written.items())]
+    script = _SCRIPT % json.dumps(cookies).replace("</", "<\\/")
     if hasattr(st, "iframe"):
         st.iframe(script, height=1)
     else:  # Streamlit before st.iframe

@@ -282,6 +282,43 @@ def test_a_query_hashes_only_the_blocks_its_postings_read(blocked: Path) -> None
     assert hashed_blocks(kernel)[0] == 1 and len(rows) == int(indptr[-1])
 
 
+def test_a_searchs_posting_blocks_are_checked_up_front_two_files_at_once(
+    blocked: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """search() checks its terms' blocks of XT.indices and XT.data before scoring, those of XT.data on another
+    thread, each block once and no other; a damaged one raises there, as any read of it does."""
+    from sentret_core.index import blocks
+    from sentret_core.models import search
+
+    hashed_on: dict[str, set[str]] = {}
+    digests = blocks.block_digests
+
+    def recorded(path: Path, block: int, only: list[int] | None = None) -> list[str]:
+        hashed_on.setdefault(path.name, set()).add(threading.current_thread().name)
+        return digests(path, block, only)
+
+    monkeypatch.setattr(blocks, "block_digests", recorded)
+    index = Index.load(blocked)
+    first, second = term_in_block(index, 3)[0], term_in_block(index, 5, last=True)[0]
+    want = top_k(score(Index.load(blocked), [index.vocab[first], index.vocab[second]], "bm25.v1"), 5)
+    hashed_on.clear()
+    got = search(index, [index.vocab[first], index.vocab[second]], "bm25.v1", 5)
+    assert np.array_equal(got.ids, want.ids) and np.array_equal(got.scores, want.scores)
+    assert hashed_blocks(index)[0] == hashed_blocks(index, "XT.data.npy")[0] == 2  # blocks 3 and 5 of each, once
+    main_thread = threading.current_thread().name
+    assert hashed_on["XT.indices.npy"] == {main_thread} and main_thread not in hashed_on["XT.data.npy"]
+    search(index, [index.vocab[first]], "lm-2si.v1", 5)
+    assert hashed_blocks(index)[0] == 2  # checked already: not again
+
+    copy = tmp_path / "idx"
+    shutil.copytree(blocked, copy)
+    _damage(copy / "XT.data.npy", sum(term_in_block(index, 5, last=True)[1:]) // 2)
+    damaged = Index.load(copy)
+    for model in ("bm25f.v1", "lm-2si.v1", "tfisf.v1"):
+        with pytest.raises(IndexFormatError, match=r"XT\.data\.npy: checksum mismatch \(block 6 of"):
+            search(damaged, [index.vocab[first], index.vocab[second]], model, 5)
+
+
 @pytest.mark.parametrize("file", ["XT.indices.npy", "XT.data.npy"])
 def test_a_flipped_byte_in_one_block_of_the_postings_is_an_error_wherever_it_is_read(
     blocked: Path, tmp_path: Path, file: str

@@ -8,6 +8,7 @@ cookie a browser sends is what ``browser_session._sent_cookies`` returns: AppTes
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from sentret_core import Index
 from sentret_core.annotation.records import AnnotatorSecret
 from sentret_core.annotation.session_setup import create_session
 from sentret_core.annotation.store import JudgmentStore
-from sentret_core.annotation.web_sessions import SessionEnded, WebSessions
+from sentret_core.annotation.web_sessions import ADMIN_LIFETIME_S, SessionEnded, WebSessions
 from sentret_core.ui import browser_session
 from sentret_core.ui.annotate.keys import WEB_ID
 from sentret_core.ui.browser_session import ADMIN_COOKIE, ANNOTATOR_COOKIE
@@ -182,3 +183,30 @@ def test_the_admin_signs_out_everywhere(
     assert any("admin sign-in has ended" in w.value for w in other_tab.warning)
     reloaded = AppTest.from_string(ADMIN_SCRIPT, default_timeout=60).run()  # a reload sending the old cookie
     assert [t for t in reloaded.text_input if t.key == "admin_token"]
+
+
+def cookie_scripts(app: AppTest) -> list[str]:
+    """The srcdoc of every cookie-writing component the run drew."""
+    return [e.proto.srcdoc for e in app.main if getattr(e, "type", None) == "iframe" and "doc.cookie" in e.proto.srcdoc]
+
+
+def test_the_sign_in_cookie_is_written_in_every_run_the_same_until_signed_out(
+    people: tuple[JudgmentStore, dict[str, AnnotatorSecret]],
+) -> None:
+    """The component that writes the cookie is drawn again at every run of the connection, unchanged: one drawn only
+    in the sign-in run was gone at the next (a click soon after signing in), sometimes before the browser ran it,
+    and a reload then found no cookie (a CI run of tests/browser/test_identity.py under load)."""
+    app = AppTest.from_string(ADMIN_SCRIPT, default_timeout=60).run()
+    assert cookie_scripts(app) == []
+    app.text_input(key="admin_token").input(TOKEN)
+    app.button[0].click().run()
+    web_id = app.session_state["admin_web_id"]
+    signed_in = cookie_scripts(app)
+    assert len(signed_in) == 1 and f'[["{ADMIN_COOKIE}", "{web_id}", ' in signed_in[0]
+    expires = int(signed_in[0].split(f'"{web_id}", ', 1)[1].split("]", 1)[0])
+    assert abs(expires / 1000 - (time.time() + ADMIN_LIFETIME_S)) < 60  # a date: the same every run
+    for _ in range(2):
+        app.run()
+        assert cookie_scripts(app) == signed_in
+    app.button(key="admin_sign_out").click().run()
+    assert cookie_scripts(app) == [signed_in[0].replace(f'"{web_id}", {expires}', '"", 0')]  # expired in 1970

@@ -7,7 +7,8 @@ are built per query term (kept for the last few terms), so no query needs a corp
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ from sentret_core.models.arrays.vectors import between, compiled, locate, run_st
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
+    from sentret_core.index.sliced import Slices
 
 FIELD_BYTES = 256 * 2**20  # BM25F fields kept per index, the most recently used terms first
 FIELDS_PER_TARGET = 4  # a term in fewer sentences than 4 × the sentences asked for has its whole fields built
@@ -72,6 +74,10 @@ class Postings:
     def size(self, term: int) -> int:
         return int(self.indptr[term + 1] - self.indptr[term])
 
+    def prepare(self, terms: Iterable[int]) -> None:
+        """Ready the postings of ``terms`` for reading: nothing to do for arrays in memory (:class:`MappedPostings`
+        checks their blocks)."""
+
     def arrays(self, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(indptr, rows, vals) whole, for a compiled kernel that reads the slices of ``terms`` alone: every
         value of those slices is checked first (:class:`MappedPostings`), not the rest."""
@@ -121,6 +127,25 @@ class MappedPostings(Postings):
                 self.row_slices(lo, hi), self.val_slices(lo, hi)
                 self.sliced.add(term)
         return self.indptr, self.row_slices.array, self.val_slices.array
+
+    def prepare(self, terms: Iterable[int]) -> None:
+        """Check the blocks the slices of ``terms`` read and no read has checked yet: those of ``XT.data`` on a
+        thread of their own while this one checks those of ``XT.indices`` (hashlib and numpy let go of the GIL). A
+        query's first reads of its postings hash their blocks, 8 MiB each, ~4 ms a block on one core. A damaged
+        block raises here, as a read would."""
+        todo = [t for t in dict.fromkeys(int(t) for t in terms) if t not in self.sliced]
+        spans = [(int(self.indptr[t]), int(self.indptr[t + 1])) for t in todo]
+
+        def check(slices: Slices) -> None:
+            for lo, hi in spans:
+                slices(lo, hi)
+
+        if spans:
+            with ThreadPoolExecutor(1) as pool:
+                values = pool.submit(check, self.val_slices)
+                check(self.row_slices)
+                values.result()
+            self.sliced.update(todo)
 
     def raw(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         lo, hi = int(self.indptr[term]), int(self.indptr[term + 1])

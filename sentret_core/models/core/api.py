@@ -20,6 +20,7 @@ from sentret_core.checks import (
 from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER
 from sentret_core.errors import ArgumentTypeError, ArgumentValueError, SentretError
 from sentret_core.index.loaded import check_index
+from sentret_core.models.arrays.postings import postings
 from sentret_core.models.arrays.vectors import EMPTY_SCORES
 from sentret_core.models.core.query import no_match, prepare
 from sentret_core.models.core.records import Explanation, Scores
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
     from sentret_core.models.core.spec import ModelSpec
 
 _EMPTY_IDS = np.zeros(0, dtype=np.int64)
+# the families whose scorers read the query terms' sentence postings: their blocks are checked up front, two files at
+# once (MappedPostings.prepare)
+READS_POSTINGS = frozenset({"bm25", "lm", "tfisf"})
 
 
 def score(index: Index, query: str | Sequence[str], model: str = DEFAULT_RANKER, /, **params: Any) -> Scores:
@@ -80,6 +84,8 @@ def run_search(
     q = prepare(index, text)
     if spec.reason(q) is not None:
         return best_of(_unmatched(q, spec, resolved, text if asked is None else asked), k)
+    if spec.family in READS_POSTINGS:
+        postings(index).prepare(q.ids)
     found = None if spec.top_k is None else spec.top_k(index, q, resolved, k)
     if found is None:
         return best_of(_scores(q, spec, resolved, *spec.scorer(index, q, resolved)), k)
