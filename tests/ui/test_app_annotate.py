@@ -44,9 +44,14 @@ def position(app: AppTest) -> str:
     return next(c.value for c in app.caption if c.value.startswith("Item"))
 
 
+def keys_script(app: AppTest) -> str:
+    """The keyboard shortcuts component's script (the page's other component writes the sign-in cookie)."""
+    return next(e.proto.srcdoc for e in app.get("iframe") if "keydown" in e.proto.srcdoc)
+
+
 def run_number(app: AppTest) -> int:
     """The run number the keyboard shortcuts component carries."""
-    found = re.search(r"sentret-run=(\d+)", app.get("iframe")[0].proto.srcdoc)
+    found = re.search(r"sentret-run=(\d+)", keys_script(app))
     assert found is not None
     return int(found[1])
 
@@ -92,8 +97,8 @@ def test_grading_advances_and_persists(store: JudgmentStore) -> None:
     assert app.get("progress")[0].proto.text.startswith("2 of 5 graded")
     # the keyboard shortcuts component is on the page and maps 1-4 to the grade buttons; each run
     # draws it with a new run number, which tells the key handler that a press has been answered
-    script = app.get("iframe")[0].proto.srcdoc
-    assert "keydown" in script and '"3": "grade3_"' in script
+    script = keys_script(app)
+    assert '"3": "grade3_"' in script
     run = run_number(app)
     app.run()
     assert run_number(app) == run + 1
