@@ -145,6 +145,12 @@ def wait_until_idle(page: Any, timeout_ms: int = 30_000, start_ms: int = 300) ->
     page.wait_for_selector(IDLE, timeout=timeout_ms, state="attached")
 
 
+def selected(page: Any, label: str) -> str:
+    """What the selectbox labelled ``label`` shows."""
+    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
+    return str(box.get_by_role("combobox").first.input_value())
+
+
 def select_option(page: Any, label: str, option: str, attempts: int = 4) -> None:
     """Open the selectbox labelled ``label`` and click the option whose text contains ``option``."""
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
@@ -158,10 +164,10 @@ def select_option(page: Any, label: str, option: str, attempts: int = 4) -> None
             wait_until_idle(page)
             continue
         wait_until_idle(page)
-        if option in box.get_by_role("combobox").first.input_value():
+        if option in selected(page, label):
             return
     shown = page.get_by_role("option").all_inner_texts()
-    value = box.get_by_role("combobox").first.input_value()
+    value = selected(page, label)
     raise AssertionError(f"could not choose {option!r} in {label!r}: it shows {value!r}, its list {shown}")
 
 
