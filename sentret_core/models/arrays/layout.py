@@ -175,16 +175,16 @@ class Targets:
         return self.ids.astype(np.int32)
 
     @cached_property
-    def first(self) -> np.ndarray:
-        return np.asarray(self._layout.first.take(self.ids))
-
-    @cached_property
-    def end(self) -> np.ndarray:
-        return np.asarray(self._layout.end.take(self.ids))
-
-    @cached_property
     def documents(self) -> np.ndarray:
         return self._layout.sent_doc.take(self.ids).astype(np.int64)
+
+    @cached_property
+    def first(self) -> np.ndarray:  # the documents' first sentences (what ``layout.first`` gives, its dtype)
+        return self._layout.doc_first.take(self.documents)
+
+    @cached_property
+    def end(self) -> np.ndarray:  # one past their last
+        return self.first + self._layout.doc_nsent.take(self.documents)
 
     def rows(self, positions: np.ndarray) -> np.ndarray:
         """The ids at ``positions`` (int32, as fields' rows are)."""

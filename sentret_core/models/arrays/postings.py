@@ -121,18 +121,15 @@ class MappedPostings(Postings):
         return self.index.array("XT.data")
 
     def arrays(self, terms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        for term in terms.tolist():
-            if term not in self.sliced:  # its blocks checked once (a set lookup: this runs per query)
-                lo, hi = int(self.indptr[term]), int(self.indptr[term + 1])
-                self.row_slices(lo, hi), self.val_slices(lo, hi)
-                self.sliced.add(term)
+        self.prepare(terms.tolist())
         return self.indptr, self.row_slices.array, self.val_slices.array
 
     def prepare(self, terms: Iterable[int]) -> None:
         """Check the blocks the slices of ``terms`` read and no read has checked yet: those of ``XT.data`` on a
         thread of their own while this one checks those of ``XT.indices`` (hashlib and numpy let go of the GIL). A
         query's first reads of its postings hash their blocks, 8 MiB each, ~4 ms a block on one core. A damaged
-        block raises here, as a read would."""
+        block raises here, as a read would. Each term's slices are checked once (a set lookup: this runs per
+        query)."""
         todo = [t for t in dict.fromkeys(int(t) for t in terms) if t not in self.sliced]
         spans = [(int(self.indptr[t]), int(self.indptr[t + 1])) for t in todo]
 
