@@ -6,7 +6,8 @@ app runs on an index whose title, sentences and one entity hold Markdown images,
 and bare URLs that point at the logger; the Explore query (``?q=``), a session name and an
 annotator name hold more. Every page is visited with them on screen, and the logger must have
 counted nothing, and no ``<img>`` or ``<a>`` may point at it. The entity is made certain with an
-entity ruler in a copy of the spaCy pipeline, so the test never depends on what NER guesses.
+entity ruler in a copy of the spaCy pipeline, and the text is read without the entities' labels, so the test
+never depends on what NER guesses.
 Skipped when /usr/bin/chromium is absent.
 """
 
@@ -27,7 +28,7 @@ from sentret_core.annotation.auth import admin_token
 from sentret_core.annotation.records import ADMIN_TOKEN_ENV
 from sentret_core.annotation.session_setup import create_session
 from sentret_core.annotation.store import JudgmentStore
-from tests.browser_util import Server, select_option, selected, streamlit_server, wait_until_idle
+from tests.browser_util import Server, select_option, streamlit_server, wait_until_idle
 from tests.conftest import SMALL_DOCS
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the Playwright package is not installed")
@@ -160,9 +161,21 @@ def assert_nothing_left(page: Any, logger: Logger, where: str) -> None:
     assert (images, links) == (0, 0), f"{where}: {images} image(s) and {links} link(s) point at the logger"
 
 
+# The entities' labels hidden while the text is read: spaCy's NER may tag part of a planted URL (it did for 9
+# of 200 logger ports: "peace![s](http://127.0.0.1:37170" as an ORG), and its label is drawn inside the text.
+_TEXT_WITHOUT_LABELS = """main => {
+  const style = document.createElement("style");
+  style.textContent = "sub.label { display: none !important }";
+  document.head.appendChild(style);
+  try { return main.innerText; } finally { style.remove(); }
+}"""
+
+
 def shown(page: Any) -> str:
-    """The main area's text as a reader sees it (the word joiners that break autolinks are invisible)."""
-    return str(page.locator('[data-testid="stMain"]').inner_text()).replace("\u2060", "")
+    """The main area's text as a reader sees it, without the entities' labels (the word joiners that break
+    autolinks are invisible)."""
+    text = page.locator('[data-testid="stMain"]').evaluate(_TEXT_WITHOUT_LABELS)
+    return str(text).replace("\u2060", "")
 
 
 def test_the_logger_sees_what_the_browser_fetches(server: Server, page: Any, logger: Logger) -> None:
@@ -209,8 +222,6 @@ def test_corpus_shows_planted_titles_and_searches_as_text(
     expected = f"peace![s]({planted.url}/sentence.png)conference"
     deadline = time.monotonic() + 60  # the chosen document is drawn a rerun away; another one says "conference" too
     while expected not in shown(page) and time.monotonic() < deadline:
-        if "Planted" not in selected(page, "Document"):  # a rerun under load undid the choice (a CI run): again
-            select_option(page, "Document", "Planted")
         page.wait_for_timeout(250)
     settle(page)
     assert expected in shown(page)
