@@ -116,7 +116,13 @@ class IndexTables:
         """The documents' first sentence and length, found in ``sent_doc`` (checked to be in document order):
         what the documents table's columns hold, without decoding them (a third of a second at 10M sentences)."""
         sent_doc = self._array("sent_doc")
-        bounds = np.searchsorted(sent_doc, np.arange(self.D + 1, dtype=sent_doc.dtype)).astype(index_dtype(self.N))
+        # one pass for the runs of equal documents (a binary search per document took 4x as long)
+        change = np.flatnonzero(sent_doc[1:] != sent_doc[:-1]) + 1
+        counts = np.zeros(self.D + 1, dtype=np.int64)
+        if self.N:
+            counts[sent_doc[np.concatenate(([0], change))].astype(np.int64) + 1] = np.diff(change, prepend=0,
+                                                                                          append=self.N)
+        bounds = np.cumsum(counts).astype(index_dtype(self.N))
         return bounds[:-1], np.diff(bounds)
 
     @property

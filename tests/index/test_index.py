@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sentret_core import Index, build_index
 from sentret_core.errors import IndexFormatError, SentretError
@@ -253,3 +255,24 @@ def test_the_manifest_records_sizes_headers_and_its_own_checksum(small_index: In
         assert manifest["arrays"][name] == {"dtype": array.dtype.str, "shape": list(array.shape)}
     assert manifest["counts"]["title_term_occurrences"] == int(small_index.title_X.sum())
     assert small_index.notes == ()
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(sizes=st.lists(st.integers(0, 4), max_size=30), wide=st.booleans())
+def test_document_bounds_are_the_first_sentence_of_each_document(sizes: list[int], wide: bool) -> None:
+    """The documents' bounds, found from the runs of ``sent_doc``, are a binary search's for each document (its
+    first sentence at or after it), empty documents anywhere included."""
+    from sentret_core.index.tables import IndexTables
+
+    sent_doc = np.repeat(np.arange(len(sizes)), sizes).astype(np.int64 if wide else np.int32)
+
+    class Tables(IndexTables):
+        N, D = len(sent_doc), len(sizes)
+
+        def _array(self, name: str) -> np.ndarray:
+            assert name == "sent_doc"
+            return sent_doc
+
+    bounds = np.searchsorted(sent_doc, np.arange(len(sizes) + 1))
+    tables = Tables()
+    assert tables.doc_first.tolist() == bounds[:-1].tolist() and tables.doc_nsent.tolist() == sizes

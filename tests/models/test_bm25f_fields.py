@@ -167,14 +167,43 @@ def test_the_kept_fields_stay_within_their_byte_budget(indexes: list[Index], mon
     index.cache.drop("models.fields")
 
 
+@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("window", [0, 1, 2, 4])
-def test_context_lengths_equal_the_window_matrix_product(small_index: Index, window: int) -> None:
-    from sentret_core.models.arrays.layout import context_len, layout
+def test_context_lengths_equal_the_window_matrix_product(
+    indexes: list[Index], window: int, compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """|ctx_w(s)| by the compiled pass and by numpy's gathers equal the window matrix times the lengths; their
+    mean, summed as integers, is the chunked float sum's bit for bit."""
+    from sentret_core.models.arrays import layout as module
 
-    reference = np.asarray(window_matrix(small_index, window) @ layout(small_index).sent_len, dtype=np.float64)
-    assert np.array_equal(context_len(small_index, window, np.arange(small_index.N)), reference)
-    picked = np.array([small_index.N - 1, 0, 3, 3])  # any order, repeats
-    assert np.array_equal(context_len(small_index, window, picked), reference[picked])
+    if compiled and vectors.compiled() is None:
+        pytest.skip("the extension is not built (no C compiler)")
+    if not compiled:
+        monkeypatch.setattr(module, "compiled", lambda: None)
+    for index in indexes:
+        index.cache.drop("models.context_len")
+        index.cache.drop(f"models.bm25.mean_len/context/{window}")
+        reference = np.asarray(window_matrix(index, window) @ module.layout(index).sent_len, dtype=np.float64)
+        assert np.array_equal(module.context_len(index, window, np.arange(index.N)), reference)
+        picked = np.array([index.N - 1, 0, 3, 3])  # any order, repeats
+        assert np.array_equal(module.context_len(index, window, picked), reference[picked])
+        chunked = module.mean_over_sentences(index, lambda ids, r=reference: r[ids], f"test.ctx/{window}/{compiled}")
+        assert module.mean_context_len(index, window) == chunked == reference.sum() / index.N
+
+
+def test_title_lengths_and_their_mean_equal_scipys_row_sums_and_the_chunked_mean(indexes: list[Index]) -> None:
+    """|title(d)| from prefix sums equals scipy's row sums; its mean over sentences, summed over documents as
+    integers, equals the chunked float sum over sentences bit for bit."""
+    from sentret_core.models.arrays import layout as module
+
+    for index in indexes:
+        index.cache.drop("models.title_len")
+        index.cache.drop("models.bm25.mean_len/title")
+        by_scipy = np.asarray(index.title_X.sum(axis=1)).ravel().astype(np.float64)
+        assert np.array_equal(module.title_lengths(index), by_scipy)
+        of_sentence = by_scipy[module.layout(index).sent_doc]
+        chunked = module.mean_over_sentences(index, lambda ids, t=of_sentence: t[ids], f"test.title_mean/{index.path}")
+        assert module.mean_title_len(index) == chunked
 
 
 def test_a_terms_kept_pseudo_frequency_is_its_own_and_stays_within_the_budget(

@@ -1,5 +1,6 @@
-"""The galloping searchsorted (models/arrays/_sorted.c) against numpy's: the same insertion points for ascending
-targets of either dtype, and a refusal (then numpy's answer) for anything else."""
+"""The compiled passes (models/arrays/_sorted.c) against numpy and loops: the galloping searchsorted gives numpy's
+insertion points for ascending targets of either dtype, and a refusal (then numpy's answer) for anything else;
+BM25F's fields, a term's counts around targets and the context lengths equal loops written out here."""
 
 from __future__ import annotations
 
@@ -135,3 +136,42 @@ def test_the_around_pass_equals_a_loop(found: tuple[np.ndarray, ...], window: in
     if len(targets):  # an output too short: refused
         assert not vectors._sorted.around(held, counts, targets, t_first, t_end, window, out[:-1])
     assert not vectors._sorted.around(held, counts.astype(np.int8), targets, t_first, t_end, window, out)
+
+
+@settings(derandomize=True, max_examples=500, deadline=None)
+@given(sizes=st.lists(st.integers(0, 6), min_size=1, max_size=25), lengths=st.data(), window=st.integers(0, 4),
+       seq_type=DTYPES, doc_type=DTYPES)
+def test_the_contexts_pass_equals_a_loop(sizes: list[int], lengths: st.DataObject, window: int, seq_type: type,
+                                         doc_type: type) -> None:
+    """contexts() (|ctx_w(s)| of every sentence) against the definition: the terms of the ±window sentences of s's
+    own document, s excluded. Documents of 0-6 sentences, some empty; sentences of 0-9 terms."""
+    n = sum(sizes)
+    sent_len = np.array(lengths.draw(st.lists(st.integers(0, 9), min_size=n, max_size=n)), dtype=np.int64)
+    seq = np.concatenate([[0], np.cumsum(sent_len)]).astype(seq_type)
+    nsent = np.array(sizes, dtype=doc_type)
+    first = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(doc_type)
+    out = np.full(n, -1, dtype=np.int32)
+    assert vectors._sorted is not None and vectors._sorted.contexts(seq, first, nsent, window, out)
+    want = [
+        sum(int(sent_len[o]) for o in range(max(f, s - window), min(f + size, s + window + 1)) if o != s)
+        for f, size in zip(first.tolist(), sizes) for s in range(f, f + size)
+    ]
+    assert out.tolist() == want
+
+
+def test_the_contexts_pass_refuses_what_it_cannot_do() -> None:
+    """Documents that do not cover the sentences one after another, or arrays it does not take: refused (the
+    caller runs numpy)."""
+    assert vectors._sorted is not None
+    contexts = vectors._sorted.contexts
+    seq, out = np.arange(7, dtype=np.int64), np.empty(6, dtype=np.int32)  # 6 sentences of one term each
+    first, nsent = np.array([0, 2, 4]), np.array([2, 2, 2])
+    assert contexts(seq, first, nsent, 1, out) and out.tolist() == [1, 1, 1, 1, 1, 1]
+    assert contexts(seq, np.array([0, 4, 2]), nsent, 1, out) is False  # out of order
+    assert contexts(seq, np.array([0, 3, 4]), np.array([2, 1, 2]), 1, out) is False  # a gap
+    assert contexts(seq, first, np.array([2, 2, 1]), 1, out) is False  # short of N
+    assert contexts(seq, first, np.array([2, 2, 3]), 1, out) is False  # past N
+    assert contexts(seq, first, nsent, -1, out) is False
+    assert contexts(seq, first, nsent, 1, np.empty(6, dtype=np.int64)) is False
+    assert contexts(seq[:-1], first, nsent, 1, out) is False
+    assert contexts(seq.astype(np.float64), first, nsent, 1, out) is False

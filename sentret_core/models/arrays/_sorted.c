@@ -26,6 +26,13 @@
  *   vals: its counts there (int32/int64/float32/float64); targets: ascending (int32/int64); first/end: each target's
  *   document bounds (int32/int64); out: float64, 2 a target (sentence, context). False when an argument is not such
  *   an array or the targets' windows do not ascend (then the caller runs numpy).
+ *
+ * contexts(seq_indptr, doc_first, doc_nsent, window, out) -> bool
+ *   |ctx_w(s)| of every sentence (layout.context_lengths) by one pass in sentence order, where numpy gathers each
+ *   sentence's document bounds. seq_indptr: the prefix sums of the sentences' lengths (N+1, int32/int64);
+ *   doc_first/doc_nsent: each document's first sentence and its number of sentences (int32/int64); out: a
+ *   writable int32 array of N. False when an argument is not such an array, or the documents do not cover the
+ *   sentences in order, one after another (then the caller runs numpy).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -338,10 +345,51 @@ static PyObject *around(PyObject *self, PyObject *args) {
     return PyBool_FromLong(done);
 }
 
+/* the pass itself: a document's sentences are consecutive, so its bounds are read once for all of them */
+static int contexts_pass(int sk, const void *seq, Py_ssize_t n_sent, int fk, const void *first, int nk,
+                         const void *nsent, Py_ssize_t n_doc, int64_t w, int32_t *out) {
+    int64_t covered = 0;
+    for (Py_ssize_t d = 0; d < n_doc; d++) {
+        int64_t f = at(fk, first, d), e = f + at(nk, nsent, d);
+        if (e == f) continue;
+        if (f != covered || e > n_sent) return 0;
+        for (int64_t s = f; s < e; s++) {
+            int64_t lo = s - w < f ? f : s - w, hi = s + w + 1 > e ? e : s + w + 1;
+            out[s] = (int32_t)(at(sk, seq, hi) - at(sk, seq, lo) - (at(sk, seq, s + 1) - at(sk, seq, s)));
+        }
+        covered = e;
+    }
+    return covered == n_sent;
+}
+
+static PyObject *contexts(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *obj[4];
+    long long window;
+    if (!PyArg_ParseTuple(args, "OOOLO", &obj[0], &obj[1], &obj[2], &window, &obj[3])) return NULL;
+    Py_buffer v[4];
+    int kinds[4], got = 0, done = 0;
+    for (; got < 3; got++)
+        if (!take(obj[got], &v[got], &kinds[got], 0)) break;
+    if (got == 3 && take(obj[3], &v[3], &kinds[3], 1)) {
+        got = 4;
+        Py_ssize_t n = v[3].shape[0], n_doc = v[1].shape[0];
+        if (window >= 0 && kinds[3] == I32 && v[0].shape[0] == n + 1 && v[2].shape[0] == n_doc) {
+            Py_BEGIN_ALLOW_THREADS
+            done = contexts_pass(kinds[0], v[0].buf, n, kinds[1], v[1].buf, kinds[2], v[2].buf, n_doc,
+                                 (int64_t)window, (int32_t *)v[3].buf);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    while (got-- > 0) PyBuffer_Release(&v[got]);
+    return PyBool_FromLong(done);
+}
+
 static PyMethodDef methods[] = {
     {"insertion", insertion, METH_VARARGS, "insertion(rows, targets, out) -> bool"},
     {"fields", fields, METH_VARARGS, "fields(r, c, first, end, window, tlo, tn, tc, rows, counts) -> int"},
     {"around", around, METH_VARARGS, "around(rows, vals, targets, first, end, window, out) -> bool"},
+    {"contexts", contexts, METH_VARARGS, "contexts(seq_indptr, doc_first, doc_nsent, window, out) -> bool"},
     {NULL, NULL, 0, NULL},
 };
 
