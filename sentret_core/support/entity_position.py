@@ -36,8 +36,8 @@ def position_scores(index: Index, sentences: np.ndarray, terms: Sequence[str], e
     np.maximum.at(pos_q, owner[match], position[match])
 
     # the mentions of ``entity`` among those of the given sentences (mentions are stored by sentence)
-    mention_lo = index.mention_indptr[sentences]
-    counts = index.mention_indptr[sentences + 1] - mention_lo
+    mention_lo, mention_hi = index.mention_rows(sentences)
+    counts = mention_hi - mention_lo
     rows = _ranges(mention_lo, counts)
     where = np.repeat(np.arange(len(sentences)), counts)
     mentions = index.mention_columns

@@ -276,3 +276,19 @@ def test_document_bounds_are_the_first_sentence_of_each_document(sizes: list[int
     bounds = np.searchsorted(sent_doc, np.arange(len(sizes) + 1))
     tables = Tables()
     assert tables.doc_first.tolist() == bounds[:-1].tolist() and tables.doc_nsent.tolist() == sizes
+
+
+def test_a_sentences_mention_rows_are_the_indptrs(small_index: Index) -> None:
+    """mention_rows (two searches in the sorted sentence column) gives mention_indptr's rows, for ids in any order
+    and repeated; the rows hold that sentence's mentions; an id outside 0..N-1 is an IndexError."""
+    indptr, N = small_index.mention_indptr, small_index.N
+    picked = np.array([N - 1, 0, 5, 5, *range(N)])
+    lo, hi = small_index.mention_rows(picked)
+    assert lo.tolist() == indptr[picked].tolist() and hi.tolist() == indptr[picked + 1].tolist()
+    sentence = small_index.mention_columns["sentence"]
+    assert all((sentence[a:b] == s).all() for s, a, b in zip(picked, lo, hi))
+    assert sum(hi[4:] - lo[4:]) == len(sentence) > 0
+    assert small_index.mention_range(3) == (int(indptr[3]), int(indptr[4]))
+    for outside in (N, -1):
+        with pytest.raises(IndexError):
+            small_index.mention_rows(np.array([0, outside]))

@@ -157,13 +157,10 @@ def mean_title_len(index: Index) -> float:
 def doc_len(index: Index) -> np.ndarray:
     """|d| of every document."""
 
-    def build() -> np.ndarray:  # documents are runs of sentences: a sum per run (exact: integer lengths)
+    def build() -> np.ndarray:  # documents tile the sentences in order: differences of the length prefix sums
         lay = layout(index)
-        if lay.N == 0:
-            return np.zeros(lay.D)
-        sums = np.add.reduceat(lay.sent_len, np.minimum(lay.doc_first, lay.N - 1)).astype(np.float64)
-        sums[lay.doc_nsent == 0] = 0.0
-        return sums
+        bounds = np.append(np.asarray(lay.doc_first, dtype=np.int64), lay.N)
+        return np.diff(lay.seq_indptr[bounds]).astype(np.float64)
 
     return index.cache.get("models.doc_len", build)
 

@@ -33,7 +33,7 @@ def _sentence_label_counts(index: Index, sentence: int, labels: Sequence[str]) -
     where = {name: i for i, name in enumerate(labels)}
     lo, hi = int(index.seq_indptr[sentence]), int(index.seq_indptr[sentence + 1])
     tokens = np.asarray(index.seq_tokens[lo:hi], dtype=np.int64)
-    m_lo, m_hi = int(index.mention_indptr[sentence]), int(index.mention_indptr[sentence + 1])
+    m_lo, m_hi = index.mention_range(sentence)
     cols = index.mention_columns
     ent_labels = index.entity_labels
     for m in range(m_lo, m_hi):
