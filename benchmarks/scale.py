@@ -35,6 +35,7 @@ band with 0.15 each. Times are one run per query (wall clock); p50/p95 are over 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import resource
@@ -234,6 +235,19 @@ def percentiles(seconds: list[float]) -> tuple[float, float]:
     return float(np.percentile(ms, 50)), float(np.percentile(ms, 95))
 
 
+def search_top(index: Any, model: str, k: int, query: list[str]) -> object:
+    from sentret_core.models import search
+
+    return search(index, query, model, k)
+
+
+def support_request(index: Any, k: int, query: list[str]) -> object:
+    """A full support request as the app makes it: 20 entities × 3 sentences."""
+    from sentret_core.support.engine import support
+
+    return support(index, query, k=k, top_entities=20, per_entity=3)
+
+
 def timed_each(run: Callable[[list[str]], object], queries: list[list[str]]) -> tuple[float, list[float]]:
     """(seconds of the first call, the warm-up; seconds of each query after it)."""
     start = time.perf_counter()
@@ -373,7 +387,6 @@ def main() -> int:
     from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
     from sentret_core.index.reader import Index
     from sentret_core.models import score, search, top_k
-    from sentret_core.support.engine import support
 
     wall = time.perf_counter()
     phases: list[tuple[str, float]] = []
@@ -431,13 +444,13 @@ def main() -> int:
     sizes = np.bincount([len(q) for q in queries], minlength=5)[2:]
     print(f"\n{len(queries)} queries, {sizes[0]}/{sizes[1]}/{sizes[2]} of 2/3/4 terms, e.g. {queries[:3]}")
     if args.cold_support:
-        cold_support(index, queries, lambda q, k: support(index, q, k=k, top_entities=20, per_entity=3))
+        cold_support(index, queries, lambda q, k: support_request(index, k, q))
         return 0
 
     print(f"\nsentence scorers (search = top_k of score), ms{'':4s}p50      p95   first call   RSS after, MB")
     for model in MODELS:
         for k in (10, 1000):
-            first, times = timed_each(lambda q, m=model, k=k: search(index, q, m, k), queries)
+            first, times = timed_each(functools.partial(search_top, index, model, k), queries)
             p50, p95 = percentiles(times)
             print(f"  {model:12s} top-{k:<5d}  {p50:16.2f} {p95:8.2f} {first * 1000:10.1f} {current_rss_mb():14,.0f}")
     counts = [len(score(index, q, "bm25.v1").ids) for q in queries]
@@ -449,11 +462,11 @@ def main() -> int:
     models = ", ".join(DEFAULT_SUPPORT_MODELS)
     print(f"\nfull support request ({models}; 20 entities × 3 sentences), ms      p50      p95   first call")
     for k in SUPPORT_KS:
-        first, times = timed_each(lambda q, k=k: support(index, q, k=k, top_entities=20, per_entity=3), queries)
+        first, times = timed_each(functools.partial(support_request, index, k), queries)
         p50, p95 = percentiles(times)
         print(f"  k = {k:<5d}{'':47s}{p50:9.2f} {p95:8.2f} {first * 1000:10.1f}")
     unseen = draw_queries(index, args.queries, seed=UNSEEN_SEED)
-    _, times = timed_each(lambda q: support(index, q, k=SUPPORT_KS[-1], top_entities=20, per_entity=3), unseen)
+    _, times = timed_each(functools.partial(support_request, index, SUPPORT_KS[-1]), unseen)
     p50, p95 = percentiles(times)
     print(f"  k = {SUPPORT_KS[-1]:<5d}, {len(unseen)} queries no pass has read (seed {UNSEEN_SEED}){'':8s}"
           f"{p50:9.2f} {p95:8.2f}")
@@ -480,16 +493,16 @@ def main() -> int:
         for run in runs.values():  # warm-up
             for q in queries[:5]:
                 run(q)
-        times: dict[str, list[float]] = {name: [] for name in runs}
+        peer_times: dict[str, list[float]] = {name: [] for name in runs}
         for q in queries:  # interleaved: load from elsewhere falls on all alike
             for name, run in runs.items():
                 start = time.perf_counter()
                 run(q)
-                times[name].append(time.perf_counter() - start)
-        ours = percentiles(times["sentret bm25.v1"])
+                peer_times[name].append(time.perf_counter() - start)
+        ours = percentiles(peer_times["sentret bm25.v1"])
         head = f"  {'implementation':22s}{'p50 ms':>9s}{'p95 ms':>9s}"
         print(f"{head}   sentret ÷ it (p50, p95)   top-10 overlap with sentret")
-        for name, values in times.items():
+        for name, values in peer_times.items():
             p50, p95 = percentiles(values)
             overlap = ""
             if name in peers.hits:
@@ -502,8 +515,8 @@ def main() -> int:
             print(f"  {name:22s}{p50:9.3f}{p95:9.3f}   {ratio:24s}{overlap}")
         print("  (sentret ÷ it > 1: sentret is slower; overlap < 1: ties at rank 10, which sentret breaks by id")
         print("   and the peers otherwise, and tantivy's quantised length norms)")
-        if "tantivy" in times:
-            t50, t95 = percentiles(times["tantivy"])
+        if "tantivy" in peer_times:
+            t50, t95 = percentiles(peer_times["tantivy"])
             ratio = f"p50 {ours[0] / t50:.2f}×, p95 {ours[1] / t95:.2f}×"
             print(f"  BM25 top-10 sentret ÷ tantivy: {ratio} (target ≤ 1.0×)")
         mark("peers")
