@@ -24,3 +24,11 @@ def sentence_doc_matrix(index: Index) -> sp.csr_matrix:
     """D×N: 1 where document d contains sentence s."""
     doc = np.asarray(index.sent_doc, dtype=np.int64)
     return sp.csr_matrix((np.ones(index.N), (doc, np.arange(index.N))), shape=(index.D, index.N))
+
+
+def chunked_mean(values: np.ndarray, chunk: int) -> float:
+    """The mean as the library summed it before session 45: each chunk's float sum (numpy's pairwise), then theirs."""
+    total = 0.0
+    for start in range(0, len(values), chunk):
+        total += float(np.add.reduce(np.asarray(values[start : start + chunk], dtype=np.float64)))
+    return total / len(values) if len(values) else 0.0

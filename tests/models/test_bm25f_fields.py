@@ -16,7 +16,7 @@ from sentret_core.models.arrays import ranges, vectors
 from sentret_core.models.arrays.postings import Postings, field_postings, postings
 from sentret_core.models.bm25 import sums as bm25  # where the BM25F scorer reads its fields
 from tests.conftest import build_from_texts
-from tests.models.matrices import sentence_doc_matrix, window_matrix
+from tests.models.matrices import chunked_mean, sentence_doc_matrix, window_matrix
 
 WORDS = ["river", "bridge", "city", "market", "harbour", "castle", "garden", "forest", "meadow", "valley", "tower"]
 
@@ -173,7 +173,7 @@ def test_context_lengths_equal_the_window_matrix_product(
     indexes: list[Index], window: int, compiled: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """|ctx_w(s)| by the compiled pass and by numpy's gathers equal the window matrix times the lengths; their
-    mean, summed as integers, is the chunked float sum's bit for bit."""
+    mean, summed as integers, is numpy's mean and the float sum a chunk at a time (as before) bit for bit."""
     from sentret_core.models.arrays import layout as module
 
     if compiled and vectors.compiled() is None:
@@ -187,13 +187,13 @@ def test_context_lengths_equal_the_window_matrix_product(
         assert np.array_equal(module.context_len(index, window, np.arange(index.N)), reference)
         picked = np.array([index.N - 1, 0, 3, 3])  # any order, repeats
         assert np.array_equal(module.context_len(index, window, picked), reference[picked])
-        chunked = module.mean_over_sentences(index, lambda ids, r=reference: r[ids], f"test.ctx/{window}/{compiled}")
-        assert module.mean_context_len(index, window) == chunked == reference.sum() / index.N
+        means = {chunked_mean(reference, chunk) for chunk in (1, 7, 2**22)} | {reference.mean()}
+        assert means == {module.mean_context_len(index, window)}
 
 
 def test_title_lengths_and_their_mean_equal_scipys_row_sums_and_the_chunked_mean(indexes: list[Index]) -> None:
     """|title(d)| from prefix sums equals scipy's row sums; its mean over sentences, summed over documents as
-    integers, equals the chunked float sum over sentences bit for bit."""
+    integers, equals numpy's mean over sentences and the float sum a chunk at a time (as before) bit for bit."""
     from sentret_core.models.arrays import layout as module
 
     for index in indexes:
@@ -202,8 +202,8 @@ def test_title_lengths_and_their_mean_equal_scipys_row_sums_and_the_chunked_mean
         by_scipy = np.asarray(index.title_X.sum(axis=1)).ravel().astype(np.float64)
         assert np.array_equal(module.title_lengths(index), by_scipy)
         of_sentence = by_scipy[module.layout(index).sent_doc]
-        chunked = module.mean_over_sentences(index, lambda ids, t=of_sentence: t[ids], f"test.title_mean/{index.path}")
-        assert module.mean_title_len(index) == chunked
+        means = {chunked_mean(of_sentence, chunk) for chunk in (1, 7, 2**22)} | {of_sentence.mean()}
+        assert means == {module.mean_title_len(index)}
 
 
 def test_a_terms_kept_pseudo_frequency_is_its_own_and_stays_within_the_budget(

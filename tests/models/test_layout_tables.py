@@ -3,14 +3,12 @@ documents or at the sentences asked for, against a loop over the sentences: the 
 
 from __future__ import annotations
 
-from unittest import mock
-
 import numpy as np
 import pytest
 
 from sentret_core import Index
 from sentret_core.models.arrays import layout as layout_module
-from sentret_core.models.arrays.layout import context_len, doc_len, layout, mean_over_sentences, title_len
+from sentret_core.models.arrays.layout import context_len, doc_len, layout, title_len
 
 
 def by_loop(index: Index, window: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -30,6 +28,8 @@ def by_loop(index: Index, window: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
 def test_context_document_and_title_lengths_in_chunks(small_index: Index, chunk: int,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(layout_module, "CHUNK", chunk)
+    monkeypatch.setattr(layout_module, "compiled", lambda: None)  # numpy's pass, a chunk at a time (the compiled
+    # one: tests/models/test_bm25f_fields.py)
     index = Index.load(small_index.path)
     every = np.arange(index.N)
     assert layout(index).first.take(every).dtype == np.int32 and len(layout(index).end.take(every)) == index.N
@@ -56,12 +56,3 @@ def test_title_lengths_at_any_sentences(small_index: Index) -> None:
     picked = np.array([3, 0, small_index.N - 1])
     assert np.array_equal(title_len(small_index, np.arange(small_index.N)), whole)
     assert np.array_equal(title_len(small_index, picked), whole[picked])
-
-
-def test_the_mean_is_numpys_up_to_a_chunk_and_close_beyond(small_index: Index) -> None:
-    whole = context_len(small_index, 2, np.arange(small_index.N))
-    assert mean_over_sentences(small_index, lambda ids: context_len(small_index, 2, ids), "test/a") == whole.mean()
-    with mock.patch.object(layout_module, "CHUNK", 7):  # many chunks: each chunk's pairwise sum, then their sum
-        chunked = mean_over_sentences(small_index, lambda ids: context_len(small_index, 2, ids), "test/b")
-    assert abs(chunked - whole.mean()) <= 1e-12 * whole.mean()
-    assert mean_over_sentences(small_index, lambda ids: context_len(small_index, 2, ids), "test/a") == whole.mean()

@@ -9,7 +9,6 @@ At 75M sentences each int64 column held for all N would be 600 MB.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -21,7 +20,7 @@ from sentret_core.models.arrays.vectors import compiled, gather
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
 
-CHUNK = 2**22  # sentences per step of a pass over all of them (a mean): its memory, not the index's
+CHUNK = 2**22  # sentences per step of numpy's pass over all of them: its memory, not the index's
 CONTEXTS_KEPT = 2  # windows whose context lengths are kept (N int32 each)
 
 
@@ -116,23 +115,9 @@ def title_lengths(index: Index) -> np.ndarray:
     return lengths
 
 
-def mean_over_sentences(index: Index, column: Callable[[np.ndarray], np.ndarray], key: str) -> float:
-    """The mean of a per-sentence column over all N (0 for none), computed a :data:`CHUNK` at a time: the
-    sum of each chunk's pairwise sum (numpy's, so up to one chunk it is ``column.mean()`` bit for bit)."""
-
-    def build() -> float:
-        total = 0.0
-        for start in range(0, index.N, CHUNK):
-            total += float(np.add.reduce(column(np.arange(start, min(start + CHUNK, index.N)))))
-        return total / index.N if index.N else 0.0
-
-    mean: float = index.cache.get(key, build)
-    return mean
-
-
 def mean_context_len(index: Index, window: int) -> float:
-    """avglen of BM25F's context field: the mean of |ctx_w(s)| over all sentences. Summed as integers: the sum of
-    :func:`mean_over_sentences` is exact too (integers below 2**53 in float64), so the two are equal bit for bit."""
+    """avglen of BM25F's context field: the mean of |ctx_w(s)| over all sentences, summed as integers (exact: any
+    float sum of them is too, its partial sums being integers below 2**53, so it equals numpy's mean bit for bit)."""
 
     def build() -> float:
         return float(context_lengths(index, window).sum(dtype=np.int64)) / index.N if index.N else 0.0
@@ -143,7 +128,7 @@ def mean_context_len(index: Index, window: int) -> float:
 
 def mean_title_len(index: Index) -> float:
     """avglen of BM25F's title field: the mean over all sentences of their document's title length, summed over
-    documents as integers (Σ_d |d|·|title(d)|; exact, as :func:`mean_over_sentences`'s sum is: equal bit for bit)."""
+    documents as integers, Σ_d |d|·|title(d)| (exact, so numpy's mean over the sentences bit for bit)."""
 
     def build() -> float:
         lay = layout(index)
