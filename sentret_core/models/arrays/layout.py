@@ -109,7 +109,7 @@ def title_lengths(index: Index) -> np.ndarray:
         titles = index.title_X
         sums = np.zeros(len(titles.data) + 1, dtype=np.int64)
         np.cumsum(titles.data, out=sums[1:])
-        return (sums[titles.indptr[1:]] - sums[titles.indptr[:-1]]).astype(np.float64)
+        return np.diff(sums[titles.indptr]).astype(np.float64)
 
     lengths: np.ndarray = index.cache.get("models.title_len", build)
     return lengths
