@@ -7,7 +7,7 @@ PORT ?= 8501
 # this machine only; `make run HOST=0.0.0.0` shares the app on the network
 HOST ?= 127.0.0.1
 
-.PHONY: run test test-fast lint typecheck unit index-demo train-demo-background bench bench-app screenshots clean
+.PHONY: run test test-fast test-any-cpu lint typecheck unit index-demo train-demo-background bench bench-app screenshots clean
 
 # triggers first: about 1 s, so only the class LMs wait for the longer word-class training
 DEMO_ARTEFACTS := $(DEMO_INDEX)/artefacts/triggers/artefact.json $(DEMO_INDEX)/artefacts/classes/artefact.json
@@ -30,6 +30,18 @@ test: $(VENV)/.installed-test lint typecheck unit
 # the loop while editing: every test but the browser and slow ones (tests/README.md), in under 2 minutes
 test-fast: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q -ra -m "not browser and not slow"
+
+# The golden scores and the numeric property tests again with numpy's run-time SIMD kernels (AVX2, AVX-512)
+# switched off, down to its baseline: a result that depends on the CPU fails here, not on a user's machine
+# (.ci/run runs it after `make test`; OpenBLAS's own kernel choice is left as the machine sets it)
+ANY_CPU_TESTS := tests/test_golden_scores.py tests/models tests/evaluation/test_evaluate.py \
+	tests/support/test_weighting.py tests/annotation/test_agreement.py tests/test_api_fuzz.py tests/index/test_index.py
+NO_SIMD = $$($(BIN)/python -c "from numpy._core._multiarray_umath import __cpu_dispatch__ as d; print(' '.join(d))")
+test-any-cpu: $(VENV)/.installed-test
+	NPY_DISABLE_CPU_FEATURES="$(NO_SIMD)" $(BIN)/python -c "import numpy; from numpy._core._multiarray_umath \
+	import __cpu_dispatch__ as d, __cpu_features__ as f; on = [x for x in d if f.get(x)]; assert not on, on; \
+	print('numpy SIMD dispatch off:', ' '.join(d) or 'none to switch off')"
+	NPY_DISABLE_CPU_FEATURES="$(NO_SIMD)" $(BIN)/python -m pytest -q -ra -m "not slow and not browser" $(ANY_CPU_TESTS)
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
