@@ -113,6 +113,32 @@ def check_output(out: str, inputs: Sequence[str | None], what: str = "--out") ->
             )
 
 
+def check_outputs(outputs: Sequence[tuple[str, str, Any]], inputs: Sequence[str | None],
+                  is_own: Callable[[Any], bool] | None = None) -> None:
+    """Every file a command will write, before any work: ``(option, name typed, path written)`` triples
+    (the path may differ from the name: ``--run-out runs.trec`` writes ``runs.bm25.v1.trec``). None may be
+    an input (:func:`check_output`), two may not be the same file, and a path the user never typed that
+    already exists must be one this command wrote before (``is_own``), or nothing is written."""
+    import os
+    from pathlib import Path
+
+    from sentret_core.errors import SentretError
+
+    seen: dict[str, str] = {}
+    for option, typed, path in outputs:
+        derived = str(path) != typed
+        what = f"{option} {typed} writes" if derived else option
+        check_output(str(path), inputs, what)
+        where = os.path.realpath(path)
+        if where in seen:
+            raise SentretError(f"{option} {typed} and {seen[where]} would both write {path}; nothing was written. "
+                               "Choose another name for one of them.")
+        seen[where] = f"{option} {typed}"
+        if derived and is_own is not None and Path(path).exists() and not is_own(path):
+            raise SentretError(f"{option} {typed} would replace {path}, which exists and is not a file this "
+                               "command wrote; nothing was written. Move it, or choose another name.")
+
+
 def write_output(out: str, text: str) -> None:
     """Write ``text`` to ``out`` atomically: a failed write leaves any old file as it was."""
     import os

@@ -11,7 +11,7 @@ import json
 import sys
 from typing import Any
 
-from sentret_core.cli.common import check_output, command, param_pairs
+from sentret_core.cli.common import check_outputs, command, param_pairs
 from sentret_core.defaults import DEFAULT_K, DEFAULT_METRICS, DEFAULT_RANKER, DEFAULT_WINDOW
 
 
@@ -142,6 +142,8 @@ def run(args: argparse.Namespace) -> int:
     from sentret_core.evaluation.benchmarks import load_benchmark
     from sentret_core.evaluation.driver import check_settings, evaluate_benchmark
     from sentret_core.evaluation.plan import plan
+    from sentret_core.evaluation.report import run_paths
+    from sentret_core.evaluation.trec_io import is_own_run
 
     def log(message: str) -> None:
         print(f"sentret eval: {message}", file=sys.stderr, flush=True)
@@ -155,9 +157,6 @@ def run(args: argparse.Namespace) -> int:
                    option=True)
     check_int("--min-candidates", args.min_candidates, 1)
     check_int("--n-process", args.n_process, 1)
-    for out, option in ((args.qrels_out, "--qrels-out"), (args.run_out, "--run-out")):
-        if out:
-            check_output(out, [args.data, args.tune_on], option)
     models = _split(args.models)
     if models is not None and not models:
         raise SentretError("--models is empty; name at least one model")
@@ -178,6 +177,10 @@ def run(args: argparse.Namespace) -> int:
         ranker=args.ranker,
         tune_metric=args.tune_metric,
     )  # every name and value checked before any index is built
+    outputs = [("--qrels-out", args.qrels_out, args.qrels_out)] if args.qrels_out else []
+    if args.run_out:  # one run per model, each name derived from --run-out: checked like a name typed
+        outputs += [("--run-out", args.run_out, path) for path in run_paths(args.run_out, request.models).values()]
+    check_outputs(outputs, [args.data, args.tune_on], is_own=is_own_run)
     bench = load_benchmark(args.benchmark, args.data, **options)
     tune_on = load_benchmark(args.benchmark, args.tune_on, **options) if args.tune_on else None
     report = evaluate_benchmark(

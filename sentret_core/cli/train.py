@@ -43,6 +43,7 @@ def register(sub: Any) -> None:
                          "from them (default 16384)")
     impacts.add_argument("--share", type=int, help="a term in more than N/SHARE sentences is listed (default 128)")
     impacts.add_argument("--json", action="store_true", help="print the lists' record as JSON")
+    _force(impacts)
     listing = command(sub, "artefacts", "List (or remove) the trained artefacts of an index.", _run_artefacts)
     listing.add_argument("index", help="an index folder")
     listing.add_argument("--remove", metavar="NAME", help="delete the artefact NAME")
@@ -55,6 +56,24 @@ def _common(parser: argparse.ArgumentParser, kind: str) -> None:
     parser.add_argument("--source", action="append", default=[], metavar="INDEX",
                         help="another index whose statistics are added (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the trained artefact's record as JSON")
+    _force(parser)
+
+
+def _force(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--force", action="store_true", help="replace an artefact of that name (default: refuse)")
+
+
+def _refuse_existing(index: Any, name: str, force: bool) -> None:
+    """An artefact already trained under ``name`` is replaced only with ``--force``, as every other output."""
+    from sentret_core.errors import SentretError
+    from sentret_core.index import artefacts
+
+    if force or not artefacts.folder_of(index.path, name).exists():
+        return
+    found = [r for r in artefacts.available(index.path) if r.get("name") == name]
+    what = f"{found[0].get('kind')}, {str(found[0].get('sha256', ''))[:12]}" if found else "unreadable"
+    raise SentretError(f"{index.path} has an artefact named {name!r} already ({what}); nothing was trained. "
+                       "Choose another --name, or add --force to replace it.")
 
 
 def _no_kind(args: argparse.Namespace) -> int:
@@ -70,6 +89,7 @@ def _run_classes(args: argparse.Namespace) -> int:
 
     clock = time.perf_counter()
     index = Index.load(args.index)
+    _refuse_existing(index, args.name, args.force)
     with _marked(index, "classes"):  # the app says "training in the background" meanwhile
         cmap = train_classes(index, name=args.name, sources=args.source, classes=args.classes,
                              min_count=args.min_count, iterations=args.iterations, seed=args.seed,
@@ -87,6 +107,7 @@ def _run_triggers(args: argparse.Namespace) -> int:
 
     clock = time.perf_counter()
     index = Index.load(args.index)
+    _refuse_existing(index, args.name, args.force)
     with _marked(index, "triggers"):
         tables = train_triggers(index, args.qa_pairs, name=args.name, sources=args.source,
                                 min_count=args.min_count, qa_min_count=args.qa_min_count,
@@ -106,6 +127,7 @@ def _run_impacts(args: argparse.Namespace) -> int:
 
     clock = time.perf_counter()
     index = Index.load(args.index)
+    _refuse_existing(index, NAME, args.force)
     with _marked(index, KIND):
         given = {"length": args.length, "share": args.share}
         if args.models is not None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ from sentret_core.evaluation.as_exported import as_exported
 from sentret_core.evaluation.benchmarks.base import Benchmark
 from sentret_core.evaluation.measures import BINARY_THRESHOLD
 from sentret_core.evaluation.runs import OPTIMISTIC, PESSIMISTIC
-from sentret_core.evaluation.trec_io import Run, format_run, parse_run, write_qrels, write_run
+from sentret_core.evaluation.trec_io import TIES_TAG, Run, format_run, parse_run, write_qrels, write_run
 from sentret_core.jsonable import finite_or_none, plain
 
 
@@ -251,18 +251,22 @@ class Report:
 
     # --- files
     def write_runs(self, path: str | os.PathLike[str]) -> list[Path]:
-        """One TREC run file per model: ``<stem>.<model><suffix>`` beside ``path`` (tag: the model and how
-        ties are ordered, ``bm25f.v1.ties-docorder``)."""
-        target = Path(path)
-        written = []
+        """One TREC run file per model, named by :func:`run_paths` (tag: the model and how ties are
+        ordered, ``bm25f.v1.ties-docorder``)."""
+        paths = run_paths(path, self.results)
         for name, result in self.results.items():
-            out = target.with_name(f"{target.stem}.{name}{target.suffix}")
-            write_run(result.run, out, tag=f"{name}.ties-docorder")
-            written.append(out)
-        return written
+            write_run(result.run, paths[name], tag=f"{name}.{TIES_TAG}")
+        return list(paths.values())
 
     def write_qrels(self, path: str | os.PathLike[str]) -> None:
         write_qrels({t.id: self.bench.qrels[t.id] for t in self.bench.topics}, path)
+
+
+def run_paths(path: str | os.PathLike[str], models: Iterable[str]) -> dict[str, Path]:
+    """Where :meth:`Report.write_runs` writes each model's run: ``<stem>.<model><suffix>`` beside ``path``
+    (``runs.trec`` -> ``runs.bm25.v1.trec``), known before any work so that a command can check them."""
+    target = Path(path)
+    return {name: target.with_name(f"{target.stem}.{name}{target.suffix}") for name in models}
 
 
 def _label(metric: str) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -23,6 +24,7 @@ from sentret_core.errors import SentretError
 
 Qrels = dict[str, dict[str, int]]
 Run = dict[str, dict[str, float]]
+TIES_TAG = "ties-docorder"  # the last part of every run tag sentret writes: tied scores in document order
 
 # --------------------------------------------------------------------------------------------
 # Topic ids
@@ -189,10 +191,33 @@ def read_run(path: str | os.PathLike[str]) -> Run:
 
 
 def _write_text(path: str | os.PathLike[str], text: str, what: str) -> None:
+    """Write ``text`` atomically: a failed write leaves any old file as it was, never half of the new one."""
+    target = Path(path)
     try:
-        Path(path).write_text(text, encoding="utf-8")
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+            os.replace(tmp, target)
+        except BaseException:
+            os.unlink(tmp)
+            raise
     except OSError as error:
         raise SentretError(f"cannot write {what} file {path}: {error.strerror or error}") from None
+
+
+def is_own_run(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` holds a run sentret wrote (or nothing): its first line is a run line whose tag
+    ends in :data:`TIES_TAG`. Only the file's first 64 KiB are read."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(65536)
+    except OSError:
+        return False
+    if not head.strip():
+        return True
+    first = head.split(b"\n", 1)[0].decode("utf-8", "replace").split()
+    return len(first) == 6 and first[1] == "Q0" and first[5].endswith("." + TIES_TAG)
 
 
 def _check_field(value: str, what: str) -> str:

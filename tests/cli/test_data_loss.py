@@ -126,3 +126,62 @@ def test_force_replaces_a_pure_index_as_before(index_copy: Path, small_corpus: P
     code, err = run(["index", small_corpus, "--out", index_copy, "--force", "--n-process", "1"], capsys)
     assert code == 0, err
     assert Index.load(index_copy).N > 0
+
+
+# --- sentret eval --run-out: one run per model, at names derived from the one typed ----------------------
+
+
+@pytest.fixture
+def wikiqa_file(tmp_path: Path) -> Path:
+    from tests.evaluation.test_benchmarks import write_wikiqa
+
+    return write_wikiqa(tmp_path / "my.tsv")
+
+
+def _eval(data: Path, run_out: Path, cache: Path, *extra: str) -> list[str]:
+    return ["eval", "wikiqa", "--data", str(data), "--models", "bm25.v1", "--cache", str(cache),
+            "--run-out", str(run_out), *extra]
+
+
+def test_a_derived_run_name_that_is_the_input_is_refused(
+    wikiqa_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The issue's case: ``--data my.bm25.v1.tsv --run-out my.tsv`` wrote bm25.v1's run over its own input
+    (exit 0). The input is reached also through a symlink and a hard link."""
+    data = tmp_path / "my.bm25.v1.tsv"
+    shutil.copy(wikiqa_file, data)
+    soft, hard = tmp_path / "soft.tsv", tmp_path / "hard.tsv"
+    soft.symlink_to(data)
+    hard.hardlink_to(data)
+    before = fingerprint(tmp_path)
+    for given in (data, soft, hard):
+        code, err = run(_eval(given, tmp_path / "my.tsv", tmp_path / "cache"), capsys)
+        assert code == 2 and "--run-out" in err and "my.bm25.v1.tsv" in err and "nothing was written" in err, err
+        assert fingerprint(tmp_path) == before  # no run of another model written either, no cache made
+
+
+def test_a_derived_run_name_never_replaces_a_file_sentret_did_not_write(
+    wikiqa_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = tmp_path / "runs.random.tsv"  # random is evaluated beside every model: its run goes there
+    mine.write_text("my own notes\n", "utf-8")
+    before = fingerprint(tmp_path)
+    code, err = run(_eval(wikiqa_file, tmp_path / "runs.tsv", tmp_path / "cache"), capsys)
+    assert code == 2 and "runs.random.tsv" in err and "not a file this command wrote" in err, err
+    assert fingerprint(tmp_path) == before
+    mine.unlink()
+    for _ in range(2):  # its own runs, from a first evaluation, are replaced by a second one
+        code, err = run(_eval(wikiqa_file, tmp_path / "runs.tsv", tmp_path / "cache"), capsys)
+        assert code == 0, err
+    written = sorted(p.name for p in tmp_path.glob("runs.*"))
+    assert written == ["runs.bm25.v1.tsv", "runs.doc-order.tsv", "runs.random.tsv"]
+
+
+def test_the_qrels_may_not_take_a_runs_name(
+    wikiqa_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = fingerprint(tmp_path)
+    code, err = run(_eval(wikiqa_file, tmp_path / "runs.tsv", tmp_path / "cache",
+                          "--qrels-out", str(tmp_path / "runs.bm25.v1.tsv")), capsys)
+    assert code == 2 and "would both write" in err, err
+    assert fingerprint(tmp_path) == before

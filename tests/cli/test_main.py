@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from sentret_core.cli.main import main
+from sentret_core.index import artefacts
 from tests.conftest import SMALL_DOCS
 
 
@@ -114,6 +115,12 @@ def test_train_list_verify_and_remove_artefacts(tmp_path: Path, capsys: pytest.C
     capsys.readouterr()
     assert main(["train", "classes", path, "--name", "Bad/Name"]) == 2
     assert "is not allowed" in capsys.readouterr().err
+    before = records["qa"]["sha256"]
+    assert main(["train", "classes", path, "--name", "qa", "--classes", "5", "--min-count", "1"]) == 2
+    assert "artefact named 'qa' already (triggers" in capsys.readouterr().err  # not replaced without --force
+    assert [r["sha256"] for r in artefacts.available(path) if r["name"] == "qa"] == [before]
+    assert main(["train", "classes", path, "--classes", "6", "--min-count", "1", "--force"]) == 0
+    assert "6 classes" in capsys.readouterr().out
     assert main(["artefacts", path, "--remove", "qa"]) == 0
     assert main(["artefacts", path, "--remove", "qa"]) == 2
     assert "no artefact named 'qa'" in capsys.readouterr().err
@@ -134,15 +141,17 @@ def test_train_impacts_lists_the_frequent_terms_and_refuses_what_it_cannot_list(
     path = str(build_from_texts(tmp_path, SMALL_DOCS).path)
     assert main(["train", "impacts", path]) == 0  # nothing this small is frequent enough: no terms, lists sound
     assert "impact lists impacts@" in capsys.readouterr().out and impact_lists(Index.load(path)) is not None
-    assert main(["train", "impacts", path, "--length", "2", "--share", "100000", "--json"]) == 0
+    assert main(["train", "impacts", path, "--length", "2", "--share", "100000", "--json"]) == 2  # trained already
+    assert "artefact named 'impacts' already" in capsys.readouterr().err
+    assert main(["train", "impacts", path, "--length", "2", "--share", "100000", "--json", "--force"]) == 0
     record = json.loads(capsys.readouterr().out)
     assert record["kind"] == "impacts" and record["length"] == 2
     assert set(record["models"]) == {"bm25f.v1", "lm-2si.v1", "tfisf.v1"}
     found = impact_lists(Index.load(path))
     assert found is not None and len(found.terms) > 0
-    assert main(["train", "impacts", path, "--models", "bm25.v1"]) == 2
+    assert main(["train", "impacts", path, "--models", "bm25.v1", "--force"]) == 2
     assert "bm25.v1 has no impact lists" in capsys.readouterr().err
-    assert main(["train", "impacts", path, "--length", "0"]) == 2
+    assert main(["train", "impacts", path, "--length", "0", "--force"]) == 2
     assert "length must be 1" in capsys.readouterr().err
     assert main(["verify", path]) == 0
 
