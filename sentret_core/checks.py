@@ -230,7 +230,7 @@ def check_query(value: Any, name: str = "query") -> str | tuple[str, ...]:
         for item in value:
             if not isinstance(item, str):
                 raise ArgumentTypeError(f"{name} must be a string or a list of strings; it holds {show(item)}")
-        return tuple(value)
+        return value if isinstance(value, tuple) else tuple(value)  # normalise()'s Terms keep their text
     raise ArgumentTypeError(f"{name} must be a string or a list of terms (got {show(value)})")
 
 

@@ -156,12 +156,15 @@ def small_index(small_corpus: Path, tmp_path_factory: pytest.TempPathFactory) ->
 
 
 def train_default_artefacts(index: Index) -> None:
-    """The artefacts lm-class.v1 and lm-trigger.v1 read by default, trained as `make run` trains the demo's."""
+    """The artefacts lm-class.v1, lm-trigger.v1 and minilm.v1 read by default, trained as `make run` trains
+    the demo's."""
     from sentret_core.models.training.classes import train_classes
+    from sentret_core.models.training.sentence_vectors import train_minilm
     from sentret_core.models.training.triggers import train_triggers
 
     train_classes(index)
     train_triggers(index)
+    train_minilm(index)
 
 
 def build_from_texts(tmp_path: Path, docs: list[dict[str, str]], name: str = "idx") -> Index:

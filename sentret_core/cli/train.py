@@ -1,11 +1,12 @@
-"""``sentret train classes|triggers|impacts INDEX`` and ``sentret artefacts INDEX``: the explicit steps that
-write (and list, and remove) the named artefacts the class and trigger LMs read, and the impact lists BM25F and
-the LMs read where they help."""
+"""``sentret train classes|triggers|minilm|impacts INDEX`` and ``sentret artefacts INDEX``: the explicit steps
+that write (and list, and remove) the named artefacts the class and trigger LMs and minilm.v1 read, and the
+impact lists BM25F and the LMs read where they help."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from typing import Any
 
@@ -13,7 +14,8 @@ from sentret_core.cli.common import command
 
 
 def register(sub: Any) -> None:
-    train = command(sub, "train", "Train a named artefact of an index (word classes, trigger tables).", _no_kind)
+    train = command(sub, "train", "Train a named artefact of an index (word classes, trigger tables, sentence "
+                    "vectors, impact lists).", _no_kind)
     kinds = train.add_subparsers(title="artefact kinds", metavar="KIND")
     classes = command(kinds, "classes", "Word classes by the exchange algorithm (lm-class.v1, .v2).", _run_classes)
     _common(classes, "classes")
@@ -31,6 +33,10 @@ def register(sub: Any) -> None:
     triggers.add_argument("--min-count", type=int, default=2, help="prune corpus pairs seen fewer times (2)")
     triggers.add_argument("--qa-min-count", type=int, default=1, help="prune QA pairs seen fewer times (1)")
     triggers.add_argument("--processes", type=int, default=1, help="spaCy processes for the QA answers")
+    minilm = command(kinds, "minilm", "Sentence vectors of every sentence by the MiniLM encoder (minilm.v1); "
+                     "resumable: run again after an interruption and it goes on where it stopped.", _run_minilm)
+    _common(minilm, "minilm", sources=False)
+    minilm.add_argument("--batch-size", type=int, default=64, help="sentences encoded at once (default 64)")
     impacts = command(kinds, "impacts", "Impact lists of the most frequent terms (bm25f.v1, tfisf.v1 and the LMs): "
                       "a query pairing such a term with rarer ones reads a few thousand of its sentences, the same "
                       "top k; and "
@@ -50,11 +56,12 @@ def register(sub: Any) -> None:
     listing.add_argument("--json", action="store_true", help="print the records as JSON")
 
 
-def _common(parser: argparse.ArgumentParser, kind: str) -> None:
+def _common(parser: argparse.ArgumentParser, kind: str, sources: bool = True) -> None:
     parser.add_argument("index", help="an index folder")
     parser.add_argument("--name", default=kind, help=f"artefact name (default {kind!r}, what the model reads)")
-    parser.add_argument("--source", action="append", default=[], metavar="INDEX",
-                        help="another index whose statistics are added (repeatable)")
+    if sources:
+        parser.add_argument("--source", action="append", default=[], metavar="INDEX",
+                            help="another index whose statistics are added (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the trained artefact's record as JSON")
     _force(parser)
 
@@ -79,8 +86,8 @@ def _refuse_existing(index: Any, name: str, force: bool) -> None:
 def _no_kind(args: argparse.Namespace) -> int:
     from sentret_core.errors import SentretError
 
-    raise SentretError("say what to train: `sentret train classes INDEX`, `sentret train triggers INDEX` or "
-                       "`sentret train impacts INDEX`")
+    raise SentretError("say what to train: `sentret train classes INDEX`, `sentret train triggers INDEX`, "
+                       "`sentret train minilm INDEX` or `sentret train impacts INDEX`")
 
 
 def _run_classes(args: argparse.Namespace) -> int:
@@ -118,6 +125,38 @@ def _run_triggers(args: argparse.Namespace) -> int:
     print(f"{args.index}: trigger tables {args.name}@{tables.key[:12]} ({pairs} pairs) "
           f"in {time.perf_counter() - clock:.1f} s")
     return 0
+
+
+def _run_minilm(args: argparse.Namespace) -> int:
+    from sentret_core.index.reader import Index
+    from sentret_core.models.training.sentence_vectors import KIND, train_minilm
+
+    clock = time.perf_counter()
+    index = Index.load(args.index)
+    _refuse_existing(index, args.name, args.force)
+    with _marked(index, KIND):
+        made = train_minilm(index, name=args.name, batch_size=args.batch_size, progress=_every(5.0, "encoded"))
+    if args.json:
+        return _print_record(args, KIND, time.perf_counter() - clock)
+    seconds = time.perf_counter() - clock
+    print(f"{args.index}: sentence vectors {made.reference} of {index.N:,} sentences ({made.meta['model']}, "
+          f"{made.meta['dim']} dimensions, float16) in {seconds:.1f} s")
+    return 0
+
+
+def _every(seconds: float, verb: str) -> Any:
+    """A progress callback that says ``done of total`` on stderr at most every ``seconds`` (and at the end),
+    whether stderr is a terminal or a log file."""
+    last = [0.0]
+
+    def say(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - last[0] < seconds:
+            return
+        last[0] = now
+        print(f"sentret train: {verb} {done:,} of {total:,} sentences", file=sys.stderr, flush=True)
+
+    return say
 
 
 def _run_impacts(args: argparse.Namespace) -> int:

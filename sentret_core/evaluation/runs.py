@@ -43,7 +43,7 @@ from sentret_core.evaluation.metrics import Mode, average_precision, precision_a
 from sentret_core.evaluation.trec_io import Qrels, Run
 from sentret_core.evaluation.tuning import TuningResult, coordinate_ascent
 from sentret_core.models import get_model, score, search
-from sentret_core.models.core.query import normalise, prepare
+from sentret_core.models.core.query import Terms, normalise, prepare
 from sentret_core.models.core.spec import ENTITY_PARAM
 from sentret_core.support.context import QueryContext
 from sentret_core.support.entity_stats import entity_sentences
@@ -82,7 +82,7 @@ class Evaluator:
         self.window = window
         self.ranker = get_model(ranker).name
         self.ranker_params = resolve_params(self.ranker, ranker_params)
-        self._terms: dict[str, list[str]] = {}
+        self._terms: dict[str, Terms] = {}
 
     # --- helpers
     def topics(self, ids: Sequence[str] | None = None) -> list[Topic]:
@@ -91,7 +91,7 @@ class Evaluator:
         table = self.bench.topic_map
         return [table[t] for t in ids]
 
-    def terms(self, topic: Topic) -> list[str]:
+    def terms(self, topic: Topic) -> Terms:
         terms = self._terms.get(topic.question)
         if terms is None:
             terms = normalise(self.index, topic.query)
@@ -148,7 +148,7 @@ class Evaluator:
                     out[i].append((topic, ids[keep], values[keep]))
         return out
 
-    def _top(self, terms: list[str], model: str, params: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    def _top(self, terms: Terms, model: str, params: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
         """``model``'s top-k for ``terms``, as (ids ascending, scores)."""
         ranked = search(self.index, terms, model, self.k, **params)
         order = np.argsort(ranked.ids, kind="stable")

@@ -237,6 +237,7 @@ def _load(root: Path, name: str, index: Index | None) -> Artefact:
 # them (rewrites the hashes) can put anything inside. scipy and numpy trust index arrays (a CSR
 # column out of range reads or writes outside memory), so every one is checked here first.
 
+TEXTS_FILE = "sentences.parquet"  # the index file of the sentences' texts
 MAX_CLASSES = 1_000_001  # training allows 1,000,000 classes, plus the shared class of rare words
 TRIGGER_TABLES = ("inside", "across", "qa", "ne")  # models.training.triggers.TABLES
 ASK_TABLES = ("qa_ask", "ne_ask")  # its question-word rows (triggers written before them have none)
@@ -251,6 +252,28 @@ def check_contents(kind: str, arrays: dict[str, np.ndarray], record: dict[str, A
         _check_triggers(arrays, record, index.V)
     elif kind == "impacts":
         _check_impacts(arrays, record, index)
+    elif kind == "minilm":
+        _check_vectors(arrays, record, index)
+
+
+def texts_checksum(index: Index) -> str:
+    """The checksum of the index's sentence texts (what sentence vectors are encoded from)."""
+    return str((index.manifest.get("files") or {}).get(TEXTS_FILE, ""))
+
+
+def _check_vectors(arrays: dict[str, np.ndarray], record: dict[str, Any], index: Index) -> None:
+    """Sentence vectors (minilm.v1's): one finite float16 row per sentence, encoded from these texts."""
+    vectors = arrays.get("vectors")
+    dim = record.get("dim")
+    if not isinstance(vectors, np.ndarray) or vectors.dtype != np.float16 or vectors.ndim != 2:
+        raise SentretError("its vectors are not a float16 matrix")
+    if vectors.shape != (index.N, dim):
+        raise SentretError(f"its vectors are {vectors.shape[0]:,} × {vectors.shape[1]}, not one of {dim} per "
+                           f"sentence ({index.N:,})")
+    if record.get("texts") != texts_checksum(index):
+        raise SentretError("it was encoded from other texts than this index's")
+    if not np.isfinite(vectors).all():
+        raise SentretError("its vectors hold a value that is not a finite number")
 
 
 def _check_impacts(arrays: dict[str, np.ndarray], record: dict[str, Any], index: Index) -> None:

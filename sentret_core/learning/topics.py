@@ -26,7 +26,7 @@ def benchmark_topics(bench: Benchmark) -> list[LearningTopic]:
     topics = []
     for topic in bench.topics:
         if topic.question not in terms:
-            terms[topic.question] = tuple(normalise(bench.index, topic.query))
+            terms[topic.question] = normalise(bench.index, topic.query)
         grades = {row[d]: g for d, g in bench.qrels[topic.id].items() if d in row}
         mentions = entity_sentences(bench.index, topic.entity) if topic.entity is not None else None
         candidates = topic.candidates if mentions is None else mentions
@@ -44,7 +44,7 @@ def session_topics(admin: Admin, session: str, index: Index, rule: str = "majori
         query, key = split_topic_id(tid)
         entity = find_entity(index, key)
         grades = {int(sid): max(0, int(g) - RELEVANT_GRADE + 1) for sid, g in judged.items()}
-        topics.append(LearningTopic(tid, tuple(normalise(index, query)), grades, entity_sentences(index, entity),
+        topics.append(LearningTopic(tid, normalise(index, query), grades, entity_sentences(index, entity),
                                     entity=entity))
     if not any(g > 0 for t in topics for g in t.grades.values()):
         raise SentretError(f"session {session!r} has no sentence graded {RELEVANT_GRADE} or 4: nothing to learn from")

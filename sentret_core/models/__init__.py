@@ -6,7 +6,7 @@
 
 Every model is registered under a versioned name (``list_models()``) by the ``@register``
 decorator on its scorer, in its family's subpackage (``tfisf``, ``bm25``, ``lm``, ``lm_class``,
-``lm_trigger``, ``embed``; the learned ranker ``ltr.v1`` in :mod:`sentret_core.learning.scorer`, a stage
+``lm_trigger``, ``embed``, ``minilm``; the learned ranker ``ltr.v1`` in :mod:`sentret_core.learning.scorer`, a stage
 above support, registered by the top package), with its formula and the paper it comes from;
 ``ModelSpec.source`` says where. ``core`` holds the machinery, ``arrays`` the derived arrays.
 """
@@ -22,6 +22,7 @@ from sentret_core.models.lm_class import scorer as _lm_class  # noqa: F401
 from sentret_core.models.lm_trigger import scorer as _lm_trigger  # noqa: F401
 from sentret_core.models.embed import scorer as _embed  # noqa: F401
 from sentret_core.models.embed import align as _align  # noqa: F401
+from sentret_core.models.minilm import scorer as _minilm  # noqa: F401
 
 # isort: on
 from sentret_core.models.core.api import distribution, explain, score, search, top_k

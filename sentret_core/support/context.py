@@ -22,7 +22,7 @@ from sentret_core.index.loaded import check_index
 from sentret_core.index.reader import Index
 from sentret_core.models import Scores, get_model
 from sentret_core.models.core.api import run_search
-from sentret_core.models.core.query import normalise
+from sentret_core.models.core.query import Terms, normalise, written_text
 from sentret_core.models.core.spec import ENTITY_PARAM
 from sentret_core.support.entities import label_mask, resolve_labels
 from sentret_core.support.entity_stats import EntityStats, entity_sentences, entity_stats
@@ -84,8 +84,8 @@ class QueryContext:
         index, query, window = args.index, args.query, args.window
         self.index, self.k, self.window, self.weighting = index, args.k, window, args.weighting
         self.params = args.params
-        self.query = query if isinstance(query, str) else " ".join(query)
-        self.terms = tuple(normalise(index, query) if isinstance(query, str) else query)
+        self.terms = normalise(index, query) if isinstance(query, str) else Terms(query, written_text(query))
+        self.query = self.terms.text
         ids = index.term_ids(list(self.terms))
         self.term_ids = np.unique(ids[ids >= 0])  # the query's in-vocabulary term ids
         self.term_id_set = set(self.term_ids.tolist())
@@ -108,7 +108,7 @@ class QueryContext:
     def _ranked(self, model: str, extra: Mapping[str, Any] | None = None) -> Scores:
         spec = get_model(model)
         resolved = spec.resolve({**self.params.get(model, {}), **(extra or {})})
-        return run_search(self.index, list(self.terms), spec, resolved, self.k)
+        return run_search(self.index, self.terms, spec, resolved, self.k)
 
     def model_top(self, model: str, entity: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """A model's top-k as (ids ascending, scores); for a model that takes the entity

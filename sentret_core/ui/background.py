@@ -15,7 +15,7 @@ from sentret_core.ui.history import read_url_next_run
 from sentret_core.ui.offered import models_reading
 
 WATCH_S = 3.0  # how often a page looks whether the training ended
-KIND_NAMES = {"classes": "word classes", "triggers": "trigger tables"}
+KIND_NAMES = {"classes": "word classes", "triggers": "trigger tables", "minilm": "sentence vectors"}
 
 
 def notice_text(now: Running, clock: float | None = None) -> str:

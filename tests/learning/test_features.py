@@ -35,7 +35,7 @@ def test_question_words_become_markers_and_never_terms(tiny: Index) -> None:
     assert question_markers("what is the state of it, how often") == []  # "state" after "the": no question
     assert expected_labels(("?how-long",)) == {"DATE", "TIME", "QUANTITY"}
     terms = normalise(tiny, "When was Paris founded?")
-    assert terms == ["paris", "founded", "?when"]
+    assert terms == ("paris", "founded", "?when") and terms.text == "When was Paris founded?"
     q = prepare(tiny, terms)
     assert q.terms == ("paris", "founded") and q.asks == ("?when",) and q.oov == ()
     assert expected_labels(q.asks) == {"DATE", "TIME"}

@@ -168,7 +168,7 @@ def test_cross_validation_never_tests_on_a_training_topic(tiny: Index, tmp_path:
 def normalise_terms(index: Index, text: str) -> list[str]:
     from sentret_core.models.core.query import normalise
 
-    return normalise(index, text)
+    return list(normalise(index, text))
 
 
 def test_support_gives_a_learned_ranker_each_entity(tiny: Index) -> None:

@@ -60,7 +60,7 @@ def test_every_expected_model_is_registered() -> None:
 def test_a_model_declares_everything_the_app_needs(name: str) -> None:
     spec = get_model(name)
     assert spec.display_name and spec.formula and spec.paper and spec.description
-    assert spec.family in ("tfisf", "bm25", "lm", "ltr", "embed")
+    assert spec.family in ("tfisf", "bm25", "lm", "ltr", "embed", "minilm")
     assert spec.name == f"{spec.base}.v{spec.version}"
     defaults = spec.defaults()
     for p in spec.param_specs():

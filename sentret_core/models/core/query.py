@@ -57,14 +57,27 @@ def query_tokenizer(model: str) -> QueryTokenizer:
     return QueryTokenizer(pipeline(model)[0])
 
 
-def normalise(index: Index, text: str) -> list[str]:
+class Terms(tuple[str, ...]):
+    """A query's normalised terms that remember the text they came from (:func:`normalise`), so that a
+    caller who normalises once and scores many times (an evaluation, a support request) still gives a
+    model that reads the text as written (minilm.v1) the words the terms leave out."""
+
+    text: str
+
+    def __new__(cls, terms: Sequence[str], text: str) -> Terms:
+        made = super().__new__(cls, terms)
+        made.text = text
+        return made
+
+
+def normalise(index: Index, text: str) -> Terms:
     """The terms of ``text`` by the index's own rules (its spaCy model's tokenizer), then the
     markers of its question words (:func:`question_markers`)."""
     if isinstance(text, str) and len(text) > MAX_QUERY_CHARS:
         raise QueryError(f"the query has {len(text):,} characters; at most {MAX_QUERY_CHARS:,} are allowed "
                          "(shorten it to the words that matter)")
     text = clean_text(text).text  # spaCy cannot hash a lone surrogate (sentret_core.checks)
-    return check_length(text_terms(index, text)) + question_markers(text)
+    return Terms(check_length(text_terms(index, text)) + question_markers(text), text)
 
 
 def text_terms(index: Index, text: str) -> list[str]:
@@ -120,6 +133,9 @@ class Query:
     qtf: np.ndarray  # c(t,q) of each (float64)
     oov: tuple[str, ...]  # distinct terms the index has never seen
     asks: tuple[str, ...] = ()  # the question-word markers (``?when`` …), never scored as terms
+    # the query as written (control characters and lone surrogates made spaces), for a model that reads
+    # every word, stop words and order included (minilm.v1); a list of terms stands for itself, joined
+    text: str = ""
 
     @property
     def reason(self) -> str | None:
@@ -163,4 +179,15 @@ def prepare(index: Index, query: str | Sequence[str]) -> Query:
         np.array(qtf, dtype=np.float64),
         tuple(oov),
         asks,
+        written_text(query),
     )
+
+
+def written_text(query: str | Sequence[str]) -> str:
+    """The query as written: the string itself (cleaned), the text a :class:`Terms` came from, or a list of
+    terms joined (without question-word markers)."""
+    if isinstance(query, str):
+        return clean_text(query).text
+    if isinstance(query, Terms):
+        return query.text
+    return " ".join(str(t) for t in query if not is_marker(str(t)))

@@ -88,6 +88,7 @@ class ModelSpec:
     description: str
     distribution: Distribution | None = None
     open_vocabulary: bool = False  # it scores words the index has never seen (embed.v1)
+    reads_text: bool = False  # it reads the query as written, stop words and order (minilm.v1), not its terms
     closed: Closed | None = None  # its score of a sentence the scorer does not return (None: it has none)
     subset: Subset | None = None  # its scores of a given set only (for a scorer that scans every sentence)
     top_k: TopK | None = None  # its exact top k without scoring every candidate (search() uses it)

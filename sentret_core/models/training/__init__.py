@@ -1,5 +1,6 @@
 """Explicit training steps that write named artefacts of an index (the word classes and
-trigger tables of Momtazi & Klakow, IP&M 2015). Scorers only read what these write."""
+trigger tables of Momtazi & Klakow, IP&M 2015; the sentence vectors of minilm.v1). Scorers only read
+what these write."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ if TYPE_CHECKING:
 def trainers() -> dict[str, Callable[..., Any]]:
     """Artefact kind → its training function (``train_classes``, ``train_triggers``)."""
     from sentret_core.models.training.classes import train_classes
+    from sentret_core.models.training.sentence_vectors import train_minilm
     from sentret_core.models.training.triggers import train_triggers
 
-    return {"classes": train_classes, "triggers": train_triggers}
+    return {"classes": train_classes, "triggers": train_triggers, "minilm": train_minilm}
 
 
 def needed(model: str, params: Mapping[str, Any] | None = None) -> dict[str, tuple[str, str]]:

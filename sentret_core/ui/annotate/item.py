@@ -61,7 +61,7 @@ def _sentence(index: Index, item: ItemView) -> str:
     text, label = split_entity_key(item.entity)
     entity = index.entity_index.get((text, label)) if label else None
     try:
-        terms = normalise(index, item.query)
+        terms = list(normalise(index, item.query))
     except SentretError:
         terms = []
     return sentence_html(index, item.sentence_id, terms, entity)

@@ -1,5 +1,5 @@
 """The How it works page's control for a parameter that names a trained artefact (word classes,
-trigger tables, learned rankers): pick one, or train a new one under a new name (rankers are
+trigger tables, sentence vectors, learned rankers): pick one, or train a new one under a new name (rankers are
 learned on the Evaluate page).
 
 Training writes to the index and can take minutes, so it is an admin action (left open, one
@@ -23,6 +23,7 @@ from sentret_core.index.format import read_manifest
 from sentret_core.models import ParamSpec
 from sentret_core.models.training.classes import train_classes
 from sentret_core.models.training.running import BUSY, expected_seconds, running, training
+from sentret_core.models.training.sentence_vectors import train_minilm
 from sentret_core.models.training.triggers import train_triggers
 from sentret_core.ui.state import PERSIST, current_index_path, error_guard, load_index
 
@@ -30,7 +31,8 @@ __all__ = ["BUSY", "NEEDS_ADMIN", "artefact_control", "one_training"]
 NEEDS_ADMIN = "Training writes to the index and can take minutes: it needs the admin token."
 
 TRAIN_HINT = {"classes": "word classes by the exchange algorithm: about 45 s on the demo corpus (2 busy cores)",
-              "triggers": "inside- and across-sentence trigger tables: about a second on the demo corpus"}
+              "triggers": "inside- and across-sentence trigger tables: about a second on the demo corpus",
+              "minilm": "every sentence encoded by MiniLM: about two minutes on the demo corpus (2 cores)"}
 
 
 def _summary(record: dict[str, Any]) -> str:
@@ -96,7 +98,7 @@ def _train_form(model: str, kind: str, path: str, key: str, taken: set[str]) -> 
     with st.form(f"howto_train_{model}_{kind}"):
         st.caption(TRAIN_HINT[kind] + ". The result is a new named artefact of this index.")
         name = st.text_input("Name", value=kind if kind not in taken else "", key=f"{key}_new_name")
-        options = _class_options(key) if kind == "classes" else _trigger_options(key)
+        options = {"classes": _class_options, "triggers": _trigger_options}.get(kind, lambda _: {})(key)
         if not st.form_submit_button(f"Train {kind}"):
             return
     with error_guard(f"train the {kind}"), one_training(path, kind):
@@ -113,6 +115,13 @@ def _train_form(model: str, kind: str, path: str, key: str, taken: set[str]) -> 
                 bar.progress(share, text=f"Training classes {name!r}: {what}")
 
             train_classes(load_index(path), name=name, progress=show, **options)
+        elif kind == "minilm":  # a chunk of sentences at a time
+            bar = st.progress(0.0, text=f"Encoding the sentences {name!r}…")
+
+            def encoded(done: int, total: int) -> None:
+                bar.progress(done / max(total, 1), text=f"Encoding the sentences {name!r}: {done:,} of {total:,}")
+
+            train_minilm(load_index(path), name=name, progress=encoded)
         else:  # about a second on the demo corpus
             with st.spinner(f"Training {kind} {name!r}…", show_time=True):
                 train_triggers(load_index(path), name=name, **options)
