@@ -14,8 +14,8 @@ DEMO_ARTEFACTS := $(DEMO_INDEX)/artefacts/triggers/artefact.json $(DEMO_INDEX)/a
 	$(DEMO_INDEX)/artefacts/classes/artefact.json
 TRAIN_LOG := data/indexes/demo-training.log
 
-# The app starts at once; the demo's word classes and trigger tables (which the class and trigger LMs
-# read) are trained in the background once it is up, niced. Until they exist the app lists those models
+# The app starts at once; the demo's word classes, trigger tables and sentence vectors (which the class and
+# trigger LMs and minilm.v1 read) are trained in the background once it is up, niced. Until they exist the app lists those models
 # as "not trained yet", with a Train button on How it works; no page ever trains on first use.
 run: $(VENV)/.installed-run $(DEMO_INDEX)/manifest.json
 	@$(MAKE) --no-print-directory train-demo-background

@@ -37,6 +37,9 @@ MAX_WINDOW = 10
 
 # The support models shown side by side, and pooled in annotation sessions.
 DEFAULT_SUPPORT_MODELS: tuple[str, ...] = ("bm25f.v1", "lm-2si.v1", "tfisf.v1")
+# Explore shows the transformer's column beside them wherever the index's sentence vectors exist (an explicit
+# step: `sentret train minilm INDEX`; `make run` encodes the demo's in the background)
+EXPLORE_SEMANTIC_MODEL = "minilm.v1"
 
 # The entity ranking of a support request: entities by their KL divergence contribution (Blanco & Zaragoza,
 # SIGIR 2010, §3.1, eqs. 12-13), the top 20, each with its 3 best support sentences per model.

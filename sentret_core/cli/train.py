@@ -36,7 +36,7 @@ def register(sub: Any) -> None:
     minilm = command(kinds, "minilm", "Sentence vectors of every sentence by the MiniLM encoder (minilm.v1); "
                      "resumable: run again after an interruption and it goes on where it stopped.", _run_minilm)
     _common(minilm, "minilm", sources=False)
-    minilm.add_argument("--batch-size", type=int, default=64, help="sentences encoded at once (default 64)")
+    minilm.add_argument("--batch-size", type=int, default=32, help="sentences encoded at once (default 32)")
     impacts = command(kinds, "impacts", "Impact lists of the most frequent terms (bm25f.v1, tfisf.v1 and the LMs): "
                       "a query pairing such a term with rarer ones reads a few thousand of its sentences, the same "
                       "top k; and "

@@ -259,8 +259,10 @@ def _warm(path: str) -> None:
     (postings, lengths) with one throw-away support request; any failure is the page's to report.
     Then collect once and freeze what is alive (:func:`freeze_loaded`). Its stages are logged like a
     page's (``benchmarks/app_latency.py`` times nothing before this line)."""
-    from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
+    from sentret_core.defaults import DEFAULT_SUPPORT_MODELS, EXPLORE_SEMANTIC_MODEL
+    from sentret_core.models import search
     from sentret_core.support.engine import support
+    from sentret_core.ui.offered import untrained
 
     stages = Stages("warm-up")
     try:
@@ -268,6 +270,9 @@ def _warm(path: str) -> None:
         stages.mark("index")
         support(index, "warm up the index", models=DEFAULT_SUPPORT_MODELS, top_entities=1, per_entity=1)
         stages.mark("support")
+        if untrained(EXPLORE_SEMANTIC_MODEL, path) is None:  # the encoder's weights and the sentence vectors
+            search(index, "warm up the index", EXPLORE_SEMANTIC_MODEL, 1)
+            stages.mark("encoder")
     except Exception as err:  # the first page that needs the index says what is wrong
         log.info("warm-up of %s stopped: %s", path, err)
     freeze_loaded()

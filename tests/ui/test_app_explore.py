@@ -42,6 +42,31 @@ def support_cards(app: AppTest) -> list[str]:
     return [card for column in columns for card in re.findall(r'<div class="support">.*?</p>', column)]
 
 
+def test_the_transformer_column_waits_for_the_sentence_vectors(
+    small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index whose sentences are not encoded yet shows the three default columns, and minilm.v1 in the
+    chooser as not trained yet; once `sentret train minilm` has run, a new visit shows its column too."""
+    import shutil
+
+    from sentret_core.index import artefacts
+
+    copy = tmp_path / "small"
+    shutil.copytree(small_index.path, copy)
+    artefacts.remove(copy, "minilm")
+    app = explore(Index.load(copy), monkeypatch)
+    app.text_input(key="explore_query").input("Spanish Civil War").run()
+    assert not app.exception and not app.error
+    assert len([m for m in app.markdown if "candidate sentences" in m.value]) == 3
+    chooser = app.multiselect(key="explore_models")
+    assert "minilm.v1" not in chooser.value
+    shutil.copytree(artefacts.folder_of(small_index.path, "minilm"), artefacts.folder_of(copy, "minilm"))
+    app = explore(Index.load(copy), monkeypatch)
+    app.text_input(key="explore_query").input("Spanish Civil War").run()
+    assert "minilm.v1" in app.multiselect(key="explore_models").value
+    assert len([m for m in app.markdown if "candidate sentences" in m.value]) == 4
+
+
 def test_query_entities_and_side_by_side_columns(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
     app = explore(small_index, monkeypatch)
     assert not app.exception and not app.error
@@ -49,7 +74,7 @@ def test_query_entities_and_side_by_side_columns(small_index: Index, monkeypatch
     options = app.selectbox(key="explore_entity").options
     assert any("Francisco Franco (PERSON)" in o for o in options)
     headers = [m.value for m in app.markdown if "candidate sentences" in m.value]
-    assert len(headers) == 3  # BM25F | LM 2S-I | TF-ISF
+    assert len(headers) == 4  # BM25F | LM 2S-I | TF-ISF | MiniLM: the index has its sentence vectors
     assert app.query_params["q"] == "Spanish Civil War"
     app.selectbox(key="explore_entity").select("Francisco Franco|PERSON").run()
     cards = support_cards(app)

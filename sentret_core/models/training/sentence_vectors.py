@@ -36,7 +36,7 @@ CHUNK = 4096  # sentences per kept chunk: a resumed run repeats at most this man
 Progress = Callable[[int, int], None]  # (sentences done, sentences in all)
 
 
-def train_minilm(index: Index, name: str = DEFAULT_NAME, *, batch_size: int = 64,
+def train_minilm(index: Index, name: str = DEFAULT_NAME, *, batch_size: int = 32,
                  progress: Progress | None = None) -> artefacts.Artefact:
     """Encode every sentence of ``index`` and write the artefact ``name`` (kind ``minilm``)."""
     from sentret_core.models.minilm.encoder import encoder

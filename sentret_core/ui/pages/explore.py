@@ -31,7 +31,7 @@ from sentret_core.ui.entity_graph import entity_graph_dot
 from sentret_core.ui.entity_table import ROW_PICK_JS, ROW_PICK_KEY, entity_table_html, glossary_markdown
 from sentret_core.ui.glossary import ALL_KLD_ZERO, NOT_COMPARABLE, WEIGHTING_HELP, WEIGHTING_NAMES, k_help
 from sentret_core.ui.glossary import COLUMN_TITLES as SCORE_NAMES
-from sentret_core.ui.offered import default_ranker, offered_models, stored_rankers, untrained_label
+from sentret_core.ui.offered import default_ranker, offered_models, stored_rankers, untrained, untrained_label
 from sentret_core.ui.render import shorten, support_html
 from sentret_core.ui.state import (
     PERSIST,
@@ -130,8 +130,7 @@ def _from_url(index: Index) -> None:
     st.session_state["explore_labels"] = url.many(
         "labels", labels, [lab for lab in labels if lab not in defaults.DEFAULT_EXCLUDED_LABELS]
     )
-    st.session_state["explore_models"] = url.many("models", support_models(), list(defaults.DEFAULT_SUPPORT_MODELS),
-                                                  MAX_MODELS)
+    st.session_state["explore_models"] = url.many("models", support_models(), default_columns(), MAX_MODELS)
     st.session_state["explore_per_entity"] = url.integer("per", 1, 10, defaults.DEFAULT_PER_ENTITY)
     st.session_state["explore_restating"] = url.flag("restating", True)
     st.session_state["explore_graph"] = url.flag("graph", False)
@@ -139,6 +138,14 @@ def _from_url(index: Index) -> None:
     st.session_state["explore_url_entity"] = st.session_state["explore_link_entity"] = url.params.get("entity")
     st.session_state["explore_url_warnings"] = (st.session_state["explore_query"], url.warnings)
     st.session_state["explore_seeded"] = True
+
+
+def default_columns() -> list[str]:
+    """The support models shown until a user chooses: the defaults, and the transformer's column once the
+    index's sentence vectors exist (while they are encoded, its name says so in the chooser)."""
+    semantic = defaults.EXPLORE_SEMANTIC_MODEL
+    ready = untrained(semantic, str(current_index_path())) is None
+    return [*defaults.DEFAULT_SUPPORT_MODELS, *([semantic] if ready else [])]
 
 
 def _url_warnings(query: str) -> None:
