@@ -38,6 +38,7 @@ from sentret_core.evaluation.benchmarks.base import Benchmark
 from sentret_core.evaluation.driver import evaluate_benchmark
 from sentret_core.evaluation.runs import Evaluator
 from sentret_core.evaluation.significance import compare
+from sentret_core.learning.features import DEFAULT_SCORERS
 from sentret_core.learning.learn import DEFAULT_DEPTH, Data, LearnResult, learn
 from sentret_core.learning.topics import benchmark_topics
 
@@ -45,7 +46,7 @@ METRICS = ["map", "mrr"]
 LEARNERS = ("lambdamart", "linear")
 BASELINE = "bm25f.v1"
 ALL_OF_C = 1_000  # other documents' sentences a WikiQA topic learns from: all of C (≤ 2 × depth)
-SINGLES = ("bm25f.v1", "bm25.v1", "tfisf.v1", "lm-jm.v1", "lm-dir.v1", "embed.v1", "align.v1")
+SINGLES = ("bm25f.v1", "bm25.v1", "tfisf.v1", "lm-jm.v1", "lm-dir.v1", "embed.v1", "align.v1", "minilm.v1")
 
 
 def load(name: str, path: Path, distractors: str | None = None) -> Benchmark:
@@ -71,7 +72,8 @@ def ranker_frames(
             for label, ranker in names.items()}
 
 
-def held_out(name: str, train_file: Path, test_file: Path, depth: int) -> dict[str, str]:
+def held_out(name: str, train_file: Path, test_file: Path, depth: int,
+             scorers: tuple[str, ...] = DEFAULT_SCORERS) -> dict[str, str]:
     """Learn on ``train_file`` (CV on its topics only), report on ``test_file``; the stored rankers' names."""
     started = time.time()
     train, test = load(name, train_file), load(name, test_file)
@@ -83,7 +85,7 @@ def held_out(name: str, train_file: Path, test_file: Path, depth: int) -> dict[s
         for learner in LEARNERS:
             ranker = f"{name}-{learner}" + ("-other-documents" if others else "")
             result = learn(ranker, Data(train.index, benchmark_topics(train)), folds=5, learner=learner, depth=depth,
-                           choose=True, other_documents=others)
+                           choose=True, other_documents=others, scorers=scorers)
             with_others = ", with other documents" if others else ""
             stored[f"ltr {learner} (learned on {train_file.name}{with_others})"] = ranker
             notes.append(grid_note(learner + with_others, result))
@@ -181,16 +183,19 @@ def main() -> None:
         help="sentences re-ranked on squad-support (its single models rank their top k=1000)",
     )
     parser.add_argument("--distractors", default="demo", help="squad-support's distractors: demo or none")
+    parser.add_argument("--scorers", default=",".join(DEFAULT_SCORERS),
+                        help=f"the rankers' per-scorer features (default {','.join(DEFAULT_SCORERS)})")
     args = parser.parse_args()
+    scorers = tuple(m.strip() for m in args.scorers.split(",") if m.strip())
     os.environ.setdefault("SENTRET_RANKERS", tempfile.mkdtemp(prefix="sentret-rankers-"))
     chosen = args.only.split(",")
     distractors = None if args.distractors == "none" else args.distractors
     wikiqa: dict[str, str] = {}
     if "wikiqa" in chosen or "transfer" in chosen:
         wikiqa = held_out("wikiqa", args.data / "wikiqa" / "WikiQA-train.tsv", args.data / "wikiqa" / "WikiQA-dev.tsv",
-                          args.depth)
+                          args.depth, scorers)
     if "trecqa" in chosen:
-        held_out("trecqa", args.data / "trecqa" / "TRAIN.xml", args.data / "trecqa" / "DEV.xml", args.depth)
+        held_out("trecqa", args.data / "trecqa" / "TRAIN.xml", args.data / "trecqa" / "DEV.xml", args.depth, scorers)
     squad_bench = None
     if "squad-support" in chosen:
         squad_bench = squad(args.data, args.squad_depth, distractors)

@@ -6,6 +6,7 @@ baseline is below 0.05; both the Wilcoxon and the paired t-test p-values are rep
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 from collections.abc import Iterable, Mapping
@@ -13,11 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from sentret_core.defaults import ALPHA, RELEVANT_GRADE
 from sentret_core.evaluation.as_exported import as_exported
 from sentret_core.evaluation.benchmarks.base import Benchmark
+from sentret_core.evaluation.evaluable import RANDOM
 from sentret_core.evaluation.measures import BINARY_THRESHOLD
 from sentret_core.evaluation.runs import OPTIMISTIC, PESSIMISTIC
 from sentret_core.evaluation.trec_io import TIES_TAG, Run, format_run, parse_run, write_qrels, write_run
@@ -125,13 +128,23 @@ class Report:
         the run is written and read back, so unscored candidates are left out as in the file."""
         if self._exported is None:
             qrels = {t.id: self.bench.qrels[t.id] for t in self.bench.topics}
-            self._exported = {
-                name: {str(k): float(v) for k, v in
-                       as_exported(qrels, parse_run(format_run(result.run, tag=name)), self.metrics,
-                                   level=self.level()).mean().items()}
-                for name, result in self.results.items()
-            }
+            self._exported = {}
+            for name in self.results:
+                run, tag = self.exported_run(name)
+                found = as_exported(qrels, parse_run(format_run(run, tag=tag)), self.metrics, level=self.level())
+                self._exported[name] = {str(k): float(v) for k, v in found.mean().items()}
         return self._exported
+
+    def exported_run(self, name: str) -> tuple[Run, str]:
+        """What ``name``'s run file holds, and its tag: a model's run as scored (ties in document order); the
+        random baseline's as one seeded permutation of each topic's candidates, with distinct scores. Its
+        tie-aware numbers are the expectation over every order; a file can hold only one, so it holds a
+        random one (the seed in the tag), never the all-tied list a tool would order by document id."""
+        result = self.results[name]
+        if name != RANDOM:
+            return result.run, f"{name}.{TIES_TAG}"
+        seed = int(self.settings.get("seed") or 0)
+        return permuted(result.run, seed), f"{name}.seed{seed}.{TIES_TAG}"
 
     def as_exported_note(self) -> str:
         return (
@@ -254,12 +267,24 @@ class Report:
         """One TREC run file per model, named by :func:`run_paths` (tag: the model and how ties are
         ordered, ``bm25f.v1.ties-docorder``)."""
         paths = run_paths(path, self.results)
-        for name, result in self.results.items():
-            write_run(result.run, paths[name], tag=f"{name}.{TIES_TAG}")
+        for name in self.results:
+            run, tag = self.exported_run(name)
+            write_run(run, paths[name], tag=tag)
         return list(paths.values())
 
     def write_qrels(self, path: str | os.PathLike[str]) -> None:
         write_qrels({t.id: self.bench.qrels[t.id] for t in self.bench.topics}, path)
+
+
+def permuted(run: Run, seed: int) -> Run:
+    """Each topic's documents in one random order of ``seed`` (the same for the same seed and topic, on any
+    machine), scored n, n-1, …, 1 down that order: distinct scores, so every tool reads the same ranking."""
+    out: Run = {}
+    for topic, ranked in run.items():
+        digest = hashlib.sha256(f"{seed}:{topic}".encode("utf-8", "surrogatepass")).digest()
+        order = np.random.default_rng(int.from_bytes(digest[:8], "little")).permutation(len(ranked))
+        out[topic] = {doc: float(len(ranked) - rank) for doc, rank in zip(ranked, order)}
+    return out
 
 
 def run_paths(path: str | os.PathLike[str], models: Iterable[str]) -> dict[str, Path]:
