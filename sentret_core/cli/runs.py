@@ -57,22 +57,40 @@ def _run_eval_run(args: argparse.Namespace) -> int:
     if not metrics:
         raise SentretError("--metrics is empty; name at least one metric")
     qrels, run = read_qrels(args.qrels), read_run(args.run_file)
+    matched = _matched(qrels, run)
+    if not matched["run documents judged"]:
+        log.warning("no document of %s appears in %s: every topic scores 0. Do both name sentences the same way "
+                    "(sentret's runs and exports: <document id>-<position>)?", args.run_file, args.qrels)
     aware, exported = tie_aware(qrels, run, metrics, level=level), as_exported(qrels, run, metrics, level=level)
-    means = {"tie-aware": aware.mean().to_dict(), "as exported (trec_eval)": exported.mean().to_dict()}
+    means = {"tie-aware": aware.mean().to_dict(), EXPORTED: exported.mean().to_dict()}
     skipped = list(aware.attrs.get("skipped_topics", ()))
     if args.json:
         print(json.dumps({"qrels": args.qrels, "run": args.run_file, "level": level, "topics": len(aware),
-                          "skipped_topics": skipped, "means": means}, indent=2))
+                          "skipped_topics": skipped, "matched": matched, "means": means}, indent=2))
         return 0
     print(f"{args.run_file} against {args.qrels}: {len(aware)} topics with a document graded >= {level}"
           + (f" ({len(skipped)} without one left out)" if skipped else ""))
+    print(", ".join(f"{what} {count:,}" for what, count in matched.items()))
     width = max(len(m) for m in metrics) + 2
     print("".ljust(24) + "".join(m.rjust(width + 6) for m in metrics))
     for kind, values in means.items():
         print(kind.ljust(24) + "".join(f"{values[m]:.4f}".rjust(width + 6) for m in metrics))
     print("tie-aware: the expectation over every order of tied scores; as exported: trec_eval's order "
-          "(score, then document id descending)")
+          f"(score, then document id descending), averaged as `trec_eval -c -l {level}` averages: over every "
+          f"topic of the qrels with a document graded >= {level}, those the run lacks counting 0"
+          + (f"; {len(skipped)} topics without one left out" if skipped else ""))
     return 0
+
+
+EXPORTED = "as exported (trec_eval -c)"
+
+
+def _matched(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> dict[str, int]:
+    """How much of the run the qrels judge: its topics and documents found there."""
+    topics = [t for t in run if t in qrels]
+    return {"run topics": len(run), "in the qrels": len(topics),
+            "run documents": sum(len(r) for r in run.values()),
+            "run documents judged": sum(1 for t in topics for d in run[t] if d in qrels[t])}
 
 
 def _run_run(args: argparse.Namespace) -> int:

@@ -66,8 +66,11 @@ def test_sentret_eval_run_prints_both(tmp_path: Path, capsys: pytest.CaptureFixt
     report = json.loads(capsys.readouterr().out)
     assert report["topics"] == 12 and report["level"] == 1
     theirs = ir_measures.calc_aggregate([AP], qrels, run)[AP]
-    assert report["means"]["as exported (trec_eval)"]["map"] == pytest.approx(theirs, abs=1e-9)
-    assert cli.main(argv) == 0 and "as exported (trec_eval)" in capsys.readouterr().out
+    assert report["means"]["as exported (trec_eval -c)"]["map"] == pytest.approx(theirs, abs=1e-9)
+    assert report["matched"]["run documents judged"] > 0
+    assert cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "as exported (trec_eval -c)" in out and "averaged as `trec_eval -c -l 1` averages" in out
     assert cli.main([*argv, "--level", "0"]) == 2
 
 
@@ -75,3 +78,17 @@ def test_a_run_file_keeps_tied_items_in_the_runs_own_document_order() -> None:
     text = format_run({"q": {"s9": 1.0, "s10": 1.0, "s2": 3.0, "s1": 1.0}}, tag="t")
     assert [line.split()[2] for line in text.splitlines()] == ["s2", "s9", "s10", "s1"]
     assert [line.split()[3] for line in text.splitlines()] == ["1", "2", "3", "4"]
+
+
+def test_a_run_that_shares_no_document_with_the_qrels_is_said_aloud(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Internal ids against docnos: MAP 0 for every topic, which must not pass in silence."""
+    (tmp_path / "q.txt").write_text(format_qrels({"q": {"D1-0": 1, "D1-1": 0}}), "utf-8")
+    (tmp_path / "r.trec").write_text(format_run({"q": {"17649": 2.0, "17650": 1.0}}), "utf-8")
+    argv = ["eval-run", "--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.trec"), "--json"]
+    assert cli.main(argv) == 0
+    captured = capsys.readouterr()
+    assert "no document of" in captured.err and "<document id>-<position>" in captured.err
+    assert json.loads(captured.out)["matched"] == {"run topics": 1, "in the qrels": 1, "run documents": 2,
+                                                   "run documents judged": 0}
