@@ -32,14 +32,13 @@ from typing import Any
 
 import pandas as pd
 
-from sentret_core.defaults import DEFAULT_K
+from sentret_core.defaults import DEFAULT_K, LTR_DEPTH, LTR_SCORERS
 from sentret_core.evaluation.benchmarks import load_benchmark
 from sentret_core.evaluation.benchmarks.base import Benchmark
 from sentret_core.evaluation.driver import evaluate_benchmark
 from sentret_core.evaluation.runs import Evaluator
 from sentret_core.evaluation.significance import compare
-from sentret_core.learning.features import DEFAULT_SCORERS
-from sentret_core.learning.learn import DEFAULT_DEPTH, Data, LearnResult, learn
+from sentret_core.learning.learn import Data, LearnResult, learn
 from sentret_core.learning.topics import benchmark_topics
 
 METRICS = ["map", "mrr"]
@@ -73,7 +72,7 @@ def ranker_frames(
 
 
 def held_out(name: str, train_file: Path, test_file: Path, depth: int,
-             scorers: tuple[str, ...] = DEFAULT_SCORERS) -> dict[str, str]:
+             scorers: tuple[str, ...] = LTR_SCORERS) -> dict[str, str]:
     """Learn on ``train_file`` (CV on its topics only), report on ``test_file``; the stored rankers' names."""
     started = time.time()
     train, test = load(name, train_file), load(name, test_file)
@@ -175,7 +174,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
     parser.add_argument("--only", default="wikiqa,trecqa,squad-support,transfer")
-    parser.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help="sentences re-ranked on WikiQA and TrecQA")
+    parser.add_argument("--depth", type=int, default=LTR_DEPTH, help="sentences re-ranked on WikiQA and TrecQA")
     parser.add_argument(
         "--squad-depth",
         type=int,
@@ -183,8 +182,8 @@ def main() -> None:
         help="sentences re-ranked on squad-support (its single models rank their top k=1000)",
     )
     parser.add_argument("--distractors", default="demo", help="squad-support's distractors: demo or none")
-    parser.add_argument("--scorers", default=",".join(DEFAULT_SCORERS),
-                        help=f"the rankers' per-scorer features (default {','.join(DEFAULT_SCORERS)})")
+    parser.add_argument("--scorers", default=",".join(LTR_SCORERS),
+                        help=f"the rankers' per-scorer features (default {','.join(LTR_SCORERS)})")
     args = parser.parse_args()
     scorers = tuple(m.strip() for m in args.scorers.split(",") if m.strip())
     os.environ.setdefault("SENTRET_RANKERS", tempfile.mkdtemp(prefix="sentret-rankers-"))

@@ -60,9 +60,18 @@ ANSWER_GRADE = 4
 # The measures an evaluation reports unless others are named (trec_eval's names; nDCG: Järvelin &
 # Kekäläinen, TOIS 2002).
 DEFAULT_METRICS: tuple[str, ...] = ("map", "mrr", "p@1", "p@10", "r-prec", "ndcg@10")
+# trec_eval's default relevance level (-l 1): what "as exported" numbers use unless a level is given.
+TREC_EVAL_LEVEL = 1
 # Significance: a difference against the baseline is marked when a paired two-tailed test gives p < α
 # (t-test and Wilcoxon signed-rank; docs/spec.md, "Evaluation").
 ALPHA = 0.05
+
+# Documents per shard of the local parse engine: bounded memory while parsing and building.
+SHARD_DOCUMENTS = 20_000
+# A learned ranker (ltr.v1) re-ranks the first stage's top 100 by default, with features of these scorers
+# (Voskarides et al., ACL 2015, after them: sentret_core.learning.features).
+LTR_DEPTH = 100
+LTR_SCORERS: tuple[str, ...] = ("bm25.v1", "bm25f.v1", "lm-dir.v1", "tfisf.v1", "embed.v1", "align.v1")
 
 # Entity labels that are numbers rather than things, left out of entity rankings by default.
 DEFAULT_EXCLUDED_LABELS: frozenset[str] = frozenset({"CARDINAL", "ORDINAL"})

@@ -141,23 +141,6 @@ def check_outputs(outputs: Sequence[tuple[str, str, Any]], inputs: Sequence[str 
 
 def write_output(out: str, text: str) -> None:
     """Write ``text`` to ``out`` atomically: a failed write leaves any old file as it was."""
-    import os
-    import tempfile
-    from pathlib import Path
+    from sentret_core.files import write_text_atomic
 
-    from sentret_core.errors import SentretError
-
-    path = Path(out)
-    if path.is_dir():
-        raise SentretError(f"{out}: is a folder; name a file to write")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError as exc:
-        raise SentretError(f"cannot write {out}: {exc.strerror or exc}") from None
+    write_text_atomic(out, text)

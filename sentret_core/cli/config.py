@@ -77,6 +77,8 @@ def _read(path: Path, label: str) -> dict[str, Any]:
         raise SentretError(f"{label}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as err:
         raise SentretError(f"{label}: not valid TOML: {err}") from None
+    except RecursionError:  # the parser recurses per nested array or table: 5,000 levels exhaust the stack
+        raise SentretError(f"{label}: nested too deeply to be a settings file") from None
 
 
 def apply_config(parser: argparse.ArgumentParser, config: Config) -> list[str]:

@@ -48,9 +48,7 @@ def register(sub: Any) -> None:
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER
-    from sentret_core.learning.features import DEFAULT_SCORERS
-    from sentret_core.learning.learn import DEFAULT_DEPTH
+    from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, LTR_DEPTH, LTR_SCORERS
 
     parser.add_argument("--out", required=True, metavar="NAME", help="the ranker's name (ltr.v1.model=NAME)")
     parser.add_argument("--learner", choices=("lambdamart", "linear"), default="lambdamart",
@@ -58,9 +56,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--first-stage", default=DEFAULT_RANKER,
                         help=f"the ranker whose top sentences are re-ranked (default {DEFAULT_RANKER})")
     parser.add_argument("--depth", type=int, default=None,
-                        help=f"how many of its best sentences are re-ranked (default {DEFAULT_DEPTH}; "
+                        help=f"how many of its best sentences are re-ranked (default {LTR_DEPTH}; "
                              f"{DEFAULT_K} for entity support, where the other models rank their top k)")
-    parser.add_argument("--scorers", default=",".join(DEFAULT_SCORERS),
+    parser.add_argument("--scorers", default=",".join(LTR_SCORERS),
                         help="models whose scores are features, comma-separated (default the cheap ones)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the folds and the learner (default 0)")
     parser.add_argument("--choose", action="store_true",

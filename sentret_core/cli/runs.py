@@ -17,9 +17,7 @@ TIES = "ties-docorder"  # the default tag says how tied scores are ordered in th
 
 
 def register(sub: Any) -> None:
-    from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER
-    from sentret_core.evaluation.as_exported import TREC_EVAL_LEVEL
-    from sentret_core.evaluation.measures import DEFAULT_METRICS
+    from sentret_core.defaults import DEFAULT_K, DEFAULT_METRICS, DEFAULT_RANKER, TREC_EVAL_LEVEL
 
     p = command(sub, "run", "Run a topics file through a model into a TREC run file (sentence ids as "
                 "<document id>-<position>; with an entity column, that entity's support sentences).",

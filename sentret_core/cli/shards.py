@@ -9,7 +9,7 @@ from typing import Any
 
 from sentret_core.cli.common import command
 from sentret_core.cli.index import engine_of, engine_options, json_option, print_built, progress_bar, source_options
-from sentret_core.ingest.shards import SHARD_DOCUMENTS
+from sentret_core.defaults import SHARD_DOCUMENTS
 
 OWN_MODEL = "the index's own"
 

@@ -14,10 +14,9 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from sentret_core.defaults import TREC_EVAL_LEVEL
 from sentret_core.evaluation.measures import DEFAULT_METRICS, evaluate
 from sentret_core.evaluation.trec_io import Run
-
-TREC_EVAL_LEVEL = 1  # trec_eval's default relevance level (-l 1)
 
 
 def trec_eval_order(run: Mapping[str, Mapping[str, float]]) -> Run:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -21,10 +20,12 @@ from typing import NamedTuple
 import numpy as np
 
 from sentret_core.errors import SentretError
+from sentret_core.files import write_text_atomic
 
 Qrels = dict[str, dict[str, int]]
 Run = dict[str, dict[str, float]]
 TIES_TAG = "ties-docorder"  # the last part of every run tag sentret writes: tied scores in document order
+MAX_GRADE_VALUE = 2**31 - 1  # a qrels grade beyond it is one no tool reads (trec_eval's grades are C longs)
 
 # --------------------------------------------------------------------------------------------
 # Topic ids
@@ -119,7 +120,9 @@ def iter_qrels(lines: Iterable[str], *, source: str) -> Iterator[QrelsLine]:
         try:
             grade = int(grade_text)
         except ValueError:
-            raise SentretError(f"{where}: grade {grade_text!r} is not an integer") from None
+            raise SentretError(f"{where}: grade {grade_text[:40]!r} is not an integer") from None
+        if not -MAX_GRADE_VALUE <= grade <= MAX_GRADE_VALUE:  # the metrics hold grades in 64-bit floats and ints
+            raise SentretError(f"{where}: grade {grade_text[:40]} is out of range (|grade| ≤ {MAX_GRADE_VALUE:,})")
         yield QrelsLine(number, topic, iteration, docid, grade)
 
 
@@ -191,19 +194,7 @@ def read_run(path: str | os.PathLike[str]) -> Run:
 
 
 def _write_text(path: str | os.PathLike[str], text: str, what: str) -> None:
-    """Write ``text`` atomically: a failed write leaves any old file as it was, never half of the new one."""
-    target = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
-            os.replace(tmp, target)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError as error:
-        raise SentretError(f"cannot write {what} file {path}: {error.strerror or error}") from None
+    write_text_atomic(path, text, f"{what} file")
 
 
 def is_own_run(path: str | os.PathLike[str]) -> bool:

@@ -45,11 +45,8 @@ MANIFEST = "manifest.json"
 COUNTS = ("documents", "sentences", "terms", "entities", "term_occurrences", "mentions")
 # matrix name → (rows of indptr − 1 are counted by, the bound of its indices, has a data file)
 MATRICES: dict[str, tuple[str, str, bool]] = {
-    "X": ("sentences", "terms", True),
-    "XT": ("terms", "sentences", True),
-    "title": ("documents", "terms", True),
-    "G": ("sentences", "entities", False),
-    "GT": ("entities", "sentences", False),
+    "X": ("sentences", "terms", True), "XT": ("terms", "sentences", True), "title": ("documents", "terms", True),
+    "G": ("sentences", "entities", False), "GT": ("entities", "sentences", False),
 }
 PER_SENTENCE = ("sent_doc", "sent_pos", "sent_start", "sent_end", "sent_len")
 PER_OCCURRENCE = ("seq_terms", "seq_tokens", "seq_char_start", "seq_char_end")
@@ -107,9 +104,11 @@ def manifest_problems(manifest: Mapping[str, Any]) -> list[str]:
         problems.append(f"{MANIFEST}: its list of files is not an index's: {unsafe}")
     if "model" in manifest and (model := spacy_model_problem(manifest["model"])) is not None:
         problems.append(f"{MANIFEST}: {model}")
-    for key in ("sizes", "arrays"):
-        if key in manifest and not isinstance(manifest[key], dict):
-            problems.append(f"{MANIFEST}: {key} is not a record")
+    sizes = manifest.get("sizes", {})
+    if not isinstance(sizes, dict) or not all(type(v) is int and v >= 0 for v in sizes.values()):
+        problems.append(f"{MANIFEST}: sizes is not a record of byte counts")
+    if "arrays" in manifest and not isinstance(manifest["arrays"], dict):
+        problems.append(f"{MANIFEST}: arrays is not a record")
     if "blocks" in manifest and not _blocks_sound(manifest["blocks"], files if isinstance(files, dict) else {}):
         problems.append(f"{MANIFEST}: its record of block checksums is damaged")
     return problems

@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from sentret_core.defaults import SHARD_DOCUMENTS
 from sentret_core.errors import SentretError
 from sentret_core.index.safe_files import UnsafeFile, member, member_name_problem, read_json, spacy_model_problem
 from sentret_core.index.validate import canonical_checksum, sha256_of, sha256_problem
@@ -29,8 +30,6 @@ from sentret_core.ingest.nlp import ParsedDocument
 FORMAT = "sentret-shards"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
-# documents per shard of the local engine: bounded memory while parsing and building
-SHARD_DOCUMENTS = 20_000
 
 MENTION = pa.struct([
     ("text", pa.string()), ("label", pa.string()),

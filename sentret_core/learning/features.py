@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from sentret_core.index.reader import Index
     from sentret_core.models.core.query import Query
 
-DEFAULT_SCORERS: tuple[str, ...] = ("bm25.v1", "bm25f.v1", "lm-dir.v1", "tfisf.v1", "embed.v1", "align.v1")
 SEMANTIC_STAGE = "embed.v1"  # the first stage's second half: it reaches sentences sharing no word with q
 PER_SCORER = ("score", "rank", "doc_rank")
 FIXED_V1 = ("position", "inv_position", "first", "length", "coverage", "idf_overlap", "title_match",

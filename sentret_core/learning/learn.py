@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER
+from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, LTR_DEPTH, LTR_SCORERS
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.crossval import cross_validate
 from sentret_core.evaluation.metrics import average_precision, reciprocal_rank
@@ -37,12 +37,11 @@ from sentret_core.index.reader import Index
 from sentret_core.learning.comparison import Comparison, compare_with_baselines
 from sentret_core.learning.enough import Usable, check_enough, usable_topics
 from sentret_core.learning.examples import Examples, LearningTopic, build_examples
-from sentret_core.learning.features import DEFAULT_SCORERS, GROUPS, POSITION, SEMANTIC_STAGE
+from sentret_core.learning.features import GROUPS, POSITION, SEMANTIC_STAGE
 from sentret_core.learning.learners import Ranker, check_learner, fit, grid
 from sentret_core.learning.store import MAX_DEPTH, Learned, save
 from sentret_core.models.core.registry import get_model
 
-DEFAULT_DEPTH = 100
 INNER_SHARE = 0.2  # of a fold's training topics, held out for early stopping
 
 Progress = Callable[[str, float], None]
@@ -113,7 +112,7 @@ def learn(
     dev: Data | None = None,
     folds: int | None = None,
     learner: str = "lambdamart",
-    scorers: Sequence[str] = DEFAULT_SCORERS,
+    scorers: Sequence[str] = LTR_SCORERS,
     first_stage: str = DEFAULT_RANKER,
     depth: int | None = None,
     seed: int = 0,
@@ -126,7 +125,7 @@ def learn(
     """Fit ``learner`` on ``train`` (early stopping on ``dev``, or CV over ``folds``) and store it as ``name``.
 
     ``depth`` (how many of the first stage's best sentences are re-ranked) defaults to
-    :data:`DEFAULT_DEPTH`, or for an entity's support sentences to k = :data:`DEFAULT_K`: there every
+    :data:`LTR_DEPTH`, or for an entity's support sentences to k = :data:`DEFAULT_K`: there every
     other model ranks its own top k, and a ranker that re-ranks fewer loses the relevant sentences
     beyond (squad-support, linear: MRR 0.932 at depth 100, 0.956 at 1,000). The ``depth`` best of
     ``semantic_stage`` join C (``None``: the first stage's only); its features are always read.
@@ -147,7 +146,7 @@ def learn(
     first_stage = scorers[0]
     semantic_stage = None if semantic_stage is None else get_model(semantic_stage).name
     if depth is None:
-        depth = DEFAULT_K if any(t.entity is not None for t in train.topics) else DEFAULT_DEPTH
+        depth = DEFAULT_K if any(t.entity is not None for t in train.topics) else LTR_DEPTH
     if not 1 <= depth <= MAX_DEPTH:
         raise SentretError(f"the depth must be from 1 to {MAX_DEPTH:,} sentences (got {depth})")
     if isinstance(other_documents, bool) or not isinstance(other_documents, int) or other_documents < 0:

@@ -65,6 +65,7 @@ def test_pyproject_tool_table_and_support_models_as_a_list(small_index: Index, t
     ("[search]\njson = 1\n", "sentret.toml: [search] json: expected true or false, got 1"),
     ("[serch]\nk = 2\n", "sentret.toml: serch: not a setting: the top level takes 'index' and a table per command"),
     ("index = 3\n", "sentret.toml: index: expected the path of an index folder as text, got 3"),
+    ("x = " + "[" * 5000 + "]" * 5000 + "\n", "sentret.toml: nested too deeply to be a settings file"),
 ])
 def test_a_malformed_file_is_one_message_naming_file_and_key(text: str, message: str, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch,

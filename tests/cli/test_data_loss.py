@@ -146,7 +146,7 @@ def _eval(data: Path, run_out: Path, cache: Path, *extra: str) -> list[str]:
 def test_a_derived_run_name_that_is_the_input_is_refused(
     wikiqa_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The issue's case: ``--data my.bm25.v1.tsv --run-out my.tsv`` wrote bm25.v1's run over its own input
+    """The hostile case: ``--data my.bm25.v1.tsv --run-out my.tsv`` wrote bm25.v1's run over its own input
     (exit 0). The input is reached also through a symlink and a hard link."""
     data = tmp_path / "my.bm25.v1.tsv"
     shutil.copy(wikiqa_file, data)

@@ -92,3 +92,12 @@ def test_a_run_that_shares_no_document_with_the_qrels_is_said_aloud(
     assert "no document of" in captured.err and "<document id>-<position>" in captured.err
     assert json.loads(captured.out)["matched"] == {"run topics": 1, "in the qrels": 1, "run documents": 2,
                                                    "run documents judged": 0}
+
+
+def test_a_grade_past_any_integer_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """It ended in `internal error` (OverflowError) before."""
+    (tmp_path / "q.txt").write_text("q 0 a 1000000000000000000000000000000\n", "utf-8")
+    (tmp_path / "r.trec").write_text(format_run({"q": {"a": 1.0}}), "utf-8")
+    assert cli.main(["eval-run", "--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.trec")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("sentret: error:") and "q.txt:1: grade" in err and "out of range" in err

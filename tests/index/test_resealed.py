@@ -176,6 +176,21 @@ def test_a_deeply_nested_or_huge_manifest_is_refused(copy: Path) -> None:
     assert_refused(copy, load_and_query(copy), "manifest.json is 17,825,792 bytes, more than the 16,777,216")
 
 
+def test_a_size_that_is_not_a_byte_count_is_refused(copy: Path) -> None:
+    """A resealed manifest whose ``sizes`` value is a string ended `sentret verify` in an internal error."""
+
+    def text_size(manifest: dict[str, Any]) -> None:
+        manifest["sizes"]["sent_start.npy"] = "lots"
+        manifest.pop("checksum")
+        manifest["checksum"] = canonical_checksum(manifest)
+
+    reseal_index(copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    text_size(manifest)
+    (copy / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
+    assert_refused(copy, load_and_query(copy), "sizes is not a record of byte counts")
+
+
 def test_a_resealed_manifest_with_a_deep_field_is_refused(copy: Path) -> None:
     deep: Any = 0
     for _ in range(500):

@@ -13,6 +13,7 @@ from sentret_core import Index
 from sentret_core.cli.main import main
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
+from sentret_core.index.artefact_contents import texts_checksum
 from sentret_core.models import explain, score, top_k
 from sentret_core.models.minilm.encoder import encoder
 from sentret_core.models.minilm.scorer import ROUNDING
@@ -90,7 +91,7 @@ def test_vectors_of_other_texts_or_weights_are_refused(three: Index, tmp_path: P
     with pytest.raises(SentretError, match="other texts"):
         score(other, "doctor", "minilm.v1")
     artefacts.write(other, KIND, "minilm", dict(found.arrays),
-                    {**found.meta, "texts": artefacts.texts_checksum(other), "weights": "0" * 64})
+                    {**found.meta, "texts": texts_checksum(other), "weights": "0" * 64})
     with pytest.raises(SentretError, match="other MiniLM weights"):
         score(other, "doctor", "minilm.v1")
     folder = artefacts.folder_of(other.path, "minilm")

@@ -26,6 +26,7 @@ import numpy as np
 
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
+from sentret_core.index.artefact_contents import texts_checksum
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -45,7 +46,7 @@ def train_minilm(index: Index, name: str = DEFAULT_NAME, *, batch_size: int = 32
     if not 1 <= batch_size <= 4096:
         raise SentretError(f"batch_size must be an integer with 1 ≤ batch_size ≤ 4096 (got {batch_size})")
     model = encoder()
-    stamp = {"index": artefacts.fingerprint(index), "texts": artefacts.texts_checksum(index), "weights": model.checksum,
+    stamp = {"index": artefacts.fingerprint(index), "texts": texts_checksum(index), "weights": model.checksum,
              "chunk": CHUNK, "N": index.N}
     partial = Path(index.path) / artefacts.FOLDER / f".{name}.partial"
     chunks = _resume(partial, stamp)

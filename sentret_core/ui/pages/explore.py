@@ -141,8 +141,7 @@ def _from_url(index: Index) -> None:
 
 
 def default_columns() -> list[str]:
-    """The support models shown until a user chooses: the defaults, and the transformer's column once the
-    index's sentence vectors exist (while they are encoded, its name says so in the chooser)."""
+    """The support models shown until a user chooses: the defaults, and the transformer once its vectors exist."""
     semantic = defaults.EXPLORE_SEMANTIC_MODEL
     ready = untrained(semantic, str(current_index_path())) is None
     return [*defaults.DEFAULT_SUPPORT_MODELS, *([semantic] if ready else [])]
