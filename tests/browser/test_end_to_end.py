@@ -115,7 +115,7 @@ def test_explore_shows_support_columns_and_hostile_text_as_text(server: Server, 
     wait_until_idle(page)
     page.get_by_text("Why Paris (GPE) matters").wait_for()
     headers = page.locator('[data-testid="stMarkdownContainer"]').filter(has_text="candidate sentences")
-    assert headers.count() == 4  # BM25F | LM 2S-I | TF-ISF | MiniLM side by side
+    assert headers.count() == 3  # BM25F | LM 2S-I | TF-ISF side by side (no sentence vectors: no MiniLM)
     cards = page.locator("div.support")
     assert cards.count() >= 3
     texts = "\n".join(cards.all_inner_texts())
