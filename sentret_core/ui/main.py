@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from sentret_core.learning import scorer as _ltr  # noqa: F401  registers ltr.v1: the pages import submodules only
 from sentret_core.ui.state import warm_up
 
 

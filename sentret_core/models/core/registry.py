@@ -119,7 +119,9 @@ def get_model(name: str) -> ModelSpec:
     if spec is None:
         alias = _ALIASES.get(name) if isinstance(name, str) else None
         if alias is None:
-            raise SentretError(f"unknown model {name!r}; choose one of {', '.join(MODELS)}")
+            hint = ("; ltr.v1 is registered by importing sentret_core.learning.scorer (any name of sentret_core "
+                    "imports it)") if name == "ltr.v1" else ""
+            raise SentretError(f"unknown model {name!r}; choose one of {', '.join(MODELS)}{hint}")
         spec = MODELS[alias]
     return spec
 
