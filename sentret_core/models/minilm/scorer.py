@@ -65,12 +65,12 @@ def _text(q: Query) -> str:
 
 def sentence_vectors(index: Index, p: MiniLMParams) -> np.ndarray:
     """The index's sentence vectors, refused when they were encoded by other weights than the query's."""
-    record = artefacts.read(index, KIND, p.vectors).meta
-    if record.get("weights") != encoder().checksum:
+    found = artefacts.read(index, KIND, p.vectors)
+    if found.meta.get("weights") != encoder().checksum:
         raise SentretError(f"the sentence vectors {p.vectors!r} of {index.path} were encoded by other MiniLM "
                            "weights than the installed ones; encode them again: "
                            f"sentret train minilm {index.path} --name {p.vectors} --force")
-    return load_vectors(index, p.vectors)
+    return load_vectors(index, found)
 
 
 def _explain(index: Index, q: Query, sentence: int, p: MiniLMParams) -> Explained:

@@ -107,9 +107,9 @@ def _keep(partial: Path, start: int, vectors: np.ndarray) -> None:
     os.replace(tmp, partial / f"{start}.npy")
 
 
-def load_vectors(index: Index, name: str = DEFAULT_NAME) -> np.ndarray:
-    """The sentence vectors of artefact ``name`` as float32, one row per sentence (kept in the index's
-    cache: the float16 artefact is widened once, so a query is one float32 mat-vec)."""
-    found = artefacts.read(index, KIND, name)
+def load_vectors(index: Index, found: artefacts.Artefact) -> np.ndarray:
+    """The sentence vectors of the ``minilm`` artefact ``found`` (read from ``index``) as float32, one row per
+    sentence (kept in the index's cache: the float16 artefact is widened once, so a query is one float32
+    mat-vec)."""
     return index.cache.get(f"models.minilm/{found.reference}",
                            lambda: np.ascontiguousarray(found.arrays["vectors"], dtype=np.float32))
