@@ -73,10 +73,11 @@ def _run_build(args: argparse.Namespace) -> int:
 
 def _run_add(args: argparse.Namespace) -> int:
     from sentret_core.ingest.build import add_documents
+    from sentret_core.models.training.sentence_vectors import carry_vectors
 
     model = "" if args.model == OWN_MODEL else args.model  # "": the model the index was parsed with
     with progress_bar(args.source, "adding") as progress:
         summary = add_documents(args.index, args.source, fmt=args.format, encoding=args.encoding,
-                                engine=engine_of(args, model), progress=progress)
+                                engine=engine_of(args, model), progress=progress, carry=carry_vectors)
     print_built(summary, "now", as_json=args.json)
     return 0

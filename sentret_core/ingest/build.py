@@ -191,12 +191,16 @@ def add_documents(
     encoding: str = "utf-8",
     engine: Engine | None = None,
     progress: Progress | None = None,
+    carry: Callable[[Path, Path], list[str]] | None = None,
 ) -> BuildSummary:
     """Add the documents of ``source`` to the index at ``index``: parse only them into a new shard, then
     build the index again from all its shards (global statistics stay exact). A document whose id is
     already in the index stops the add before anything changes; the old index stays until the new one
-    is whole. Trained artefacts (word classes, trigger tables) describe the old index and are not kept.
-    ``engine`` runs the spaCy pass; its model, when empty, is the one the index was parsed with.
+    is whole. Trained artefacts (word classes, trigger tables) describe the old index and are not kept,
+    but for those ``carry`` writes into the new one: called with the old index and the new (complete, not
+    yet in place), it returns the names it carried (``sentret add`` passes
+    :func:`sentret_core.models.training.sentence_vectors.carry_vectors`). ``engine`` runs the spaCy pass; its
+    model, when empty, is the one the index was parsed with.
     """
     index = Path(index)
     read_manifest(index)
@@ -220,8 +224,20 @@ def add_documents(
     documents = refuse_known(open_source(source, fmt, encoding, skipped), known, str(index))
 
     trained = sorted(p.name for p in (index / "artefacts").glob("*") if p.is_dir())
-    summary = _summary(index, *_staged(index, _after(shards, manifest, documents, engine, progress, str(source))))
+    fill = _after(shards, manifest, documents, engine, progress, str(source))
+    carried: list[str] = []
+
+    def fill_and_carry(tmp: Path) -> dict[str, Any]:
+        counts = fill(tmp)
+        if carry is not None:
+            carried.extend(carry(index, tmp))
+        return counts
+
+    summary = _summary(index, *_staged(index, fill_and_carry))
     notes = [*summary.notes, *skipped.notes(source)]
+    if carried:
+        notes.append(f"{index}: kept {', '.join(carried)} (the added sentences encoded)")
+    trained = [name for name in trained if name not in carried]
     if trained:
         notes.append(f"{index}: the trained artefacts ({', '.join(trained)}) described the old documents and were "
                      f"not kept; train them again with `sentret train <name> {index}`")

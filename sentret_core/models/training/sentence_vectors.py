@@ -10,6 +10,10 @@ weights are refused, never scored.
 Encoding is resumable: the sentences are encoded a chunk at a time, each chunk kept in a hidden folder
 beside the artefacts as it is done, so an interrupted run (Ctrl-C, a killed process) starts again from the
 last chunk it finished when it is run again with the same index and weights.
+
+``sentret add`` keeps them (:func:`carry_vectors`): a sentence's vector depends on its text alone, so the
+sentences of the documents already indexed keep theirs and only the added ones are encoded; the result is
+the artefact a fresh ``sentret train minilm`` of the new index writes.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from sentret_core.index.artefact_contents import texts_checksum
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
+    from sentret_core.models.minilm.encoder import Encoder
 
 KIND = "minilm"
 DEFAULT_NAME = "minilm"
@@ -63,12 +68,64 @@ def train_minilm(index: Index, name: str = DEFAULT_NAME, *, batch_size: int = 32
         if progress is not None:
             progress(done, index.N)
     vectors = np.concatenate(chunks) if chunks else np.zeros((0, model.dim), dtype=np.float16)
-    meta: dict[str, Any] = {"model": model.name, "weights": model.checksum, "texts": stamp["texts"],
-                            "dim": model.dim, "max_length": model.max_length, "dtype": "float16",
-                            "seconds": round(time.perf_counter() - clock, 3)}
-    made = artefacts.write(index, KIND, name, {"vectors": vectors}, meta)
+    made = artefacts.write(index, KIND, name, {"vectors": vectors}, _meta(model, index, clock))
     shutil.rmtree(partial, ignore_errors=True)
     return made
+
+
+def _meta(model: Encoder, index: Index, clock: float, **more: Any) -> dict[str, Any]:
+    return {"model": model.name, "weights": model.checksum, "texts": texts_checksum(index), "dim": model.dim,
+            "max_length": model.max_length, "dtype": "float16", "seconds": round(time.perf_counter() - clock, 3),
+            **more}
+
+
+def carry_vectors(old_path: str | Path, new_path: str | Path) -> list[str]:
+    """Write into the index at ``new_path`` (the old index with documents added: ``sentret add``) every
+    sentence-vector artefact of ``old_path``, under the same name: the sentences of the old documents keep
+    their vectors, the others are encoded. Returns the names carried; one that cannot be (damaged, or encoded
+    by other weights than the installed ones) is left behind, as every other trained artefact is."""
+    from sentret_core.index.reader import Index
+    from sentret_core.models.minilm.encoder import encoder
+
+    old, new = Index.load(old_path), Index.load(new_path)
+    carried = []
+    for record in artefacts.available(old.path, KIND):
+        try:
+            found = artefacts.read(old, KIND, str(record["name"]))
+        except SentretError:
+            continue
+        model = encoder()
+        if found.meta.get("weights") != model.checksum:
+            continue
+        clock = time.perf_counter()
+        source = old_rows(old, new)
+        vectors = np.empty((new.N, model.dim), dtype=np.float16)
+        kept = source >= 0
+        vectors[kept] = found.arrays["vectors"][source[kept]]
+        fresh = np.flatnonzero(~kept)
+        for start in range(0, len(fresh), CHUNK):
+            rows = fresh[start:start + CHUNK]
+            vectors[rows] = model.encode([new.texts[int(r)] for r in rows]).astype(np.float16)
+        artefacts.write(new, KIND, found.name, {"vectors": vectors},
+                        _meta(model, new, clock, carried=int(kept.sum())))
+        carried.append(found.name)
+    return carried
+
+
+def old_rows(old: Index, new: Index) -> np.ndarray:
+    """For each sentence of ``new``, the id of the same sentence (same document id, position and length) in
+    ``old``, or -1."""
+    old_doc = {str(d): i for i, d in enumerate(old.documents["id"])}
+    doc_map = np.array([old_doc.get(str(d), -1) for d in new.documents["id"]], dtype=np.int64)
+    first = np.full(len(old_doc) + 1, old.N, dtype=np.int64)
+    np.minimum.at(first, old.sent_doc.astype(np.int64), np.arange(old.N, dtype=np.int64))
+    in_old = doc_map[new.sent_doc.astype(np.int64)]
+    row = np.where(in_old >= 0, first[in_old] + new.sent_pos.astype(np.int64), -1)
+    valid = (in_old >= 0) & (row < old.N)
+    checked = np.where(valid, row, 0)
+    same = (valid & (old.sent_doc[checked] == in_old) & (old.sent_pos[checked] == new.sent_pos)
+            & (old.sent_len[checked] == new.sent_len))
+    return np.where(same, row, -1)
 
 
 def _resume(partial: Path, stamp: dict[str, Any]) -> list[np.ndarray]:
