@@ -72,6 +72,9 @@ SHARD_DOCUMENTS = 20_000
 # (Voskarides et al., ACL 2015, after them: sentret_core.learning.features).
 LTR_DEPTH = 100
 LTR_SCORERS: tuple[str, ...] = ("bm25.v1", "bm25f.v1", "lm-dir.v1", "tfisf.v1", "embed.v1", "align.v1")
+# Its first stage's second half: a model whose top sentences join the first stage's, reaching sentences that
+# share no word with the query (minilm.v1 is the better one where its vectors are encoded)
+SEMANTIC_STAGE = "embed.v1"
 
 # Entity labels that are numbers rather than things, left out of entity rankings by default.
 DEFAULT_EXCLUDED_LABELS: frozenset[str] = frozenset({"CARDINAL", "ORDINAL"})
@@ -87,3 +90,7 @@ APP_MAX_PASSES = 50
 # (Blanco & Zaragoza's topics, SQuAD's questions: well under 100 terms); 1,000 characters bound the tokenizer's work.
 MAX_QUERY_CHARS = 1_000
 MAX_QUERY_TERMS = 100
+
+# minilm.v1's sentence vectors carry a nearest-neighbour graph from this many sentences on (its exact scan
+# costs about 15 ms a query at 100,000 sentences on two cores; the graph's first stage about 4 ms)
+ANN_MIN_SENTENCES = 100_000

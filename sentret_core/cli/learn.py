@@ -48,7 +48,7 @@ def register(sub: Any) -> None:
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
-    from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, LTR_DEPTH, LTR_SCORERS
+    from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, LTR_DEPTH, LTR_SCORERS, SEMANTIC_STAGE
 
     parser.add_argument("--out", required=True, metavar="NAME", help="the ranker's name (ltr.v1.model=NAME)")
     parser.add_argument("--learner", choices=("lambdamart", "linear"), default="lambdamart",
@@ -58,6 +58,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--depth", type=int, default=None,
                         help=f"how many of its best sentences are re-ranked (default {LTR_DEPTH}; "
                              f"{DEFAULT_K} for entity support, where the other models rank their top k)")
+    parser.add_argument("--semantic-stage", default=SEMANTIC_STAGE, metavar="MODEL",
+                        help=f"a model whose top sentences join the first stage's (default {SEMANTIC_STAGE}; "
+                             "minilm.v1 reads a nearest-neighbour graph on a large index; 'none': the first "
+                             "stage's only); it must be among --scorers")
     parser.add_argument("--scorers", default=",".join(LTR_SCORERS),
                         help="models whose scores are features, comma-separated (default the cheap ones)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the folds and the learner (default 0)")
@@ -135,7 +139,8 @@ def _learn(args: argparse.Namespace, train: Any, dev: Any = None) -> int:
     result = learn(args.out, train, dev=dev, folds=args.folds, learner=args.learner,
                    scorers=[s for s in args.scorers.split(",") if s.strip()], first_stage=args.first_stage,
                    depth=args.depth, seed=args.seed, choose=args.choose, without=args.without,
-                   other_documents=args.other_documents, progress=_Progress())
+                   other_documents=args.other_documents, progress=_Progress(),
+                   semantic_stage=None if args.semantic_stage == "none" else args.semantic_stage)
     record = result.learned.meta
     if args.json:
         print(json.dumps({"name": args.out, "reference": result.learned.reference, **record}, default=str))

@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from sentret_core.cli.common import command
+from sentret_core.defaults import ANN_MIN_SENTENCES
 
 
 def register(sub: Any) -> None:
@@ -37,6 +38,9 @@ def register(sub: Any) -> None:
                      "resumable: run again after an interruption and it goes on where it stopped.", _run_minilm)
     _common(minilm, "minilm", sources=False)
     minilm.add_argument("--batch-size", type=int, default=32, help="sentences encoded at once (default 32)")
+    minilm.add_argument("--ann", action=argparse.BooleanOptionalAction, default=None,
+                        help="build a nearest-neighbour graph of the vectors, minilm.v1's first stage on a large "
+                             f"index (default: from {ANN_MIN_SENTENCES:,} sentences on)")
     impacts = command(kinds, "impacts", "Impact lists of the most frequent terms (bm25f.v1, tfisf.v1 and the LMs): "
                       "a query pairing such a term with rarer ones reads a few thousand of its sentences, the same "
                       "top k; and "
@@ -129,18 +133,21 @@ def _run_triggers(args: argparse.Namespace) -> int:
 
 def _run_minilm(args: argparse.Namespace) -> int:
     from sentret_core.index.reader import Index
+    from sentret_core.models.minilm.ann import ARRAY as GRAPH
     from sentret_core.models.training.sentence_vectors import KIND, train_minilm
 
     clock = time.perf_counter()
     index = Index.load(args.index)
     _refuse_existing(index, args.name, args.force)
     with _marked(index, KIND):
-        made = train_minilm(index, name=args.name, batch_size=args.batch_size, progress=_every(5.0, "encoded"))
+        made = train_minilm(index, name=args.name, batch_size=args.batch_size, ann=args.ann,
+                            progress=_every(5.0, "encoded"))
     if args.json:
         return _print_record(args, KIND, time.perf_counter() - clock)
     seconds = time.perf_counter() - clock
+    graph = ", with a nearest-neighbour graph" if GRAPH in made.arrays else ""
     print(f"{args.index}: sentence vectors {made.reference} of {index.N:,} sentences ({made.meta['model']}, "
-          f"{made.meta['dim']} dimensions, float16) in {seconds:.1f} s")
+          f"{made.meta['dim']} dimensions, float16{graph}) in {seconds:.1f} s")
     return 0
 
 

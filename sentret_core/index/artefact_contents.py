@@ -53,6 +53,27 @@ def _check_vectors(arrays: dict[str, np.ndarray], record: dict[str, Any], index:
         raise SentretError("it was encoded from other texts than this index's")
     if not np.isfinite(vectors).all():
         raise SentretError("its vectors hold a value that is not a finite number")
+    if "ann" in arrays:
+        _check_graph(arrays["ann"], index.N, int(np.shape(vectors)[1]))
+
+
+def _check_graph(graph: np.ndarray, n: int, dim: int) -> None:
+    """A nearest-neighbour graph (usearch's serialisation) of ``n`` vectors of ``dim`` dimensions: its
+    header says so (the graph itself is guarded by the artefact's hash, as every array is)."""
+    from usearch.index import Index as Graph
+
+    if graph.dtype != np.uint8 or graph.ndim != 1:
+        raise SentretError("its nearest-neighbour graph is not a byte string")
+    try:
+        header = Graph.metadata(np.ascontiguousarray(graph).data)
+    except Exception:  # its reader raises several kinds on a foreign buffer
+        header = None
+    if not header:
+        raise SentretError("its nearest-neighbour graph is not one usearch can read")
+    shape = (header.get("count_present"), header.get("count_deleted"), header.get("dimensions"))
+    if shape != (n, 0, dim) or not header.get("matrix_included"):
+        raise SentretError(f"its nearest-neighbour graph holds {shape[0]} vectors of {shape[2]} dimensions, "
+                           f"not one of {dim} per sentence ({n:,})")
 
 
 def _check_impacts(arrays: dict[str, np.ndarray], record: dict[str, Any], index: Index) -> None:

@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from sentret_core.index.reader import Index
     from sentret_core.models.core.query import Query
 
-SEMANTIC_STAGE = "embed.v1"  # the first stage's second half: it reaches sentences sharing no word with q
 PER_SCORER = ("score", "rank", "doc_rank")
 FIXED_V1 = ("position", "inv_position", "first", "length", "coverage", "idf_overlap", "title_match",
             "entities", "top_entities", "entity_kld", "answer_type")

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, LTR_DEPTH, LTR_SCORERS
+from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, LTR_DEPTH, LTR_SCORERS, SEMANTIC_STAGE
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.crossval import cross_validate
 from sentret_core.evaluation.metrics import average_precision, reciprocal_rank
@@ -37,7 +37,7 @@ from sentret_core.index.reader import Index
 from sentret_core.learning.comparison import Comparison, compare_with_baselines
 from sentret_core.learning.enough import Usable, check_enough, usable_topics
 from sentret_core.learning.examples import Examples, LearningTopic, build_examples
-from sentret_core.learning.features import GROUPS, POSITION, SEMANTIC_STAGE
+from sentret_core.learning.features import GROUPS, POSITION
 from sentret_core.learning.learners import Ranker, check_learner, fit, grid
 from sentret_core.learning.store import MAX_DEPTH, Learned, save
 from sentret_core.models.core.registry import get_model

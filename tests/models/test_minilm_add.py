@@ -86,3 +86,20 @@ def test_a_sentence_is_matched_by_document_position_and_length(tmp_path: Path) -
                                                                                          before.sent_pos))}
     assert old_rows(before, after).tolist() == [old.get(name, -1) for name in names]
     assert sorted(old_rows(before, after).tolist()) == [-1, 0, 1, 2, 3]
+
+
+def test_add_rebuilds_the_nearest_neighbour_graph_of_vectors_that_had_one(tmp_path: Path) -> None:
+    from sentret_core.ingest.build import add_documents
+    from sentret_core.models.minilm import ann
+    from sentret_core.models.training.sentence_vectors import carry_vectors
+
+    train_minilm(build_from_texts(tmp_path, DOCS[:2], name="idx"), ann=True)
+    more = tmp_path / "more.jsonl"
+    more.write_text("".join(json.dumps(doc) + "\n" for doc in DOCS[2:]))
+    summary = add_documents(tmp_path / "idx", more, carry=carry_vectors)
+    assert any("kept minilm" in note for note in summary.notes)
+    after = Index.load(tmp_path / "idx")
+    graph = ann.graph_of(after, artefacts.read(after, KIND, "minilm"))
+    assert len(graph) == after.N  # every sentence, the added ones too
+    found = score(after, "Where do bears wait?", "minilm.v1", candidates=after.N)
+    assert found.ids.tolist() == list(range(after.N))

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from sentret_core.defaults import ANN_MIN_SENTENCES
 from sentret_core.errors import SentretError
 from sentret_core.index import artefacts
 from sentret_core.index.artefact_contents import texts_checksum
@@ -42,9 +43,10 @@ CHUNK = 4096  # sentences per kept chunk: a resumed run repeats at most this man
 Progress = Callable[[int, int], None]  # (sentences done, sentences in all)
 
 
-def train_minilm(index: Index, name: str = DEFAULT_NAME, *, batch_size: int = 32,
+def train_minilm(index: Index, name: str = DEFAULT_NAME, *, batch_size: int = 32, ann: bool | None = None,
                  progress: Progress | None = None) -> artefacts.Artefact:
-    """Encode every sentence of ``index`` and write the artefact ``name`` (kind ``minilm``)."""
+    """Encode every sentence of ``index`` and write the artefact ``name`` (kind ``minilm``), with a
+    nearest-neighbour graph of the vectors when ``ann`` (``None``: from ``ANN_MIN_SENTENCES`` sentences on)."""
     from sentret_core.models.minilm.encoder import encoder
 
     artefacts.check_name(name)
@@ -68,9 +70,16 @@ def train_minilm(index: Index, name: str = DEFAULT_NAME, *, batch_size: int = 32
         if progress is not None:
             progress(done, index.N)
     vectors = np.concatenate(chunks) if chunks else np.zeros((0, model.dim), dtype=np.float16)
-    made = artefacts.write(index, KIND, name, {"vectors": vectors}, _meta(model, index, clock))
+    graph = index.N >= ANN_MIN_SENTENCES if ann is None else ann
+    made = artefacts.write(index, KIND, name, _with_graph(vectors, graph), _meta(model, index, clock))
     shutil.rmtree(partial, ignore_errors=True)
     return made
+
+
+def _with_graph(vectors: np.ndarray, graph: bool) -> dict[str, np.ndarray]:
+    from sentret_core.models.minilm import ann
+
+    return {"vectors": vectors, ann.ARRAY: ann.build_graph(vectors)} if graph else {"vectors": vectors}
 
 
 def _meta(model: Encoder, index: Index, clock: float, **more: Any) -> dict[str, Any]:
@@ -85,6 +94,7 @@ def carry_vectors(old_path: str | Path, new_path: str | Path) -> list[str]:
     their vectors, the others are encoded. Returns the names carried; one that cannot be (damaged, or encoded
     by other weights than the installed ones) is left behind, as every other trained artefact is."""
     from sentret_core.index.reader import Index
+    from sentret_core.models.minilm import ann
     from sentret_core.models.minilm.encoder import encoder
 
     old, new = Index.load(old_path), Index.load(new_path)
@@ -106,7 +116,7 @@ def carry_vectors(old_path: str | Path, new_path: str | Path) -> list[str]:
         for start in range(0, len(fresh), CHUNK):
             rows = fresh[start:start + CHUNK]
             vectors[rows] = model.encode([new.texts[int(r)] for r in rows]).astype(np.float16)
-        artefacts.write(new, KIND, found.name, {"vectors": vectors},
+        artefacts.write(new, KIND, found.name, _with_graph(vectors, ann.ARRAY in found.arrays),
                         _meta(model, new, clock, carried=int(kept.sum())))
         carried.append(found.name)
     return carried
