@@ -29,6 +29,7 @@ SLOW_MODULES: dict[str, str] = {
     "test_wheel_app": "builds the wheel and installs it with spaCy into a fresh virtualenv (52 s)",
     "index/test_resealed": "runs the resealed hostile-artefact benchmark in subprocesses (49 s)",
     "ingest/test_ray_engine": "starts a Ray cluster, kills one of its workers (60 s)",
+    "models/test_minilm_ray": "starts a local Ray twice and encodes on its actors (25 s)",
     "ingest/test_ray_cluster": "starts a two-node Ray cluster with `ray start` in a network namespace (40 s)",
     "annotation/test_durability": "spawns writer processes and kills them (33 s)",
     "index/test_corruption": "damages every file of an index in turn (20 s)",

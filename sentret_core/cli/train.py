@@ -38,6 +38,12 @@ def register(sub: Any) -> None:
                      "resumable: run again after an interruption and it goes on where it stopped.", _run_minilm)
     _common(minilm, "minilm", sources=False)
     minilm.add_argument("--batch-size", type=int, default=32, help="sentences encoded at once (default 32)")
+    minilm.add_argument("--engine", default="local", choices=["local", "ray"],
+                        help="where to encode: this process, or a pool of Ray actors (pip install 'sentret[scale]')")
+    minilm.add_argument("--address", default=None,
+                        help="ray: the cluster to join as HOST:PORT or 'auto' (default: start Ray here)")
+    minilm.add_argument("--num-workers", type=int, default=None,
+                        help="ray: encoding actors, one CPU each (default: one per CPU of the cluster)")
     minilm.add_argument("--ann", action=argparse.BooleanOptionalAction, default=None,
                         help="build a nearest-neighbour graph of the vectors, minilm.v1's first stage on a large "
                              f"index (default: from {ANN_MIN_SENTENCES:,} sentences on)")
@@ -132,16 +138,22 @@ def _run_triggers(args: argparse.Namespace) -> int:
 
 
 def _run_minilm(args: argparse.Namespace) -> int:
+    from sentret_core.errors import SentretError
     from sentret_core.index.reader import Index
     from sentret_core.models.minilm.ann import ARRAY as GRAPH
-    from sentret_core.models.training.sentence_vectors import KIND, train_minilm
+    from sentret_core.models.training.sentence_vectors import KIND, RayOptions, train_minilm
 
+    if args.engine != "ray" and (args.address is not None or args.num_workers is not None):
+        raise SentretError("--address and --num-workers are for --engine ray")
+    if args.num_workers is not None and args.num_workers < 1:
+        raise SentretError(f"--num-workers must be at least 1 (got {args.num_workers})")
+    ray = RayOptions(args.address, args.num_workers) if args.engine == "ray" else None
     clock = time.perf_counter()
     index = Index.load(args.index)
     _refuse_existing(index, args.name, args.force)
     with _marked(index, KIND):
         made = train_minilm(index, name=args.name, batch_size=args.batch_size, ann=args.ann,
-                            progress=_every(5.0, "encoded"))
+                            progress=_every(5.0, "encoded"), ray=ray)
     if args.json:
         return _print_record(args, KIND, time.perf_counter() - clock)
     seconds = time.perf_counter() - clock

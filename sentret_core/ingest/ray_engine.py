@@ -72,7 +72,7 @@ class Parser:
         """The batch parsed, and the node that parsed it (named as :func:`check_nodes` names nodes)."""
         import ray
 
-        return self(batch), _node_name(ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id())
+        return self(batch), node_name(ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id())
 
 
 def parser_for(model: str, batch_size: int) -> type[Parser]:
@@ -83,13 +83,13 @@ def parse_with_ray(
     writer: ShardWriter, documents: Iterable[Document], engine: Engine, progress: Callable[[int, int], None] | None
 ) -> dict[str, Any]:
     """Parse ``documents`` on Ray into new shards of ``writer``; return the pipeline record."""
-    ray = _import_ray()
+    ray = import_ray()
     record = pipeline_record(load_pipeline(engine.model), engine.model)
     check_same_pipeline(writer.pipeline, record)
     writer.pipeline = record
     started_here = not ray.is_initialized()
     if started_here:
-        _start(ray, engine)
+        start_ray(ray, engine)
     try:
         if engine.address:  # another machine's nodes: each must parse exactly as this one would
             check_nodes(ray, engine.model, parses_with(record))
@@ -151,7 +151,7 @@ def check_nodes(ray: Any, model: str, expected: dict[str, Any]) -> None:
 
     nodes = [n for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) > 0]
     probe = ray.remote(num_cpus=1, max_retries=0)(node_report)
-    refs = {_node_name(n["NodeManagerAddress"], n["NodeID"]): probe.options(
+    refs = {node_name(n["NodeManagerAddress"], n["NodeID"]): probe.options(
         scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote(model) for n in nodes}
     reports = {}
     deadline = time.monotonic() + NODE_CHECK_TIMEOUT_S  # for all nodes together: they report in parallel
@@ -166,7 +166,7 @@ def check_nodes(ray: Any, model: str, expected: dict[str, Any]) -> None:
                            + "; ".join(problems) + ". Install the same sentret, spaCy and pipeline on every node.")
 
 
-def _import_ray() -> Any:
+def import_ray() -> Any:
     try:
         import ray
         import ray.data
@@ -175,7 +175,7 @@ def _import_ray() -> Any:
     return ray
 
 
-def _start(ray: Any, engine: Engine) -> None:
+def start_ray(ray: Any, engine: Engine) -> None:
     """Join the cluster at ``engine.address``, or start a Ray here with one CPU per worker."""
     os.environ.setdefault("RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO", "0")
     # Ray's C++ core logs a warning-worthy note as an error for every actor pool (ray#53727); errors
@@ -275,11 +275,11 @@ def _next_result(ray: Any, pool: Any, rows: pa.Table) -> tuple[pa.Table, str]:
             f"{_span(rows)} (killed, out of memory, or a crash in spaCy on one of them); the parse stopped"
         ) from None
     except ray.exceptions.RayError as err:  # an error raised while parsing, which Ray wraps
-        raise SentretError(f"--engine ray: parsing the documents {_span(rows)} failed: {_worker_error(err)}") from None
+        raise SentretError(f"--engine ray: parsing the documents {_span(rows)} failed: {worker_error(err)}") from None
     return table, node
 
 
-def _node_name(address: str, node_id: str) -> str:
+def node_name(address: str, node_id: str) -> str:
     return f"{address} ({node_id[:8]})"
 
 
@@ -292,7 +292,7 @@ _RAISED = re.compile(r"^([A-Za-z_][\w.]*): (.*)$")
 _WRAPPED = "The above exception was the direct cause of the following exception:"
 
 
-def _worker_error(err: BaseException) -> str:
+def worker_error(err: BaseException) -> str:
     """The error a worker raised, as ``Type: first line``: Ray keeps it as the error's cause; where only a
     traceback's text crossed to the driver, its last ``Type: message`` line before Ray's wrapper names it;
     else Ray's own first line."""

@@ -8,8 +8,8 @@ checksum and the checksum of the index's texts (``sentences.parquet``): vectors 
 weights are refused, never scored.
 
 Encoding is resumable: the sentences are encoded a chunk at a time, each chunk kept in a hidden folder
-beside the artefacts as it is done, so an interrupted run (Ctrl-C, a killed process) starts again from the
-last chunk it finished when it is run again with the same index and weights.
+beside the artefacts as it is done, so an interrupted run (Ctrl-C, a killed process) encodes only the chunks
+it had not finished when it is run again with the same index and weights (locally or on Ray).
 
 ``sentret add`` keeps them (:func:`carry_vectors`): a sentence's vector depends on its text alone, so the
 sentences of the documents already indexed keep theirs and only the added ones are encoded; the result is
@@ -23,6 +23,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,9 +45,10 @@ Progress = Callable[[int, int], None]  # (sentences done, sentences in all)
 
 
 def train_minilm(index: Index, name: str = DEFAULT_NAME, *, batch_size: int = 32, ann: bool | None = None,
-                 progress: Progress | None = None) -> artefacts.Artefact:
+                 progress: Progress | None = None, ray: RayOptions | None = None) -> artefacts.Artefact:
     """Encode every sentence of ``index`` and write the artefact ``name`` (kind ``minilm``), with a
-    nearest-neighbour graph of the vectors when ``ann`` (``None``: from ``ANN_MIN_SENTENCES`` sentences on)."""
+    nearest-neighbour graph of the vectors when ``ann`` (``None``: from ``ANN_MIN_SENTENCES`` sentences on);
+    on a pool of Ray actors given ``ray`` (:mod:`~sentret_core.models.training.ray_encoding`)."""
     from sentret_core.models.minilm.encoder import encoder
 
     artefacts.check_name(name)
@@ -58,18 +60,28 @@ def train_minilm(index: Index, name: str = DEFAULT_NAME, *, batch_size: int = 32
     partial = Path(index.path) / artefacts.FOLDER / f".{name}.partial"
     chunks = _resume(partial, stamp)
     clock = time.perf_counter()
-    done = sum(len(c) for c in chunks)
+    done = [sum(len(c) for c in chunks.values())]
     if progress is not None:
-        progress(done, index.N)
-    for start in range(done, index.N, CHUNK):
-        texts = index.texts[start:min(start + CHUNK, index.N)]
-        vectors = model.encode(texts, batch_size=batch_size).astype(np.float16)
+        progress(done[0], index.N)
+
+    def finished(start: int, vectors: np.ndarray) -> None:
         _keep(partial, start, vectors)
-        chunks.append(vectors)
-        done += len(vectors)
+        chunks[start] = vectors
+        done[0] += len(vectors)
         if progress is not None:
-            progress(done, index.N)
-    vectors = np.concatenate(chunks) if chunks else np.zeros((0, model.dim), dtype=np.float16)
+            progress(done[0], index.N)
+
+    jobs = ((start, list(index.texts[start:min(start + CHUNK, index.N)]))
+            for start in range(0, index.N, CHUNK) if start not in chunks)
+    if ray is not None:
+        from sentret_core.models.training.ray_encoding import encode_on_ray
+
+        encode_on_ray(jobs, weights=model.checksum, batch_size=batch_size, address=ray.address,
+                      num_workers=ray.num_workers, done=finished)
+    for start, texts in jobs:  # what is left: every chunk when local
+        finished(start, model.encode(texts, batch_size=batch_size).astype(np.float16))
+    ordered = [chunks[start] for start in sorted(chunks)]
+    vectors = np.concatenate(ordered) if ordered else np.zeros((0, model.dim), dtype=np.float16)
     graph = index.N >= ANN_MIN_SENTENCES if ann is None else ann
     made = artefacts.write(index, KIND, name, _with_graph(vectors, graph), _meta(model, index, clock))
     shutil.rmtree(partial, ignore_errors=True)
@@ -138,8 +150,18 @@ def old_rows(old: Index, new: Index) -> np.ndarray:
     return np.where(same, row, -1)
 
 
-def _resume(partial: Path, stamp: dict[str, Any]) -> list[np.ndarray]:
-    """The chunks a previous run of the same encoding kept, in order (none when it encoded something else)."""
+@dataclass(frozen=True)
+class RayOptions:
+    """Where ``--engine ray`` encodes: the cluster at ``address`` (None: a Ray started here), on
+    ``num_workers`` actors (None: one a CPU)."""
+
+    address: str | None = None
+    num_workers: int | None = None
+
+
+def _resume(partial: Path, stamp: dict[str, Any]) -> dict[int, np.ndarray]:
+    """The chunks a previous run of the same encoding kept, by first sentence id (none when it encoded
+    something else)."""
     record = partial / "stamp.json"
     try:
         same = json.loads(record.read_text()) == stamp
@@ -152,17 +174,16 @@ def _resume(partial: Path, stamp: dict[str, Any]) -> list[np.ndarray]:
             record.write_text(json.dumps(stamp))
         except OSError as err:
             raise SentretError(f"{partial.parent}: cannot write there ({err.strerror})") from None
-        return []
-    chunks = []
-    for start in range(0, int(stamp["N"]), int(stamp["chunk"])):
+        return {}
+    chunks = {}
+    for start in range(0, int(stamp["N"]), int(stamp["chunk"])):  # chunks come back in any order on Ray
         try:
             chunk = np.load(partial / f"{start}.npy", allow_pickle=False)
         except (OSError, ValueError):
-            break
+            continue
         expected = min(int(stamp["chunk"]), int(stamp["N"]) - start)
-        if chunk.dtype != np.float16 or chunk.ndim != 2 or len(chunk) != expected:
-            break
-        chunks.append(chunk)
+        if chunk.dtype == np.float16 and chunk.ndim == 2 and len(chunk) == expected:
+            chunks[start] = chunk
     return chunks
 
 
