@@ -23,14 +23,27 @@ def docno(document: str, position: int) -> str:
 
 
 def sentence_docnos(index: Index) -> list[str]:
-    """The docno of every sentence of ``index``, by sentence id."""
-    documents = list(index.documents["id"])
-    return [docno(str(documents[d]), int(p)) for d, p in zip(index.sent_doc.tolist(), index.sent_pos.tolist())]
+    """The docno of every sentence of ``index``, by sentence id (built once per loaded index: a run or a
+    PyTerrier pipeline asks for them at every query)."""
+    def build() -> list[str]:
+        documents = list(index.documents["id"])
+        return [docno(str(documents[d]), int(p)) for d, p in zip(index.sent_doc.tolist(), index.sent_pos.tolist())]
+
+    names: list[str] = index.cache.get("integrations.docnos", build)
+    return names
+
+
+def _by_docno(index: Index) -> dict[str, int]:
+    def build() -> dict[str, int]:
+        return {name: sentence for sentence, name in enumerate(sentence_docnos(index))}
+
+    known: dict[str, int] = index.cache.get("integrations.docnos.ids", build)
+    return known
 
 
 def sentence_ids(index: Index, docnos: list[str]) -> list[int]:
     """The sentence id of each docno; a docno of no sentence of ``index`` is refused by name."""
-    known = {name: sentence for sentence, name in enumerate(sentence_docnos(index))}
+    known = _by_docno(index)
     missing = [d for d in docnos if d not in known]
     if missing:
         shown = ", ".join(repr(d) for d in missing[:5])

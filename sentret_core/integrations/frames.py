@@ -5,7 +5,8 @@ ranks each topic with.
 - topics: ``qid``, ``query`` (and optionally ``entity``: that entity's support sentences, ``text|LABEL``
   or ``text`` as in a topics file);
 - results: ``qid``, ``query``, ``docno``, ``score``, ``rank`` — rank from 0, by score descending, ties
-  in sentence (document) order, scores finite. :func:`to_ir_measures` renames them for ir_measures
+  in sentence (document) order, scores finite — and, asked for, ``text``: the sentence (what PyTerrier's
+  neural re-rankers read). :func:`to_ir_measures` renames them for ir_measures
   (``query_id``, ``doc_id``, ``score``).
 """
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from sentret_core.models.core.records import Scores
 
 RESULT_COLUMNS = ["qid", "query", "docno", "score", "rank"]
+TEXT = "text"
 ENTITY = "entity"
 
 
@@ -55,8 +57,9 @@ def _need(frame: pd.DataFrame, columns: list[str], what: str) -> None:
 
 
 def retrieve(index: Index, topics: pd.DataFrame, model: str, k: int = DEFAULT_K,
-             params: Mapping[str, Any] | None = None) -> pd.DataFrame:
-    """The top ``k`` sentences of each topic (``qid``, ``query``[, ``entity``]) under ``model``."""
+             params: Mapping[str, Any] | None = None, *, text: bool = False) -> pd.DataFrame:
+    """The top ``k`` sentences of each topic (``qid``, ``query``[, ``entity``]) under ``model``; with
+    ``text``, each sentence's text in a column ``text``."""
     from sentret_core.checks import check_int
     from sentret_core.defaults import MAX_K
     from sentret_core.models import get_model
@@ -74,11 +77,21 @@ def retrieve(index: Index, topics: pd.DataFrame, model: str, k: int = DEFAULT_K,
         found = rank_topic(index, model, params, query, entity, k)
         finite = [(int(s), float(v)) for s, v in zip(found.ids, found.scores) if math.isfinite(float(v))]
         rows.extend((qid, query, names[s], v, rank) for rank, (s, v) in enumerate(finite))
-    return pd.DataFrame(rows, columns=RESULT_COLUMNS)
+    frame = pd.DataFrame(rows, columns=RESULT_COLUMNS)
+    if text:
+        frame[TEXT] = texts_of(index, sentence_ids(index, frame["docno"].tolist()))
+    return frame
 
 
-def rerank(index: Index, results: pd.DataFrame, model: str, params: Mapping[str, Any] | None = None) -> pd.DataFrame:
-    """``results`` (``qid``, ``query``, ``docno``) scored again by ``model`` and ranked by that score.
+def texts_of(index: Index, ids: list[int]) -> list[str]:
+    """The text of each sentence of ``ids``."""
+    return [index.texts[s] for s in ids]
+
+
+def rerank(index: Index, results: pd.DataFrame, model: str, params: Mapping[str, Any] | None = None, *,
+           text: bool = False) -> pd.DataFrame:
+    """``results`` (``qid``, ``query``, ``docno``) scored again by ``model`` and ranked by that score; with
+    ``text``, a ``text`` column is added where the frame has none.
 
     Every row is kept. A sentence the model cannot score (an LM's ``-inf`` outside its candidates)
     ranks last with a finite score: one below the lowest finite score of its query (or -1).
@@ -102,6 +115,8 @@ def rerank(index: Index, results: pd.DataFrame, model: str, params: Mapping[str,
         floor = (values[finite].min() if finite.any() else 0.0) - 1.0
         scores[rows] = np.where(finite, values, floor)
     out["score"], out["_sentence"] = scores, ids
+    if text and TEXT not in out.columns:
+        out[TEXT] = texts_of(index, ids.tolist())
     out = out.sort_values(["qid", "score", "_sentence"], ascending=[True, False, True], kind="stable")
     out["rank"] = out.groupby("qid", sort=False).cumcount()
     return out.drop(columns="_sentence").reset_index(drop=True)

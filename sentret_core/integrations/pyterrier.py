@@ -14,7 +14,9 @@ can follow Terrier's BM25 or another first stage in a pipeline, or be followed b
 Only PyTerrier's Python core is used (``pt.Transformer``): no JVM is started and no Terrier jar is
 downloaded, so it runs wherever pandas does; Terrier's own retrievers in the same pipeline need Java as
 usual. Docnos are sentret's sentence ids, ``<document id>-<position>``
-(:mod:`sentret_core.integrations.docnos`); the frames are those of :mod:`sentret_core.integrations.frames`.
+(:mod:`sentret_core.integrations.docnos`, built once per index); the frames are those of
+:mod:`sentret_core.integrations.frames`, with each sentence's ``text``, which the next transformer of a
+pipeline (``pt.apply``, a neural re-ranker) reads.
 """
 
 from __future__ import annotations
@@ -54,8 +56,8 @@ class SentretRetriever(pt.Transformer):
 
     def transform(self, inp: pd.DataFrame) -> pd.DataFrame:
         if "docno" in inp.columns:
-            return frames.rerank(self.index, inp, self.model, self.params)
-        return frames.retrieve(self.index, inp, self.model, self.k, self.params)
+            return frames.rerank(self.index, inp, self.model, self.params, text=True)
+        return frames.retrieve(self.index, inp, self.model, self.k, self.params, text=True)
 
     def __repr__(self) -> str:
         return f"SentretRetriever({str(self.index.path)!r}, {self.model!r}, k={self.k})"

@@ -28,7 +28,7 @@ TOPICS = pd.DataFrame({"qid": ["q1", "q2"], "query": ["Picasso war", "peace reli
 
 def test_retrieval_is_search_in_pyterriers_columns(small_index: Index) -> None:
     got = SentretRetriever(small_index, "tfisf.v1", k=4)(TOPICS)
-    assert list(got.columns) == ["qid", "query", "docno", "score", "rank"]
+    assert list(got.columns) == ["qid", "query", "docno", "score", "rank", "text"]
     names = sentence_docnos(small_index)
     for qid, query in TOPICS.itertuples(index=False):
         found = search(small_index, query, "tfisf.v1", 4)
@@ -36,6 +36,7 @@ def test_retrieval_is_search_in_pyterriers_columns(small_index: Index) -> None:
         assert list(rows.docno) == [names[int(s)] for s in found.ids]
         assert list(rows.score) == [float(v) for v in found.scores] and list(rows["rank"]) == list(range(len(rows)))
         assert (rows["query"] == query).all()
+        assert list(rows.text) == [small_index.texts[int(s)] for s in found.ids]  # what a neural re-ranker reads
     assert not pt.java.started()  # PyTerrier's Python core only: no JVM, no Terrier jar
 
 
@@ -96,3 +97,20 @@ def test_without_pyterrier_the_import_names_the_extra() -> None:
             "except ImportError as err:\n    print(err)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert "pip install 'sentret[pyterrier]'" in done.stdout, done.stderr
+
+
+def test_a_pipeline_step_reads_the_text_column(small_index: Index) -> None:
+    """SentretRetriever >> pt.apply on ``text``: a stand-in for a neural re-ranker, scoring by the sentence's
+    length in characters, ranks exactly as that length says."""
+    first = SentretRetriever(small_index, "bm25f.v1", k=6)
+    by_length = first >> pt.apply.doc_score(lambda row: float(len(row["text"])))
+    got = by_length(TOPICS[:1])
+    assert len(got) == 6 and list(got.score) == [float(len(t)) for t in got.text]
+    assert got.sort_values("rank").score.tolist() == sorted(got.score, reverse=True)  # ranked by it
+    again = SentretRetriever(small_index, "lm-2si.v1")(first(TOPICS[:1]).drop(columns="text"))
+    assert list(again.text) == [small_index.texts[i] for i in sentence_ids(small_index, list(again.docno))]
+
+
+def test_docnos_are_built_once_per_index(small_index: Index) -> None:
+    assert sentence_docnos(small_index) is sentence_docnos(small_index)  # not N strings a query
+    assert sentence_ids(small_index, [sentence_docnos(small_index)[3]]) == [3]
