@@ -29,6 +29,7 @@ from sentret_core.annotation.records import (
     PERSON,
     RULES,
     SCALES,
+    SENTENCE_IDS,
     HistoryEntry,
     ImportLine,
     Judgment,
@@ -106,9 +107,14 @@ class Admin(AnnotatorAdmin):
     # ----------------------------------------------------------------- export
 
     def export_qrels(
-        self, name: str, *, rule: str = "majority", annotator: str | None = None, scale: str = DEFAULT_SCALE
+        self, name: str, *, rule: str = "majority", annotator: str | None = None, scale: str = DEFAULT_SCALE,
+        ids: str = "docno",
     ) -> str:
-        """TREC qrels ``topic 0 sentence_id grade``, one line per judged item.
+        """TREC qrels ``topic 0 docno grade``, one line per judged item.
+
+        ``ids``: ``docno`` (default: ``<document id>-<position>``, as ``sentret run``, ``--run-out`` and the
+        PyTerrier transformer name a sentence, and as stable as the documents' ids) or ``internal`` (the
+        index's sentence ids, which change when it is rebuilt).
 
         ``scale``: ``trec`` (default: 0 non-relevant, 1 fairly relevant, 2 relevant, 3 very
         relevant, so trec_eval's defaults never count a non-relevant sentence, and ``trec_eval -l 2``
@@ -124,6 +130,8 @@ class Admin(AnnotatorAdmin):
             raise SentretError(f"unknown qrels scale {scale!r}; choose one of {tuple(SCALES)}")
         if (rule == "annotator") != (annotator is not None):
             raise SentretError("name an annotator with rule='annotator', and only then")
+        if ids not in SENTENCE_IDS:
+            raise SentretError(f"unknown sentence ids {ids!r}; choose one of {SENTENCE_IDS}")
         judgments = self.all_judgments(name)
         if annotator is not None:
             wanted = name_key(annotator)
@@ -137,7 +145,45 @@ class Admin(AnnotatorAdmin):
         decided = {} if rule == "annotator" else adjudicated_grades(self, name)
         chosen = {key: adjudicate(found, adjudication) for key, found in grades.items()} | decided
         written = SCALES[scale]
-        return "".join(f"{topic} 0 {sid} {written[grade]}\n" for (topic, sid), grade in sorted(chosen.items()))
+        named = self._docnos(name, judgments) if ids == "docno" else {}
+        return "".join(f"{topic} 0 {named.get(sid, sid)} {written[grade]}\n"
+                       for (topic, sid), grade in sorted(chosen.items()))
+
+    def _docnos(self, name: str, judgments: list[Judgment]) -> dict[int, str]:
+        """Sentence id → docno of the judged items: as pooled, or, for items pooled before sentret recorded
+        docnos, from the session's index where its sentence still has the item's text."""
+        named = {j.sentence_id: j.docno for j in judgments if j.docno}
+        missing = {j.sentence_id: j.text for j in judgments if not j.docno}
+        if not missing:
+            return named
+        from sentret_core.index.docnos import sentence_docnos
+        from sentret_core.index.reader import Index
+
+        where = self._store.session(name).index_path
+        unsure = "the index it was pooled from cannot name them; export internal ids instead"
+        try:
+            index = Index.load(where)
+        except SentretError:
+            raise SentretError(f"session {name!r} has items without a docno (pooled before sentret recorded them, "
+                               f"or made without), and {unsure}") from None
+        names = sentence_docnos(index)
+        for sid, text in missing.items():
+            if not 0 <= sid < index.N or index.texts[sid] != text:
+                raise SentretError(f"session {name!r}: sentence {sid} of {where} is no longer the one pooled "
+                                   f"(the index was rebuilt), so {unsure}")
+            named[sid] = names[sid]
+        return named
+
+    def export_topics(self, name: str) -> str:
+        """The session's topics as a topics file for ``sentret run``: ``topic id<TAB>query<TAB>entity``, one
+        per (query, entity) pooled, so that a run's qids are the topic ids of :meth:`export_qrels`."""
+        from sentret_core.evaluation.trec_io import topic_id
+
+        with self._store.db.read() as conn:
+            session_id = self._store.db.session_row(conn, name)[0]
+            pairs = conn.execute("SELECT query, entity FROM pool_items WHERE session_id = ?"
+                                 " GROUP BY query, entity ORDER BY min(position)", (session_id,)).fetchall()
+        return "".join(f"{topic_id(query, entity)}\t{query}\t{entity}\n" for query, entity in pairs)
 
     def export_csv(self, name: str) -> str:
         """Every judgment with every field (:data:`JUDGMENT_FIELDS`), one CSV row each; a text cell
@@ -193,11 +239,15 @@ class Admin(AnnotatorAdmin):
     def _import(self, name: str, keys: list[ImportLine]) -> int:
         store = self._store
         changed = 0
+        seen: dict[tuple[int, str], int] = {}  # (item, annotator) → line: a docno and an id may name one item
         with store.db.transaction() as conn:
             session_id = store.db.session_row(conn, name)[0]
             for key in keys:
                 item = _find_item(conn, session_id, key, name)
                 who = key.annotator  # always an import annotator's name (see .io)
+                if (item, name_key(who)) in seen:
+                    raise SentretError(f"line {key.line}: repeats the judgment of line {seen[item, name_key(who)]}")
+                seen[item, name_key(who)] = key.line
                 try:
                     annotator_id, kind = store.db.find_or_register_annotator(conn, session_id, who, IMPORTED)
                 except SentretError as exc:
@@ -220,14 +270,18 @@ class Admin(AnnotatorAdmin):
 
 
 def _find_item(conn: sqlite3.Connection, session_id: int, key: ImportLine, session: str) -> int:
-    row = conn.execute(
-        "SELECT id FROM pool_items WHERE session_id = ? AND query = ? AND entity = ?"
-        " AND sentence_id = ?",
-        (session_id, key.query, key.entity, key.sentence_id),
-    ).fetchone()
+    """The pool item a line names: by its docno when it has one (an item pooled before sentret recorded
+    docnos by the line's internal id, when it has that too), else by its internal id."""
+    row = None
+    for column, value in (("docno", key.docno), ("sentence_id", key.sentence_id)):
+        if row is None and value is not None and value != -1:
+            row = conn.execute(
+                f"SELECT id FROM pool_items WHERE session_id = ? AND query = ? AND entity = ? AND {column} = ?",
+                (session_id, key.query, key.entity, value),
+            ).fetchone()
     if row is None:
         raise SentretError(
-            f"line {key.line}: ({key.query!r}, {key.entity!r}, sentence {key.sentence_id}) "
+            f"line {key.line}: ({key.query!r}, {key.entity!r}, sentence {key.sentence}) "
             f"is not in the pool of session {session!r}"
         )
     return int(row[0])

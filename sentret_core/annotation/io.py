@@ -7,7 +7,8 @@ Limits: a qrels line holds at most :data:`MAX_QRELS_LINE` characters and a JSONL
 :data:`MAX_NUMBER_DIGITS` characters; a JSONL line is one flat object (nested at most
 :data:`MAX_DEPTH` deep, with no repeated key); queries, entities and names are at most MAX_NAME
 characters, notes MAX_NOTE. Timestamps are ISO 8601 with a time zone, not in the future, and are
-kept for import annotators only.
+kept for import annotators only. A sentence is named by its docno (``<document id>-<position>``, what
+exports write) or by the index's internal id (a whole number, what exports wrote before): both are read.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ MAX_LINES = 2_000_000
 MAX_NUMBER_DIGITS = 20
 MAX_DEPTH = 2
 MAX_TIMESTAMP = 40
+MAX_DOCNO = 2_000
+_NUMBER = re.compile(r"[+-]?\d+")  # any digits: a docno always has a document id before its "-<position>"
 IMPORTED_SUFFIX = " (imported)"
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
@@ -53,9 +56,9 @@ def _numbered(lines: Iterable[str], what: str, limit: int) -> Iterator[tuple[int
 
 def _no_repeats(keys: list[ImportLine]) -> list[ImportLine]:
     """Refuse two lines that grade the same item as the same annotator (names compared case-folded)."""
-    first: dict[tuple[str, str, int, str], int] = {}
+    first: dict[tuple[str, str, str, str], int] = {}
     for key in keys:
-        triple = (key.query, key.entity, key.sentence_id, name_key(key.annotator))
+        triple = (key.query, key.entity, key.sentence, name_key(key.annotator))
         if triple in first:
             raise SentretError(f"line {key.line}: repeats the judgment of line {first[triple]}")
         first[triple] = key.line
@@ -73,7 +76,7 @@ def parse_qrels_lines(
         fields = line.split()
         if len(fields) != 4:
             raise SentretError(
-                f"qrels line {number}: expected 4 fields 'topic iteration sentence_id grade', "
+                f"qrels line {number}: expected 4 fields 'topic iteration docno grade', "
                 f"got {len(fields)}"
             )
         try:
@@ -85,7 +88,7 @@ def parse_qrels_lines(
                 f"qrels line {number}: topic {fields[0][:80]!r} is not '<query>:<entity>' "
                 f"(each at most {MAX_NAME} characters)"
             )
-        sid = as_id(_qrels_int(fields[2], "sentence id", number), f"qrels line {number}: the sentence id")
+        sid, docno = _sentence(fields[2], number)
         rel = _qrels_int(fields[3], "grade", number)
         if rel not in grade_map or grade_map[rel] not in GRADES:
             allowed = ", ".join(str(g) for g in sorted(grade_map))
@@ -95,8 +98,22 @@ def parse_qrels_lines(
                 "choose the scale the file uses (trec 0-3, 1-4 or binary 0-1)"
             )
         grade = grade_map[rel]
-        keys.append(ImportLine(number, *topic, sid, annotator, IMPORTED, grade, None, None, None))
+        keys.append(ImportLine(number, *topic, sid, annotator, IMPORTED, grade, None, None, None, docno=docno))
     return _no_repeats(keys)
+
+
+def _sentence(field: str, number: int) -> tuple[int, str | None]:
+    """A qrels line's sentence: (internal id, None) for a number (checked: whole, ≥ 0), else (-1, the docno)."""
+    if _NUMBER.fullmatch(field):
+        return as_id(_qrels_int(field, "sentence id", number), f"qrels line {number}: the sentence id"), None
+    return -1, _docno(field, f"qrels line {number}: the sentence")
+
+
+def _docno(value: object, what: str) -> str:
+    if not isinstance(value, str) or not value or len(value) > MAX_DOCNO or any(c.isspace() for c in value):
+        raise SentretError(f"{what} {str(value)[:80]!r} is not a docno (<document id>-<position>) "
+                           "nor a sentence id")
+    return value
 
 
 def _qrels_int(text: str, what: str, number: int) -> int:
@@ -174,8 +191,10 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _jsonl_key(number: int, record: dict[str, Any]) -> ImportLine:
-    required = ("query", "entity", "sentence_id", "annotator", "grade")
+    required = ("query", "entity", "annotator", "grade")
     missing = [field for field in required if field not in record]
+    if record.get("docno") is None and "sentence_id" not in record:
+        missing.append("sentence_id (or docno)")
     if missing:
         raise SentretError(f"missing field(s) {', '.join(missing)}")
     kind = record.get("annotator_kind", PERSON)
@@ -193,7 +212,7 @@ def _jsonl_key(number: int, record: dict[str, Any]) -> ImportLine:
         number,
         clean_name(record["query"], "query"),
         clean_name(record["entity"], "entity"),
-        as_id(record["sentence_id"], "sentence_id"),
+        as_id(record["sentence_id"], "sentence_id") if "sentence_id" in record else -1,
         annotator,
         IMPORTED,
         check_grade(record["grade"]),
@@ -201,6 +220,7 @@ def _jsonl_key(number: int, record: dict[str, Any]) -> ImportLine:
         _timestamp(record.get("created_at")),
         _timestamp(record.get("updated_at")),
         flagged,
+        None if record.get("docno") is None else _docno(record["docno"], "docno"),
     )
 
 

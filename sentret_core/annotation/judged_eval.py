@@ -27,6 +27,7 @@ from sentret_core.evaluation.coverage import coverage_curve
 from sentret_core.evaluation.measures import evaluate, parse_metric
 from sentret_core.evaluation.significance import compare
 from sentret_core.evaluation.trec_io import Qrels, Run, parse_qrels, split_topic_id
+from sentret_core.index.docnos import sentence_ids
 
 if TYPE_CHECKING:
     from sentret_core.annotation.admin import Admin
@@ -95,18 +96,21 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def by_internal_id(index: Index, qrels: Mapping[str, Mapping[str, int]]) -> dict[str, dict[str, int]]:
+    """``qrels`` with every sentence named by its internal id: a docno (``<document id>-<position>``, what
+    sessions export) is looked up in ``index``, a whole number kept (what they exported before)."""
+    docnos = sorted({d for judged in qrels.values() for d in judged if not (d.isascii() and d.isdigit())})
+    ids = dict(zip(docnos, sentence_ids(index, docnos))) if docnos else {}
+    return {tid: {str(ids.get(d, d)): grade for d, grade in judged.items()} for tid, judged in qrels.items()}
+
+
 def _topic_targets(index: Index, qrels: Mapping[str, Mapping[str, int]]) -> dict[str, tuple[str, int]]:
     """topic id → (query, entity id), with sentence ids checked against the index."""
     targets: dict[str, tuple[str, int]] = {}
     for tid, judged in qrels.items():
         query, key = split_topic_id(tid)
         for docid in judged:
-            try:
-                sid = int(docid)
-            except ValueError:
-                raise SentretError(
-                    f"topic {tid!r}: document {docid!r} is not a sentence id (session qrels use sentence ids)"
-                ) from None
+            sid = int(docid)
             if not 0 <= sid < index.N:
                 raise SentretError(
                     f"topic {tid!r}: sentence {sid} is not in this index ({index.N:,} sentences)"
@@ -129,8 +133,8 @@ def evaluate_judgments(
     params: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Evaluation:
     """Evaluate ``models`` on graded (query, entity) qrels (topic ids ``query:text|LABEL``, docids =
-    sentence ids); ``baseline`` defaults to the first model; ``params`` maps a model to its parameters
-    (``{"ltr.v1": {"model": "team-linear"}}`` scores the stored ranker ``team-linear``)."""
+    docnos or internal sentence ids); ``baseline`` defaults to the first model; ``params`` maps a model to its
+    parameters (``{"ltr.v1": {"model": "team-linear"}}`` scores the stored ranker ``team-linear``)."""
     from sentret_core.models import get_model
     from sentret_core.support.context import QueryContext
 
@@ -144,6 +148,7 @@ def evaluate_judgments(
     ranker = get_model(ranker).name
     if not qrels:
         raise SentretError("there are no judgments to evaluate")
+    qrels = by_internal_id(index, qrels)
     targets = _topic_targets(index, qrels)
     runs: dict[str, Run] = {m: {} for m in names}
     contexts: dict[str, QueryContext] = {}
@@ -208,7 +213,7 @@ def _first_hits(
 def session_qrels(admin: Admin, name: str, rule: str = "majority", annotator: str | None = None) -> Qrels:
     """A session's adjudicated judgments as qrels, grades 1-4 (see :meth:`Admin.export_qrels`): an item's
     adjudicated grade, when it has one, wins over the majority or mean of its grades (:mod:`.adjudication`)."""
-    text = admin.export_qrels(name, rule=rule, annotator=annotator, scale="1-4")
+    text = admin.export_qrels(name, rule=rule, annotator=annotator, scale="1-4", ids="internal")
     if not text:
         raise SentretError(f"session {name!r} has no judgments yet")
     return parse_qrels(text, source=f"session {name}")

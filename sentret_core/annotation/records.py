@@ -20,6 +20,7 @@ GRADES = (1, 2, 3, 4)
 GRADE_LABELS = {1: "non-relevant", 2: "fairly relevant", 3: "relevant", 4: "very relevant"}
 ADMIN_TOKEN_ENV = "SENTRET_ADMIN_TOKEN"
 RULES = ("majority", "mean", "annotator")
+SENTENCE_IDS = ("docno", "internal")  # how exports name a sentence: <document id>-<position>, or the index's id
 BUSY_TIMEOUT_S = 60.0
 MAX_NAME = 200
 MAX_NOTE = 5000
@@ -49,6 +50,7 @@ class PoolItem(NamedTuple):
     sentence_id: int
     text: str = ""
     title: str = ""
+    docno: str = ""  # ``<document id>-<position>`` (sentret_core.index.docnos): the id exports and runs share
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,7 @@ class Judgment(NamedTuple):
     created_at: str
     updated_at: str
     flagged: bool = False  # the annotator's flag ("look at this one again"); not in the history
+    docno: str | None = None  # the sentence's docno (None: pooled before sentret recorded them)
 
 
 JUDGMENT_FIELDS: tuple[str, ...] = Judgment._fields
@@ -182,7 +185,7 @@ class Progress(NamedTuple):
 
 _JUDGMENT_SELECT = """
     SELECT s.name, p.query, p.entity, p.sentence_id, p.position, p.title, p.text,
-           a.name, a.kind, j.grade, j.note, j.created_at, j.updated_at, j.flagged
+           a.name, a.kind, j.grade, j.note, j.created_at, j.updated_at, j.flagged, p.docno
     FROM judgments j
     JOIN pool_items p ON p.id = j.item_id
     JOIN annotators a ON a.id = j.annotator_id
@@ -193,9 +196,12 @@ _JUDGMENT_SELECT = """
 
 def judgment_select(conn: Any) -> str:
     """:data:`_JUDGMENT_SELECT`, or on a database older than v5 (read-only) the same with no flags."""
+    select = _JUDGMENT_SELECT
     if not any(row[1] == "flagged" for row in conn.execute("PRAGMA table_info(judgments)")):
-        return _JUDGMENT_SELECT.replace("j.flagged", "0")
-    return _JUDGMENT_SELECT
+        select = select.replace("j.flagged", "0")
+    if not any(row[1] == "docno" for row in conn.execute("PRAGMA table_info(pool_items)")):
+        select = select.replace("p.docno", "NULL")  # a database older than the docnos (read-only)
+    return select
 
 
 ITEM_COLUMNS = "p.id, p.position, p.query, p.entity, p.sentence_id, p.text, p.title"
@@ -203,9 +209,9 @@ ITEM_COLUMNS = "p.id, p.position, p.query, p.entity, p.sentence_id, p.text, p.ti
 
 def judgment_from_row(row: Sequence[Any]) -> Judgment:
     (session, query, entity, sentence_id, position, title, text, annotator, kind, grade, note, created, updated,
-     flagged) = row
+     flagged, docno) = row
     return Judgment(session, topic_id(query, entity), query, entity, sentence_id, position, title, text,
-                    annotator, kind, grade, note, created, updated, bool(flagged))
+                    annotator, kind, grade, note, created, updated, bool(flagged), docno)
 
 
 class ImportLine(NamedTuple):
@@ -222,3 +228,9 @@ class ImportLine(NamedTuple):
     created_at: str | None
     updated_at: str | None
     flagged: bool = False
+    docno: str | None = None  # the item named by its docno (``sentence_id`` is then -1)
+
+    @property
+    def sentence(self) -> str:
+        """The sentence as the line named it: its docno, or its internal id."""
+        return self.docno if self.docno is not None else str(self.sentence_id)

@@ -200,7 +200,12 @@ _ADJUDICATIONS: tuple[Step, ...] = (
 # session made before, which keeps one shared order for everybody.
 _ITEM_ORDER: tuple[Step, ...] = ("ALTER TABLE sessions ADD COLUMN item_order TEXT",)
 
-MIGRATIONS: tuple[tuple[Step, ...], ...] = (_V1, _V2, _V3, _V4, _V5, _ADJUDICATIONS, _ITEM_ORDER)
+# docnos (see sentret_core.index.docnos): each item's ``<document id>-<position>``, the sentence id that
+# exports, runs and other tools share (an index's internal ids change when it is rebuilt); NULL for an item
+# pooled before, whose docno exports find from the session's index.
+_DOCNOS: tuple[Step, ...] = ("ALTER TABLE pool_items ADD COLUMN docno TEXT",)
+
+MIGRATIONS: tuple[tuple[Step, ...], ...] = (_V1, _V2, _V3, _V4, _V5, _ADJUDICATIONS, _ITEM_ORDER, _DOCNOS)
 SCHEMA_VERSION = len(MIGRATIONS)
 # A read-only connection can read a database this old as it is: what came after (the sign-in
 # attempts of v4, the web sessions of v5) is used only by writers; v5's columns are read when present,

@@ -29,6 +29,7 @@ from sentret_core.annotation.topics import (
 from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import split_topic_id, topic_id
+from sentret_core.index.docnos import sentence_docnos
 
 # entities asked for beyond the top ones, so that leaving restating ones out still pools as many
 RESTATING_SPARE = 10
@@ -170,8 +171,9 @@ def build_pool(
                 pooled.append(topic)
             else:
                 notes.append(f"{query!r} / {topic.entity}: no model has a candidate sentence")
+    docnos = sentence_docnos(index)
     items = tuple(
-        PoolItem(t.query, t.entity, sid, index.texts[sid], index.titles[int(index.sent_doc[sid])])
+        PoolItem(t.query, t.entity, sid, index.texts[sid], index.titles[int(index.sent_doc[sid])], docnos[sid])
         for t in pooled
         for sid in t.pooled
     )

@@ -105,8 +105,8 @@ class JudgmentStore:
             ).lastrowid
             conn.executemany(
                 "INSERT INTO pool_items (session_id, query, entity, sentence_id, position,"
-                " text, title) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(session_id, it.query, it.entity, it.sentence_id, pos, it.text, it.title)
+                " text, title, docno) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(session_id, it.query, it.entity, it.sentence_id, pos, it.text, it.title, it.docno or None)
                  for pos, it in enumerate(clean)],
             )
         return self.session(name)
@@ -213,5 +213,5 @@ def _clean_items(items: Sequence[PoolItem]) -> list[PoolItem]:
         if key in seen:
             raise SentretError(f"item {number} repeats ({query!r}, {entity!r}, sentence {sid})")
         seen.add(key)
-        clean.append(PoolItem(query, entity, sid, str(item.text), str(item.title)))
+        clean.append(PoolItem(query, entity, sid, str(item.text), str(item.title), str(item.docno)))
     return clean

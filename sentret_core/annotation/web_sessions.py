@@ -14,6 +14,11 @@ database keeps only its hash, so a copy of the file signs nobody in. A web sessi
   token itself is never stored);
 * at sign-out (the row is deleted).
 
+An ended web session stays ended: the row is deleted as soon as a resume finds it over, so a clock set
+back afterwards revives nothing, and a clock that reads earlier than the sign-in (by more than
+``CLOCK_SKEW_S``) ends it too. An admin web session found made under another token is deleted the same
+way, so rotating a leaked token and rotating back does not revive it.
+
 Every action of an annotator's handle checks its web session in the transaction that acts
 (:meth:`AnnotatorHandle.check_access`), so an ended session refuses the very next action.
 """
@@ -38,6 +43,7 @@ if TYPE_CHECKING:
 ANNOTATOR_LIFETIME_S = 12 * 3600.0  # a working day: signing in again costs one link click
 ADMIN_LIFETIME_S = 8 * 3600.0
 MAX_ID = 200  # longer presented ids are refused unread
+CLOCK_SKEW_S = 300.0  # a clock this much behind a sign-in's time is set back, not drifting
 
 
 class SessionEnded(SignedOut):
@@ -110,15 +116,24 @@ class WebSessions:
         expires_at, credential, session_id, session, annotator_id, name = row
         handle = AnnotatorHandle(store, int(session_id), str(session), int(annotator_id), str(name), int(credential))
         handle.bind_web_session(_hash(web_id), self)
-        handle.check_access()  # SignedOut/SessionEnded: expired, disabled, removed or re-keyed
+        try:
+            handle.check_access()  # SignedOut/SessionEnded: expired, disabled, removed or re-keyed
+        except SignedOut:
+            self._forget(store, _hash(web_id))
+            raise
         return Resumed(handle, float(expires_at))
+
+    def _over(self, created_at: float, expires_at: float) -> bool:
+        now = self.clock()
+        return now >= expires_at or now < created_at - CLOCK_SKEW_S
 
     def check(self, conn: sqlite3.Connection, id_hash: str, session: str) -> None:
         """Inside a handle's transaction: :class:`SessionEnded` if its web session is over."""
-        row = conn.execute("SELECT expires_at FROM web_sessions WHERE id_hash = ?", (id_hash,)).fetchone()
+        row = conn.execute("SELECT created_at, expires_at FROM web_sessions WHERE id_hash = ?",
+                           (id_hash,)).fetchone()
         if row is None:
             raise SessionEnded(f"you are signed out of session {session!r} (you signed out elsewhere); sign in again")
-        if self.clock() >= float(row[0]):
+        if self._over(float(row[0]), float(row[1])):
             raise SessionEnded(
                 f"your sign-in to session {session!r} expired after {self.annotator_lifetime / 3600:g} h; "
                 "sign in again with your link or passphrase (your grades are all saved)"
@@ -156,16 +171,18 @@ class WebSessions:
         assert isinstance(web_id, str)
         with store.db.read() as conn:
             row = conn.execute(
-                "SELECT admin_check, expires_at FROM web_sessions WHERE id_hash = ? AND kind = 'admin'",
+                "SELECT admin_check, created_at, expires_at FROM web_sessions WHERE id_hash = ? AND kind = 'admin'",
                 (_hash(web_id),),
             ).fetchone()
         if row is None:
             raise SessionEnded("your admin sign-in has ended; enter the admin token again")
-        if self.clock() >= float(row[1]):
+        if self._over(float(row[1]), float(row[2])):
+            self._forget(store, _hash(web_id))
             raise SessionEnded(
                 f"your admin sign-in expired after {self.admin_lifetime / 3600:g} h; enter the admin token again"
             )
         if not hmac.compare_digest(str(row[0]), _admin_check(web_id, token)):
+            self._forget(store, _hash(web_id))  # made under another token: ended for good
             raise SessionEnded("the admin token has changed since you signed in; enter the new one")
 
     # ----------------------------------------------------------------- both
@@ -175,11 +192,15 @@ class WebSessions:
         if not _well_formed(web_id):
             return
         assert isinstance(web_id, str)
+        self._forget(store, _hash(web_id))
+
+    @staticmethod
+    def _forget(store: JudgmentStore, id_hash: str) -> None:
         try:
             with store.db.transaction() as conn:
-                conn.execute("DELETE FROM web_sessions WHERE id_hash = ?", (_hash(web_id),))
+                conn.execute("DELETE FROM web_sessions WHERE id_hash = ?", (id_hash,))
         except SentretError:
-            pass  # a read-only or busy file: the session still ends at its expiry
+            pass  # a read-only or busy file: an ended session is refused all the same
 
     @staticmethod
     def _forget_ended(conn: sqlite3.Connection, now: float) -> None:

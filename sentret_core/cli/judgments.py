@@ -8,7 +8,7 @@ Wired into ``cli.py`` through :func:`register`; heavy imports happen inside the 
                              [--shared-order] [--annotators a,b] [--preview]
     sentret judgments annotators DB --session NAME [--add NAME] [--new-secret NAME]
                              [--rename OLD NEW] [--disable NAME] [--enable NAME] [--remove NAME]
-    sentret judgments export DB --session NAME --format qrels|csv|jsonl [--scale trec|1-4]
+    sentret judgments export DB --session NAME --format qrels|csv|jsonl|topics [--scale trec|1-4] [--ids docno|internal]
                              [--adjudicate majority|mean|ANNOTATOR] [--out FILE]
     sentret judgments import DB --session NAME --format qrels|jsonl FILE [--annotator NAME]
                              [--scale auto|trec|1-4|binary]
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from sentret_core.annotation.store import JudgmentStore
 
 DEFAULT_URL = "http://localhost:8501"
-FORMATS_OUT = ("qrels", "csv", "jsonl")
+FORMATS_OUT = ("qrels", "csv", "jsonl", "topics")
 FORMATS_IN = ("qrels", "jsonl")
 
 
@@ -90,13 +90,17 @@ def register(sub: Any) -> None:
     add_token_option(people)
     people.add_argument("--json", action="store_true", help="print one JSON object")
 
-    export = _sub(commands, "export", "Write a session's judgments as qrels, CSV or JSONL.", _export)
+    export = _sub(commands, "export", "Write a session's judgments as qrels, CSV or JSONL, or its topics for "
+                  "`sentret run` (their qids are the qrels' topic ids).", _export)
     export.add_argument("--format", required=True, choices=FORMATS_OUT)
     export.add_argument("--scale", default=DEFAULT_QRELS_SCALE, choices=("trec", "1-4"),
                         help=f"qrels grades: trec 0 non-relevant … 3 (relevant ≥ {TREC_RELEVANT_GRADE}); "
                         f"1-4 as stored (relevant ≥ {RELEVANT_GRADE}); default {DEFAULT_QRELS_SCALE}")
     export.add_argument("--adjudicate", default="majority", metavar="RULE",
                         help="qrels only: majority (default), mean, or an annotator's name")
+    export.add_argument("--ids", default="docno", choices=("docno", "internal"),
+                        help="qrels only: name a sentence by its docno, <document id>-<position>, as `sentret run` "
+                             "does (default), or by the index's internal id, which a rebuild changes")
     export.add_argument("--out", default=None, help="the file to write (default: standard output)")
     add_token_option(export)
 
@@ -288,13 +292,16 @@ def _export(args: argparse.Namespace) -> int:
         if args.format == "qrels":
             rule = args.adjudicate
             if rule in ("majority", "mean"):
-                text = admin.export_qrels(args.session, rule=rule, scale=args.scale)
+                text = admin.export_qrels(args.session, rule=rule, scale=args.scale, ids=args.ids)
             else:
-                text = admin.export_qrels(args.session, rule="annotator", annotator=rule, scale=args.scale)
-        elif args.adjudicate != "majority" or args.scale != DEFAULT_QRELS_SCALE:
-            raise SentretError("--adjudicate and --scale apply to --format qrels only")
+                text = admin.export_qrels(args.session, rule="annotator", annotator=rule, scale=args.scale,
+                                          ids=args.ids)
+        elif args.adjudicate != "majority" or args.scale != DEFAULT_QRELS_SCALE or args.ids != "docno":
+            raise SentretError("--adjudicate, --scale and --ids apply to --format qrels only")
         elif args.format == "csv":
             text = admin.export_csv(args.session)
+        elif args.format == "topics":
+            text = admin.export_topics(args.session)
         else:
             text = admin.export_jsonl(args.session)
     if args.format == "qrels":

@@ -9,7 +9,7 @@ import logging
 from typing import Any
 
 from sentret_core.cli.common import check_output, command, param_pairs, write_output
-from sentret_core.integrations.docnos import docno  # noqa: F401  (sentret_core.cli.runs.docno, as before)
+from sentret_core.index.docnos import docno  # noqa: F401  (sentret_core.cli.runs.docno, as before)
 
 log = logging.getLogger(__name__)
 RUN_TAG = "sentret"
@@ -98,8 +98,8 @@ def _run_run(args: argparse.Namespace) -> int:
     from sentret_core.defaults import MAX_K
     from sentret_core.evaluation.topics_file import read_topics
     from sentret_core.evaluation.trec_io import format_run
+    from sentret_core.index.docnos import sentence_docnos
     from sentret_core.index.reader import Index
-    from sentret_core.integrations.docnos import sentence_docnos
     from sentret_core.integrations.frames import rank_topic
     from sentret_core.models import get_model
 

@@ -22,7 +22,7 @@ import pandas as pd
 
 from sentret_core.defaults import DEFAULT_K
 from sentret_core.errors import SentretError
-from sentret_core.integrations.docnos import sentence_docnos, sentence_ids
+from sentret_core.index.docnos import sentence_docnos, sentence_ids
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index

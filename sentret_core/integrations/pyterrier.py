@@ -14,7 +14,7 @@ can follow Terrier's BM25 or another first stage in a pipeline, or be followed b
 Only PyTerrier's Python core is used (``pt.Transformer``): no JVM is started and no Terrier jar is
 downloaded, so it runs wherever pandas does; Terrier's own retrievers in the same pipeline need Java as
 usual. Docnos are sentret's sentence ids, ``<document id>-<position>``
-(:mod:`sentret_core.integrations.docnos`, built once per index); the frames are those of
+(:mod:`sentret_core.index.docnos`, built once per index); the frames are those of
 :mod:`sentret_core.integrations.frames`, with each sentence's ``text``, which the next transformer of a
 pipeline (``pt.apply``, a neural re-ranker) reads.
 """

@@ -55,7 +55,7 @@ def graded(
 
 
 def qrels_of(admin: Admin, **options: str) -> dict[tuple[str, int], int]:
-    lines = admin.export_qrels("s", scale="1-4", **options).splitlines()
+    lines = admin.export_qrels("s", scale="1-4", ids="internal", **options).splitlines()
     return {(t, int(s)): int(g) for t, _, s, g in (line.split() for line in lines)}
 
 
@@ -93,7 +93,7 @@ def test_an_adjudicated_grade_wins_in_qrels_and_leaves_the_annotators_grades(
     one = disagreements(admin, "s")[0]
     assert majority[(one.topic_id, one.sentence_id)] == 3
     assert session_qrels(admin, "s")[key[0]][str(three.sentence_id)] == 4  # what Evaluate reads
-    trec = admin.export_qrels("s")  # the default trec scale writes grade - 1
+    trec = admin.export_qrels("s", ids="internal")  # the default trec scale writes grade - 1
     assert f"{key[0]} 0 {three.sentence_id} 3\n" in trec
     assert admin.all_judgments("s") == before  # no annotator's grade changed
     # cleared: the majority decides again
@@ -125,6 +125,7 @@ def test_a_database_from_before_adjudication_still_opens(graded: tuple[JudgmentS
     version = MIGRATIONS.index(_ADJUDICATIONS)  # the schema just before adjudications
     with sqlite3.connect(path) as conn:
         conn.execute("ALTER TABLE sessions DROP COLUMN item_order")  # added after adjudications
+        conn.execute("ALTER TABLE pool_items DROP COLUMN docno")  # and the docnos after that
         conn.execute("DROP TABLE adjudication_log")
         conn.execute("DROP TABLE adjudications")
         conn.execute(f"PRAGMA user_version = {version}")

@@ -54,4 +54,5 @@ def test_a_judgments_csv_export_opens_as_text_in_a_spreadsheet(tmp_path: Path, m
     # (and re-imports, tests/annotation/test_store.py), and removing the one added ' gives the CSV's values back
     [stored] = [json.loads(line) for line in jsonl.splitlines()]
     assert (stored["query"], stored["entity"], stored["annotator"], stored["note"]) == (QUERY, ENTITY, NAME, NOTE)
-    assert {k: v[1:] if v.startswith("'") else v for k, v in cells.items()} == {k: str(v) for k, v in stored.items()}
+    unquoted = {k: v[1:] if v.startswith("'") else v for k, v in cells.items()}
+    assert unquoted == {k: "" if v is None else str(v) for k, v in stored.items()}  # None: an empty cell

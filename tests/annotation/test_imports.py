@@ -206,14 +206,14 @@ def test_exported_qrels_read_by_ir_measures_give_the_apps_relevance(store: Judgm
         alice.grade(item, grade)
     app_relevant = {str(j.sentence_id) for j in admin.all_judgments("s") if j.grade >= RELEVANT_GRADE}
     assert app_relevant == {"2", "3"}
-    qrels = list(ir_measures.read_trec_qrels(admin.export_qrels("s")))
+    qrels = list(ir_measures.read_trec_qrels(admin.export_qrels("s", ids="internal")))
     assert {(q.doc_id, q.relevance) for q in qrels} == {("0", 0), ("1", 1), ("2", 2), ("3", 3)}
     assert {q.doc_id for q in qrels if q.relevance >= 2} == app_relevant  # trec_eval -l 2
     # A run ranking the non-relevant sentence 0 first, then 2, then 1, then 3.
     run = [ScoredDoc(TOPIC, doc, score) for doc, score in (("0", 4.0), ("2", 3.0), ("1", 2.0), ("3", 1.0))]
     # P@1 with trec_eval's default level (rel ≥ 1): sentence 0 is non-relevant, so 0.0 — with the old
     # 1-4 export, grade 1 counted as relevant and P@1 was 1.0.
-    old = list(ir_measures.read_trec_qrels(admin.export_qrels("s", scale="1-4")))
+    old = list(ir_measures.read_trec_qrels(admin.export_qrels("s", scale="1-4", ids="internal")))
     assert ir_measures.calc_aggregate([P @ 1], qrels, run)[P @ 1] == 0.0
     assert ir_measures.calc_aggregate([P @ 1], old, run)[P @ 1] == 1.0
     # At level 2 (trec) the app's relevance: relevant 2 and 3 at ranks 2 and 4:

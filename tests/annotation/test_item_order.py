@@ -164,6 +164,7 @@ def test_an_old_database_migrates_and_loses_nothing(tmp_path: Path, monkeypatch:
     version = MIGRATIONS.index(_ITEM_ORDER)  # the schema just before item orders
     with sqlite3.connect(path) as conn:
         conn.execute("ALTER TABLE sessions DROP COLUMN item_order")
+        conn.execute("ALTER TABLE pool_items DROP COLUMN docno")  # added after item orders
         conn.execute(f"PRAGMA user_version = {version}")
     conn.close()
     with JudgmentStore(path, read_only=True) as old:  # read as it is: one shared order

@@ -315,7 +315,7 @@ def test_evaluation_with_two_topics_tests_significance(index: Index) -> None:
 
 def test_evaluation_errors(index: Index) -> None:
     tid = topic_id(QUERY, PICASSO)
-    with pytest.raises(SentretError, match="not a sentence id"):
+    with pytest.raises(SentretError, match=r"1 docno.s. name no sentence of the index .*'doc-1'"):
         evaluate_judgments(index, {tid: {"doc-1": 3}})
     with pytest.raises(SentretError, match="not in this index"):
         evaluate_judgments(index, {tid: {"999": 3}})

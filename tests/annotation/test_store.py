@@ -423,16 +423,18 @@ def test_export_qrels_by_rule(store: JudgmentStore, token: str) -> None:
     # sentence 10: (4, 3, 3) → majority 3, mean 10/3 → 3
     # sentence 11: (1, 2, 2) → majority 2, mean 5/3 → 2
     # sentence 12: (3, 3, 1) → majority 3, mean 7/3 → 2
-    assert admin.export_qrels("s", scale="1-4") == f"{topic} 0 10 3\n{topic} 0 11 2\n{topic} 0 12 3\n"
-    assert admin.export_qrels("s", rule="mean", scale="1-4") == (
+    assert admin.export_qrels("s", scale="1-4", ids="internal") == f"{topic} 0 10 3\n{topic} 0 11 2\n{topic} 0 12 3\n"
+    assert admin.export_qrels("s", rule="mean", scale="1-4", ids="internal") == (
         f"{topic} 0 10 3\n{topic} 0 11 2\n{topic} 0 12 2\n"
     )
-    assert admin.export_qrels("s", rule="annotator", annotator="ann1", scale="1-4") == (
+    assert admin.export_qrels("s", rule="annotator", annotator="ann1", scale="1-4", ids="internal") == (
         f"{topic} 0 10 4\n{topic} 0 11 1\n{topic} 0 12 3\n"
     )
     # the default trec scale writes grade − 1: 0 non-relevant … 3 very relevant
-    assert admin.export_qrels("s") == f"{topic} 0 10 2\n{topic} 0 11 1\n{topic} 0 12 2\n"
-    assert admin.export_qrels("s", rule="annotator", annotator="ANN1 ") == (
+    assert admin.export_qrels("s", ids="internal") == f"{topic} 0 10 2\n{topic} 0 11 1\n{topic} 0 12 2\n"
+    with pytest.raises(SentretError, match=r"items without a docno .* export internal ids instead"):
+        admin.export_qrels("s")  # these items were made by hand, with no docno and no index to name them
+    assert admin.export_qrels("s", rule="annotator", annotator="ANN1 ", ids="internal") == (
         f"{topic} 0 10 3\n{topic} 0 11 0\n{topic} 0 12 2\n"
     )  # names are matched case-folded and trimmed
     with pytest.raises(SentretError, match="unknown qrels scale"):
@@ -511,10 +513,10 @@ def test_jsonl_round_trip_keeps_notes_and_flags(store: JudgmentStore, token: str
 def test_qrels_export_reimported_gives_equal_judgments(store: JudgmentStore, token: str) -> None:
     graded(store)
     admin = store.admin(token)
-    qrels = admin.export_qrels("s", rule="annotator", annotator="ann2")
+    qrels = admin.export_qrels("s", rule="annotator", annotator="ann2", ids="internal")
     store.create_session("copy", "/idx", make_items(), SETTINGS)
     assert admin.import_qrels("copy", qrels.splitlines(), annotator="trec") == 3
-    assert admin.export_qrels("copy", rule="annotator", annotator="trec") == qrels
+    assert admin.export_qrels("copy", rule="annotator", annotator="trec", ids="internal") == qrels
     imported = admin.all_judgments("copy")
     assert {j.annotator_kind for j in imported} == {"import"}
     with pytest.raises(SentretError, match="wrong name or passphrase"):
@@ -536,7 +538,7 @@ TOPIC = topic_id(QUERY, "Steve Jobs")
     ("bad_line", "message"),
     [
         (f"{TOPIC} 0 12", "qrels line 3: expected 4 fields"),
-        (f"{TOPIC} 0 twelve 3", "qrels line 3: sentence id 'twelve' is not an integer"),
+        (f"{TOPIC} 0 twelve 3", "line 3: .*sentence twelve.* is not in the pool"),  # a docno that names no item
         (f"{TOPIC} 0 12 three", "qrels line 3: grade 'three' is not an integer"),
         (f"{TOPIC} 0 12 0", "qrels line 3: grade 0 is not on the 1-4 scale"),
         (f"{QUERY.replace(' ', '_')} 0 12 3", "qrels line 3: topic .* is not '<query>:<entity>'"),

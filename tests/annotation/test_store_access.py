@@ -91,7 +91,8 @@ def lock_held(path: Path, *statements: str) -> Iterator[None]:
 @pytest.mark.parametrize("begin", ["BEGIN IMMEDIATE", "BEGIN EXCLUSIVE"])
 def test_export_and_agreement_run_while_another_process_holds_the_write_lock(db: Path, begin: str) -> None:
     with lock_held(db, begin, "INSERT INTO skips (session_id, item_id, annotator_id, at) VALUES (1, 1, 1, 'now')"):
-        exported = sentret("judgments", "export", str(db), "--session", "s", "--format", "qrels", timeout=20)
+        exported = sentret("judgments", "export", str(db), "--session", "s", "--format", "qrels", "--ids", "internal",
+                           timeout=20)
         assert (exported.returncode, exported.stdout) == (0, QRELS), exported.stderr
         agreement = sentret("judgments", "agreement", str(db), "--session", "s", "--json", timeout=20)
         assert agreement.returncode == 0 and '"items": 2' in agreement.stdout, agreement.stderr
@@ -113,7 +114,7 @@ def test_a_lock_held_too_long_is_one_message_not_a_traceback(db: Path) -> None:
             with busy:  # signing in counts the attempt in the database first: it writes
                 store.sign_in("s", "ann", SECRET)
     with JudgmentStore(db, read_only=True) as store:
-        assert store.admin(TOKEN).export_qrels("s") == QRELS  # nothing was lost or changed
+        assert store.admin(TOKEN).export_qrels("s", ids="internal") == QRELS  # nothing was lost or changed
 
 
 def read_only_copy(db: Path, folder: Path) -> Path:
@@ -126,7 +127,7 @@ def read_only_copy(db: Path, folder: Path) -> Path:
 
 def test_a_read_only_copy_exports_and_refuses_writes_with_the_right_message(db: Path, tmp_path: Path) -> None:
     copy = read_only_copy(db, tmp_path / "copy")
-    exported = sentret("judgments", "export", str(copy), "--session", "s", "--format", "qrels")
+    exported = sentret("judgments", "export", str(copy), "--session", "s", "--format", "qrels", "--ids", "internal")
     assert (exported.returncode, exported.stdout) == (0, QRELS), exported.stderr
     qrels = tmp_path / "more.qrels"
     qrels.write_text(f"{topic_id('q', 'e')} 0 7 1\n")

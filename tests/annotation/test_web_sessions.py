@@ -101,6 +101,7 @@ def test_the_admin_web_session_ends_with_its_expiry_or_a_new_token(db: Path) -> 
     clock = Clock(50.0)
     with opened(db, clock) as store:
         web_id = store.web_sessions.start_admin(store, TOKEN)
+        other_browser = store.web_sessions.start_admin(store, TOKEN)
         stored = store._conn.execute("SELECT admin_check FROM web_sessions").fetchone()[0]
         assert TOKEN not in stored and web_id not in stored
         clock.now = 149.0
@@ -109,7 +110,7 @@ def test_the_admin_web_session_ends_with_its_expiry_or_a_new_token(db: Path) -> 
             store.web_sessions.resume_admin(store, web_id, "another-token")
         clock.now = 150.0
         with pytest.raises(SessionEnded, match="expired after"):
-            store.web_sessions.resume_admin(store, web_id, TOKEN)
+            store.web_sessions.resume_admin(store, other_browser, TOKEN)
         with pytest.raises(SessionEnded, match="has ended"):  # an annotator's id is no admin's
             store.web_sessions.resume_admin(store, store.web_sessions.start_annotator(
                 store, store.sign_in("s", "alice", "alice-passphrase")), TOKEN)
@@ -134,3 +135,36 @@ def test_a_version_4_database_opens_and_gains_web_sessions(tmp_path: Path) -> No
         assert store._conn.execute("SELECT count(*) FROM web_sessions").fetchone()[0] == 0
     with pytest.raises(SentretError, match="no session named"):
         JudgmentStore(path).session("gone")
+
+
+def test_an_ended_sign_in_stays_ended_when_the_clock_goes_back(db: Path) -> None:
+    clock = Clock(1000.0)
+    with opened(db, clock) as store:
+        handle = store.sign_in("s", "alice", "alice-passphrase")
+        web_id = store.web_sessions.start_annotator(store, handle)
+        admin_id = store.web_sessions.start_admin(store, TOKEN)
+        clock.now = 1100.0  # both have ended
+        with pytest.raises(SessionEnded, match="expired after"):
+            store.web_sessions.resume_annotator(store, web_id)
+        with pytest.raises(SessionEnded, match="expired after"):
+            store.web_sessions.resume_admin(store, admin_id, TOKEN)
+        clock.now = 1050.0  # the clock set back into their lifetime: they stay ended
+        with pytest.raises(SessionEnded, match="has ended"):
+            store.web_sessions.resume_annotator(store, web_id)
+        with pytest.raises(SessionEnded, match="has ended"):
+            store.web_sessions.resume_admin(store, admin_id, TOKEN)
+        fresh = store.web_sessions.start_annotator(store, store.sign_in("s", "alice", "alice-passphrase"))
+        clock.now = 1050.0 - 301.0  # more than CLOCK_SKEW_S before it was made: set back, not drifting
+        with pytest.raises(SessionEnded, match="expired"):
+            store.web_sessions.resume_annotator(store, fresh)
+
+
+def test_an_admin_sign_in_made_under_a_rotated_token_does_not_come_back(db: Path) -> None:
+    clock = Clock(0.0)
+    with opened(db, clock) as store:
+        admin_id = store.web_sessions.start_admin(store, TOKEN)
+        store.web_sessions.resume_admin(store, admin_id, TOKEN)
+        with pytest.raises(SessionEnded, match="admin token has changed"):  # restarted with a new token
+            store.web_sessions.resume_admin(store, admin_id, "a-new-token")
+        with pytest.raises(SessionEnded, match="has ended"):  # and back to the leaked one: still ended
+            store.web_sessions.resume_admin(store, admin_id, TOKEN)

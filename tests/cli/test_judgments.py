@@ -143,7 +143,7 @@ def test_bad_input_exits_2_with_one_message(
     assert run(["judgments"], monkeypatch) == 2 and "create" in capsys.readouterr().err  # usage
     export = ["judgments", "export", str(db), "--session", "s", "--format", "qrels"]
     csv_export = ["judgments", "export", str(db), "--session", "s", "--format", "csv"]
-    assert "--adjudicate and --scale apply to --format qrels only" in _one_error(
+    assert "--adjudicate, --scale and --ids apply to --format qrels only" in _one_error(
         run([*csv_export, "--adjudicate", "mean"], monkeypatch), capsys)
     assert "no judgments database" in _one_error(
         run(["judgments", "export", str(tmp_path / "none.sqlite"), "--session", "s", "--format", "csv"],

@@ -15,7 +15,7 @@ from ir_measures import AP, P
 
 from sentret_core import Index
 from sentret_core.errors import SentretError
-from sentret_core.integrations.docnos import docno, sentence_docnos, sentence_ids
+from sentret_core.index.docnos import docno, sentence_docnos, sentence_ids
 from sentret_core.integrations.frames import rerank, retrieve, to_ir_measures
 from sentret_core.models import get_model, search
 from sentret_core.models.core.query import prepare

@@ -18,9 +18,8 @@ import numpy as np
 
 from sentret_core.errors import SentretError
 from sentret_core.ingest.parse import Engine
-from sentret_core.ingest.ray_engine import RETRIES, import_ray, node_name, start_ray, worker_error
+from sentret_core.ingest.ray_engine import IN_FLIGHT, RETRIES, import_ray, node_name, start_ray, worker_error
 
-IN_FLIGHT = 2
 Job = tuple[int, list[str]]  # (the chunk's first sentence id, its texts)
 
 

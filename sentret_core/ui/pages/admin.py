@@ -239,10 +239,13 @@ def _downloads(admin: Admin, info: SessionInfo, rule: str, who: str | None, scal
     csv_text = admin.export_csv(info.name)
     jsonl = admin.export_jsonl(info.name)
     stem = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in info.name)
-    cols = st.columns(3)
+    cols = st.columns(4)
     cols[0].download_button("Download qrels", qrels, f"{stem}.{rule}.{scale}.qrels", "text/plain", key="admin_qrels")
     cols[1].download_button("Download CSV", csv_text, f"{stem}.csv", "text/csv", key="admin_csv")
     cols[2].download_button("Download JSONL", jsonl, f"{stem}.jsonl", "application/jsonl", key="admin_jsonl")
+    cols[3].download_button("Download topics", admin.export_topics(info.name), f"{stem}.topics.tsv",
+                            "text/tab-separated-values", key="admin_topics",
+                            help="for `sentret run --topics`: its qids are the qrels' topic ids")
     with st.expander(f"qrels preview ({qrels.count(chr(10))} lines; {scale_note(scale)})"):
         st.code(qrels[:20_000] or "(no judgments yet)", language=None)
 
@@ -251,7 +254,7 @@ def _import(admin: Admin, info: SessionInfo) -> None:
     st.subheader("Import")
     st.caption(session_caption(info))
     kind = st.radio("Format", ["qrels", "jsonl"], horizontal=True, key="admin_import_format",
-                    help="qrels: 'topic 0 sentence_id grade' lines, as one import annotator; "
+                    help="qrels: 'topic 0 docno grade' lines (or internal sentence ids), as one import annotator; "
                     "jsonl: judgments exported by this page, each person's as '<name> (imported)'. "
                     "Imported grades never overwrite a person's.")
     left, right = st.columns(2)

@@ -165,7 +165,7 @@ def _from_session(options: dict[str, Any]) -> Job | None:
             st.info(f"Session {md(repr(name))} has no annotator yet.")
             return None
         who = right.selectbox("Annotator", annotators, key="evaluate_annotator")
-    qrels = guarded("read the session's grades", admin.export_qrels, name, rule=rule, annotator=who)
+    qrels = guarded("read the session's grades", admin.export_qrels, name, rule=rule, annotator=who, ids="internal")
     clicked = st.button("Evaluate", type="primary", key="evaluate_run", disabled=not qrels)
     if qrels is not None and not qrels:
         st.info(_no_grades(admin, name, who))
@@ -199,7 +199,7 @@ def _evaluate_session(
 
 
 def _from_upload(options: dict[str, Any]) -> Job | None:
-    upload = st.file_uploader("qrels: 'query:text|LABEL 0 sentence_id grade' lines", key="evaluate_qrels")
+    upload = st.file_uploader("qrels: 'query:text|LABEL 0 docno grade' lines (or sentence ids)", key="evaluate_qrels")
     if upload is None:
         st.info("Upload qrels exported from a session (they are evaluated on the current index).")
         return None

@@ -29,7 +29,7 @@ def sentence_docnos(index: Index) -> list[str]:
         documents = list(index.documents["id"])
         return [docno(str(documents[d]), int(p)) for d, p in zip(index.sent_doc.tolist(), index.sent_pos.tolist())]
 
-    names: list[str] = index.cache.get("integrations.docnos", build)
+    names: list[str] = index.cache.get("docnos/names", build)
     return names
 
 
@@ -37,7 +37,7 @@ def _by_docno(index: Index) -> dict[str, int]:
     def build() -> dict[str, int]:
         return {name: sentence for sentence, name in enumerate(sentence_docnos(index))}
 
-    known: dict[str, int] = index.cache.get("integrations.docnos.ids", build)
+    known: dict[str, int] = index.cache.get("docnos/ids", build)
     return known
 
 
