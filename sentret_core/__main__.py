@@ -1,3 +1,3 @@
-from sentret_core.cli.main import main
+from sentret_core.cli.entry import main
 
-raise SystemExit(main())
+main()

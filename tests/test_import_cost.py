@@ -31,3 +31,30 @@ def test_a_name_of_the_package_is_what_it_always_was() -> None:
 def test_an_unknown_name_is_an_attribute_error() -> None:
     assert _run("import sentret_core\ntry:\n    sentret_core.nothing\nexcept AttributeError as e:\n    print(e)") == (
         "module 'sentret_core' has no attribute 'nothing'")
+
+
+START_HEAVY = tuple(m for m in HEAVY if m != "numpy")  # numpy (~0.05 CPU-s) is read by the corpus formats
+
+
+def test_quick_commands_import_no_heavy_library() -> None:
+    """``--version``, ``--help``, ``completion`` and an argument error build the whole parser and nothing
+    more: 0.25-0.29 CPU-s on this machine, where pandas, scipy and spaCy alone took 0.5-4 (README, Speed)."""
+    for argv in (["--version"], ["--help"], ["completion", "bash"], ["completion", "zsh"], ["eval", "--nope"],
+                 ["frobnicate"]):
+        code = (f"import sys\nfrom sentret_core.cli.main import main\ntry:\n    main({argv!r})\n"
+                "except SystemExit:\n    pass\n"
+                f"sys.stdout = sys.__stdout__\n"
+                f"print('LOADED', ','.join(m for m in {START_HEAVY!r} if m in sys.modules))")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        assert out.strip().splitlines()[-1] == "LOADED", argv
+
+
+def test_ctrl_c_while_the_command_line_is_imported_is_one_line_and_exit_130() -> None:
+    code = ("import builtins\nplain = builtins.__import__\n"
+            "def interrupted(name, *args, **kw):\n"
+            "    if name == 'sentret_core.cli.main':\n        raise KeyboardInterrupt\n"
+            "    return plain(name, *args, **kw)\n"
+            "builtins.__import__ = interrupted\n"
+            "from sentret_core.cli.entry import main\nmain()\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (done.returncode, done.stderr, done.stdout) == (130, "sentret: interrupted\n", "")

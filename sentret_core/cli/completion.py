@@ -22,6 +22,7 @@ def register(sub: Any) -> None:
     p = command(sub, "completion", "Print a shell completion script: eval \"$(sentret completion bash)\" "
                 "in ~/.bashrc (zsh: in ~/.zshrc).", _run_completion)
     p.add_argument("shell", choices=SHELLS, help="the shell the script is for")
+    p.set_defaults(reads_models=False)  # the script is the parser's words: no model is registered for it
 
 
 def _run_completion(args: argparse.Namespace) -> int:

@@ -57,7 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if reconfigure is not None:
             with contextlib.suppress(ValueError, OSError):
                 reconfigure(errors="backslashreplace")
-    import sentret_core.learning.scorer  # noqa: F401  registers ltr.v1 (after parsing: --help and --version never wait)
+    if getattr(args, "reads_models", True):
+        import sentret_core.learning.scorer  # noqa: F401  registers ltr.v1 (after parsing: --help and --version never wait)
 
     with logging_to_stderr(getattr(args, "verbose", 0) - getattr(args, "quiet", 0)) as log:
         if config is not None:

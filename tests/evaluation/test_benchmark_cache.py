@@ -24,7 +24,7 @@ def test_shared_documents_are_parsed_once_and_an_index_after_them_equals_a_build
     cache = tmp_path / "cache"
     base = indexing.cached_shards("towns", data, BASE, cache=cache)
     parsed = []
-    monkeypatch.setattr(indexing, "parse_documents_into", lambda *a, **k: parsed.append(a))
+    monkeypatch.setattr("sentret_core.ingest.build.parse_documents_into", lambda *a, **k: parsed.append(a))
     assert indexing.cached_shards("towns", data, BASE, cache=cache) == base and parsed == []  # reused
     after = indexing.cached_index("bench", data, {}, MORE, cache=cache, after=base)
     again = indexing.cached_index("bench", data, {}, lambda: pytest.fail("built again"), cache=cache, after=base)

@@ -10,12 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from sentret_core.evaluation.trec_io import Qrels
-from sentret_core.index.reader import Index
+
+if TYPE_CHECKING:  # the CLI lists the benchmarks at start: the index machinery loads when one is used
+    from sentret_core.index.reader import Index
 
 Kind = Literal["sentences", "support"]
 Log = Callable[[str], None]

@@ -12,23 +12,25 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from sentret_core.defaults import DEFAULT_PIPELINE
 from sentret_core.evaluation.benchmarks.base import Log
-from sentret_core.index.format import FORMAT_VERSION, is_index, sha256_of
-from sentret_core.index.reader import Index
-from sentret_core.ingest.build import build_after_shards, build_from_documents, parse_documents_into
-from sentret_core.ingest.corpus import Document
-from sentret_core.ingest.nlp import DEFAULT_PIPELINE
-from sentret_core.ingest.targets import is_shards
+
+if TYPE_CHECKING:  # imported where used: the CLI lists the benchmarks at start, without building anything
+    from collections.abc import Callable
+
+    from sentret_core.index.reader import Index
+    from sentret_core.ingest.corpus import Document
+
+    Documents = Iterable[Document] | Callable[[], Iterable[Document]]
 
 CONVERTER_VERSION = 1
 DEFAULT_CACHE = Path("data") / "indexes" / "benchmarks"
 CACHE_ENV = "SENTRET_BENCHMARK_CACHE"
 
-Documents = Iterable[Document] | Callable[[], Iterable[Document]]
 
 
 def cache_root(cache: str | os.PathLike[str] | None = None) -> Path:
@@ -40,6 +42,8 @@ def cache_root(cache: str | os.PathLike[str] | None = None) -> Path:
 
 def cache_key(name: str, data: Path, options: dict[str, Any], model: str = DEFAULT_PIPELINE) -> str:
     """``<name>-<hash>``: the hash of the input file's content, the options and the versions."""
+    from sentret_core.index.format import FORMAT_VERSION, sha256_of
+
     recipe = {
         "benchmark": name,
         "file": sha256_of(data),
@@ -65,6 +69,10 @@ def index_documents(
     Atomic like every build: an interrupted one leaves nothing, and an index another process
     finished first is kept.
     """
+    from sentret_core.index.format import is_index
+    from sentret_core.index.reader import Index
+    from sentret_core.ingest.build import build_from_documents
+
     out = Path(out)
     if not is_index(out):
         build_from_documents(documents, out, source=source, model=model, n_process=n_process, force=True)
@@ -86,6 +94,10 @@ def cached_index(
     """Load the cached index of (``name``, ``data``, ``options``) or build it from ``documents``
     (an iterable, or a zero-argument callable returning one, called only when building); with ``after``
     (a shards folder, :func:`cached_shards`), the index of those shards followed by ``documents``."""
+    from sentret_core.index.format import is_index
+    from sentret_core.index.reader import Index
+    from sentret_core.ingest.build import build_after_shards
+
     if after is not None:
         options = {**options, "after": after.name}
     out = cache_root(cache) / cache_key(name, data, options, model)
@@ -112,6 +124,9 @@ def cached_shards(
     log: Log | None = None,
 ) -> Path:
     """The parsed shards of ``documents`` (from the file ``data``), parsed once per pipeline and reused."""
+    from sentret_core.ingest.build import parse_documents_into
+    from sentret_core.ingest.targets import is_shards
+
     out = cache_root(cache) / cache_key(f"{name}-shards", data, {}, model)
     if not is_shards(out):
         if log is not None:

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,10 +39,12 @@ from sentret_core.evaluation.benchmarks.base import (
 from sentret_core.evaluation.benchmarks.indexing import cached_index, cached_shards
 from sentret_core.evaluation.benchmarks.registry import BenchmarkSpec
 from sentret_core.evaluation.trec_io import Qrels, topic_id
-from sentret_core.index.reader import Index
 from sentret_core.ingest.corpus import Document, demo_path, read_demo
 from sentret_core.ingest.nlp import entity_text
 from sentret_core.ingest.qa_files import read_lines
+
+if TYPE_CHECKING:
+    from sentret_core.index.reader import Index
 
 DISTRACTORS: tuple[str, ...] = ("demo",)
 
