@@ -8,6 +8,10 @@ size and sha256, the same source, model and shard size), skips the documents its
 only the rest, into the very shards an uninterrupted parse writes (shards are cut every
 ``shard_documents`` documents of the source's order). The folder becomes ``out`` only once the parse is
 whole. A stopped parse of other input is discarded, with a note.
+
+The record also holds a SHA-256 of every kept document's id, title and text, in order: a document edited
+since (a file whose size and time were kept, a JSONL line changed in place) is found when the same command
+runs again, and the resume is refused with the document named by position, never parsed from its old text.
 """
 
 from __future__ import annotations
@@ -39,6 +43,29 @@ from sentret_core.ingest.targets import replace
 
 log = logging.getLogger(__name__)
 KIND = "sentret-parse-partial"
+
+
+class SourceDigest:
+    """SHA-256 over the documents read so far, in order, with its value after each of them kept until the
+    shard that ends there is recorded (the engine reads ahead of the shards it has written)."""
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256()
+        self._count = 0
+        self._after: deque[tuple[int, str]] = deque()
+
+    def read(self, documents: Iterator[Document]) -> Iterator[Document]:
+        for doc in documents:
+            self._hash.update(json.dumps([doc.id, doc.title, doc.text, doc.sentences]).encode() + b"\n")
+            self._count += 1
+            self._after.append((self._count, self._hash.hexdigest()))
+            yield doc
+
+    def after(self, count: int) -> str | None:
+        """The digest of the first ``count`` documents (None: not read); earlier values are dropped."""
+        while self._after and self._after[0][0] < count:
+            self._after.popleft()
+        return self._after[0][1] if self._after and self._after[0][0] == count else None
 
 
 @dataclass
@@ -80,10 +107,12 @@ def parse_resumably(out: Path, source: str, documents: Iterator[Document], engin
         kept = partial.kept
         writer = ShardWriter(partial.folder, kept["pipeline"] if kept else {}, keep=kept["shards"] if kept else None,
                              shard_documents=shard_documents)
-        writer.on_shard = lambda table: _record(partial.folder, writer, source, identity, table)
+        digest = SourceDigest()
+        writer.on_shard = lambda table: _record(partial.folder, writer, source, identity, table, digest)
+        documents = digest.read(documents)
         try:
             if kept:
-                documents = _skip_parsed(documents, partial, source)
+                documents = _skip_parsed(documents, partial, source, digest)
                 log.info("going on from the stopped parse in %s: its %s documents are parsed already",
                          partial.folder, f"{partial.documents:,}")
                 partial.notes.append(f"went on from the stopped parse in {partial.folder}: its "
@@ -148,8 +177,10 @@ def _checked(folder: Path, identity: dict[str, Any]) -> tuple[dict[str, Any] | N
     return manifest, ""
 
 
-def _skip_parsed(documents: Iterator[Document], partial: Partial, source: str) -> Iterator[Document]:
-    """``documents`` after those the stopped parse holds, once the last of them is found where it was."""
+def _skip_parsed(documents: Iterator[Document], partial: Partial, source: str,
+                 digest: SourceDigest) -> Iterator[Document]:
+    """``documents`` after those the stopped parse holds, once the last of them is found where it was and
+    all of them as they were (``digest`` reads them; a record made before digests compares ids only)."""
     assert partial.kept is not None
     last_id = partial.kept["resume"]["last_id"]
     tail = deque(enumerate(itertools.islice(documents, partial.documents), 1), maxlen=1)  # streams, keeps one
@@ -159,6 +190,12 @@ def _skip_parsed(documents: Iterator[Document], partial: Partial, source: str) -
         raise SentretError(
             f"{source}: its document {partial.documents:,} is {found}, where the stopped parse in "
             f"{partial.folder} read {last_id!r}: the source changed; remove that folder to parse from the start"
+        )
+    recorded = partial.kept["resume"].get("digest")
+    if recorded is not None and digest.after(partial.documents) != recorded:
+        raise SentretError(
+            f"{source}: one of its first {partial.documents:,} documents, which the stopped parse in "
+            f"{partial.folder} kept, was edited since; remove that folder to parse from the start"
         )
     return documents
 
@@ -172,9 +209,11 @@ def _counting_from(done: int, progress: Progress | None) -> Progress | None:
     return lambda documents, words: report(done + documents, words)
 
 
-def _record(folder: Path, writer: ShardWriter, source: str, identity: dict[str, Any], table: pa.Table) -> None:
+def _record(folder: Path, writer: ShardWriter, source: str, identity: dict[str, Any], table: pa.Table,
+            digest: SourceDigest) -> None:
     """After each shard: the folder's manifest, with what a re-run needs to go on from here."""
-    resume = {"identity": identity, "last_id": table.column("id")[-1].as_py()}
+    done = sum(int(shard["documents"]) for shard in writer.shards)
+    resume = {"identity": identity, "last_id": table.column("id")[-1].as_py(), "digest": digest.after(done)}
     write_shards_manifest(folder, writer.pipeline, writer.shards, [source], extra={"resume": resume})
 
 

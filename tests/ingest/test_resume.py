@@ -163,6 +163,22 @@ def test_a_source_changed_under_the_same_size_and_time_is_refused_naming_the_fol
     assert str(partial_folder(out)) in str(err.value) and partial_folder(out).exists()  # kept: nothing is lost
 
 
+def test_a_kept_document_edited_under_the_same_size_and_time_is_refused(tmp_path: Path, source: Path) -> None:
+    """The last kept document's id is where it was, but an earlier one's text changed: the digest of the kept
+    documents finds it, so no shard keeps the old text (it was kept before: the ids alone agreed)."""
+    out = tmp_path / "shards"
+    with pytest.raises(Stop):
+        parse_source(source, out, engine=ENGINE, shard_documents=PER_SHARD, progress=stop_after(4))
+    stat = source.stat()
+    source.write_text(source.read_text().replace("Lyon is a town", "Lyon is a city", 1))  # document 2 of 3 kept
+    os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert source.stat().st_size == stat.st_size
+    with pytest.raises(SentretError, match=r"one of its first 3 documents, which the stopped parse in .* kept, "
+                                           r"was edited since"):
+        parse_source(source, out, engine=ENGINE, shard_documents=PER_SHARD)
+    assert partial_folder(out).exists()  # kept: nothing is lost, nothing parsed from the old text
+
+
 def test_a_damaged_shard_is_never_kept(tmp_path: Path, source: Path, whole: dict[str, bytes]) -> None:
     out = tmp_path / "shards"
     with pytest.raises(Stop):
