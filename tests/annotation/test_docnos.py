@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from sentret_core import Index
-from sentret_core.annotation.records import ADMIN_TOKEN_ENV
+from sentret_core.annotation.admin import Admin
+from sentret_core.annotation.records import ADMIN_TOKEN_ENV, ItemView
 from sentret_core.annotation.session_setup import create_session
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.cli.main import main
@@ -87,13 +88,19 @@ def test_a_sessions_qrels_score_a_sentret_run_of_its_topics(
         assert means["as exported (trec_eval -c)"]["map"] == pytest.approx(expected), ids
 
 
-def test_qrels_and_jsonl_import_by_docno_and_by_internal_id(session: tuple[JudgmentStore, Index]) -> None:
-    store, index = session
+def first_graded(store: JudgmentStore, grade: int) -> tuple[Admin, ItemView]:
+    """The admin, and the first item, which annotator ``ann`` grades ``grade``."""
     admin = store.admin(TOKEN)
     ann = store.sign_in("s", "ann", admin.add_annotator("s", "ann").passphrase)
     first = ann.next_item()
     assert first is not None
-    ann.grade(first.item_id, 3)
+    ann.grade(first.item_id, grade)
+    return admin, first
+
+
+def test_qrels_and_jsonl_import_by_docno_and_by_internal_id(session: tuple[JudgmentStore, Index]) -> None:
+    store, index = session
+    admin, first = first_graded(store, 3)
     by_docno = admin.export_qrels("s", rule="annotator", annotator="ann")
     by_id = admin.export_qrels("s", rule="annotator", annotator="ann", ids="internal")
     docno = sentence_docnos(index)[first.sentence_id]
@@ -115,11 +122,7 @@ def test_qrels_and_jsonl_import_by_docno_and_by_internal_id(session: tuple[Judgm
 def test_a_session_pooled_before_docnos_finds_them_in_its_index(
         session: tuple[JudgmentStore, Index]) -> None:
     store, _ = session
-    admin = store.admin(TOKEN)
-    ann = store.sign_in("s", "ann", admin.add_annotator("s", "ann").passphrase)
-    item = ann.next_item()
-    assert item is not None
-    ann.grade(item.item_id, 4)
+    admin, _ = first_graded(store, 4)
     expected = admin.export_qrels("s")
     with sqlite3.connect(store.path) as conn:
         conn.execute("UPDATE pool_items SET docno = NULL")  # as a session made by an earlier sentret
