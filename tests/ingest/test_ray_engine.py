@@ -151,8 +151,8 @@ def test_the_workers_error_is_read_from_rays_traceback() -> None:
     wrapped = ("Traceback (most recent call last):\n  File \"p.py\", line 3, in __call__\n    fail()\n"
                "ValueError: spaCy could not cope\nwith this\n\n" + ray_engine._WRAPPED + "\n\n"
                "ray::MapWorker(...)\nray.exceptions.UserCodeException: UDF failed to process a data block.")
-    assert ray_engine._worker_error(RuntimeError(wrapped)) == "ValueError: spaCy could not cope"
-    assert ray_engine._worker_error(RuntimeError("Ray's own\nstory")) == "Ray's own"  # nothing wrapped: its first line
+    assert ray_engine.worker_error(RuntimeError(wrapped)) == "ValueError: spaCy could not cope"
+    assert ray_engine.worker_error(RuntimeError("Ray's own\nstory")) == "Ray's own"  # nothing wrapped: its first line
 
 
 def test_without_ray_the_message_names_the_extra(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
