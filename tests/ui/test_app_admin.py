@@ -109,7 +109,9 @@ def test_export_contents(store: JudgmentStore, small_index: Index) -> None:
     graded_session(store, small_index)
     app = signed_in()
     labels = [b.label for b in app.download_button]
-    assert labels == ["Download qrels", "Download CSV", "Download JSONL"]
+    assert labels == ["Download qrels", "Download CSV", "Download JSONL", "Download topics"]
+    topics = store.admin(TOKEN).export_topics("s").splitlines()  # what "Download topics" serves
+    assert topics and all(len(line.split("\t")) == 3 for line in topics)  # topic id, query, entity
     qrels = app.code[0].value.splitlines()
     # majority of (4, 4), (3, 1) -> 1 (ties go to the lower grade), (1, 1), 2, 1
     assert len(qrels) == 5 and all(len(line.split()) == 4 for line in qrels)
