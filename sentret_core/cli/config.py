@@ -1,6 +1,7 @@
-"""A config file for the defaults a user would otherwise repeat: ``sentret.toml`` in the working
-directory, else the ``[tool.sentret]`` table of its ``pyproject.toml``. A flag on the command line
-wins over the file, and the file over sentret's own defaults::
+"""A config file for the defaults a user would otherwise repeat: ``sentret.toml``, else the
+``[tool.sentret]`` table of a ``pyproject.toml``, in the working directory or the nearest folder above it
+that has one (as ruff finds its settings; a ``pyproject.toml`` without the table is passed by). A flag on
+the command line wins over the file, and the file over sentret's own defaults::
 
     index = "data/indexes/demo"        # every command that takes an index (a positional INDEX or --index)
 
@@ -15,6 +16,7 @@ wins over the file, and the file over sentret's own defaults::
     [learn.wikiqa]                     # a subcommand's table sits inside its command's
     learner = "linear"
 
+The ``index`` of a file found above the working directory is read relative to the file's folder.
 A key is an option's long name without the dashes (``n-process`` or ``n_process``). A file that is not
 TOML, a table that names no command or a key that names no option of its command, and a value of the
 wrong kind each give one message naming the file and the key.
@@ -45,8 +47,17 @@ class Config:
 
 
 def find_config(folder: Path | None = None) -> Config | None:
-    """The config of ``folder`` (default: the working directory), or ``None`` when it has none."""
-    folder = Path.cwd() if folder is None else folder
+    """The config of ``folder`` (default: the working directory) or of the nearest folder above it that has
+    one, or ``None`` when none has."""
+    start = Path.cwd() if folder is None else folder
+    for here in (start, *start.absolute().parents):
+        found = _config_in(here)
+        if found is not None:
+            return found
+    return None
+
+
+def _config_in(folder: Path) -> Config | None:
     own = folder / FILE_NAME
     if own.is_file():
         return Config(own, FILE_NAME, _read(own, FILE_NAME))
@@ -90,6 +101,8 @@ def apply_config(parser: argparse.ArgumentParser, config: Config) -> list[str]:
         if not isinstance(index, str) or not index.strip():
             raise SentretError(f"{config.label}: {INDEX_KEY}: expected the path of an index folder as text, "
                                f"got {index!r}")
+        if config.path.parent.absolute() != Path.cwd().absolute():  # found above: relative to the file
+            index = str(config.path.parent / index)
         for name, command in _commands(parser):
             for action in command._actions:
                 if action.dest == INDEX_KEY:

@@ -94,3 +94,24 @@ def test_a_required_index_option_is_satisfied_by_the_file(small_index: Index, tm
     assert {"[app] index", "[learn judgments] index", "[run] index", "[info] index"} <= set(applied)
     args = parser.parse_args(["learn", "judgments", "db.sqlite", "--session", "s", "--out", "r"])
     assert args.index == str(small_index.path)
+
+
+def test_the_nearest_file_above_the_working_directory_is_read(small_index: Index, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """As ruff: the nearest folder up with sentret.toml (or pyproject.toml with [tool.sentret]) wins; a
+    pyproject.toml without the table is passed by; its relative index is read from the file's folder."""
+    project = tmp_path / "project"
+    deep = project / "notebooks" / "week1"
+    deep.mkdir(parents=True)
+    (tmp_path / "sentret.toml").write_text("[search]\nk = 1\n")  # farther up: not read
+    (project / "indexes").symlink_to(small_index.path.parent)
+    (project / "sentret.toml").write_text(f'index = "indexes/{small_index.path.name}"\n[search]\nk = 2\n')
+    (project / "notebooks" / "pyproject.toml").write_text('[project]\nname = "nb"\n')  # no [tool.sentret]
+    monkeypatch.chdir(deep)
+    full = hits(["search", str(small_index.path), "Picasso war", "--k", "10", "--json"], capsys)
+    assert hits(["search", "Picasso war", "--json"], capsys) == full[:2]  # project/sentret.toml, its index
+    (deep / "pyproject.toml").write_text("[tool.sentret.search]\nk = 3\n")  # nearer still: it wins, alone
+    with pytest.raises(SystemExit) as stopped:  # this file names no index, and argparse asks for it
+        main(["search", "Picasso war", "--json"])
+    assert stopped.value.code == 2 and "index" in capsys.readouterr().err
