@@ -70,6 +70,7 @@ def retrieve(index: Index, topics: pd.DataFrame, model: str, k: int = DEFAULT_K,
     get_model(model).resolve(params)  # a bad parameter is refused before any topic is run
     names = sentence_docnos(index)
     rows: list[tuple[str, str, str, float, int]] = []
+    ids: list[int] = []
     for topic in topics.itertuples(index=False):
         qid, query = str(getattr(topic, "qid")), str(getattr(topic, "query"))  # noqa: B009
         entity = getattr(topic, ENTITY, None)
@@ -77,9 +78,10 @@ def retrieve(index: Index, topics: pd.DataFrame, model: str, k: int = DEFAULT_K,
         found = rank_topic(index, model, params, query, entity, k)
         finite = [(int(s), float(v)) for s, v in zip(found.ids, found.scores) if math.isfinite(float(v))]
         rows.extend((qid, query, names[s], v, rank) for rank, (s, v) in enumerate(finite))
+        ids.extend(s for s, _ in finite)
     frame = pd.DataFrame(rows, columns=RESULT_COLUMNS)
     if text:
-        frame[TEXT] = texts_of(index, sentence_ids(index, frame["docno"].tolist()))
+        frame[TEXT] = texts_of(index, ids)
     return frame
 
 

@@ -1,6 +1,6 @@
 """minilm.v1's semantic first stage: an approximate nearest-neighbour graph over the sentence vectors.
 
-An exact scan costs one mat-vec over every sentence (about 150 ms at a million on two cores); a
+An exact scan costs one product over every sentence (about 130 ms at a million on two cores); a
 hierarchical navigable small-world graph (HNSW: Malkov & Yashunin, IEEE TPAMI 42(4) 2020) finds a query's
 nearest sentences by visiting a few thousand. The graph is usearch's (Apache-2.0), with the vectors
 quantised to int8 inside it (384 bytes a sentence) and ``CONNECTIVITY`` links a node; it is built with the

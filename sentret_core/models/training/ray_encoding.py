@@ -2,8 +2,8 @@
 pass runs, on a pool of actors (:mod:`sentret_core.ingest.ray_engine` starts or joins the cluster).
 
 Each actor (one CPU, so one BLAS thread) loads the MiniLM encoder once and encodes whole chunks of
-sentences; the driver reads the texts, sends each chunk to whichever actor is free, at most ``IN_FLIGHT``
-ahead per actor, and keeps each chunk as it comes back (in any order), so an interrupted encoding goes on
+sentences; the driver reads the texts, sends the chunks to the actors in turn, at most ``IN_FLIGHT``
+queued per actor, and keeps each chunk as it comes back (in any order), so an interrupted encoding goes on
 from the chunks it kept, as a local one does. Every actor must encode with the driver's weights: one that
 has other weights is refused before any chunk is sent.
 """

@@ -110,6 +110,7 @@ def carry_vectors(old_path: str | Path, new_path: str | Path) -> list[str]:
     from sentret_core.models.minilm.encoder import encoder
 
     old, new = Index.load(old_path), Index.load(new_path)
+    source = old_rows(old, new)
     carried = []
     for record in artefacts.available(old.path, KIND):
         try:
@@ -120,7 +121,6 @@ def carry_vectors(old_path: str | Path, new_path: str | Path) -> list[str]:
         if found.meta.get("weights") != model.checksum:
             continue
         clock = time.perf_counter()
-        source = old_rows(old, new)
         vectors = np.empty((new.N, model.dim), dtype=np.float16)
         kept = source >= 0
         vectors[kept] = found.arrays["vectors"][source[kept]]
