@@ -220,7 +220,7 @@ def _shown(path: Path) -> str:
     return os.fsencode(path.as_posix()).decode("utf-8", "backslashreplace")
 
 
-def _text(value: str) -> str:
+def repaired_text(value: str) -> str:
     """``value`` with surrogate pairs joined and lone surrogates (JSON ``"\\ud800"``) as U+FFFD."""
     try:
         value.encode("utf-8")
@@ -262,11 +262,11 @@ def read_jsonl(path: Path, encoding: str = "utf-8", skipped: Skipped | None = No
         given = number if given is None else given
         if not isinstance(given, (str, int, float)) or isinstance(given, bool):
             raise CorpusError(f'{path}, line {number}: "{id_key}" must be a string or a number')
-        doc_id = _text(str(given))
+        doc_id = repaired_text(str(given))
         title = record.get("title")
-        text = _text(text)
+        text = repaired_text(text)
         if text.strip():
-            yield Document(doc_id, _text(str(title)) if title is not None else doc_id, text)
+            yield Document(doc_id, repaired_text(str(title)) if title is not None else doc_id, text)
         else:
             skipped.without_text.append(f"line {number}")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,44 @@ def test_a_malformed_line_is_refused_with_its_number(tmp_path: Path, line: objec
     path = write(tmp_path / "bad.jsonl", [QUESTIONS[0], line])
     with pytest.raises(SentretError, match=message.replace("(", r"\(").replace("[", r"\[")):
         read_candidates(path)
+
+
+def test_a_question_with_many_candidates_reads_in_linear_time(tmp_path: Path) -> None:
+    # 50,000 candidates of one question: the duplicate check is a set per question. Compared pairwise
+    # (the old reader) this took minutes (8,000 candidates: 7 CPU-s, growing as the square); a set reads it at once.
+    many = [candidate("d", i, f"sentence {i}") for i in range(50_000)]
+    path = write(tmp_path / "many.jsonl", [{"id": "q", "question": "sentence", "candidates": many}])
+    started = time.process_time()
+    found = read_candidates(path)
+    assert len(found.questions[0].candidates) == 50_000 and len(found.documents["d"][1]) == 50_000
+    assert time.process_time() - started < 30  # the set reads it in well under a second
+
+
+def test_positions_that_leave_millions_of_empty_sentences_are_refused(tmp_path: Path) -> None:
+    # 20 questions naming positions 0 and 100,000 of their own document: 40 sentences given, 20 × 99,999 gaps
+    # (each an empty sentence of the index). Refused while reading, before any index is built.
+    questions = [{"id": f"q{i}", "question": "x", "candidates": [candidate(f"d{i}", 0, "a", 1),
+                                                                   candidate(f"d{i}", 100_000, "b", 0)]}
+                 for i in range(20)]
+    path = write(tmp_path / "sparse.jsonl", questions)
+    with pytest.raises(SentretError, match=r"leave 1,999,980 empty sentences for the 40 sentences it gives"):
+        read_candidates(path)
+    # a document given from position 3 on (QUESTIONS' d2) or a few sentences apart stays fine
+    assert read_candidates(write(tmp_path / "ok.jsonl", QUESTIONS)).documents["d2"][1][:3] == ["", "", ""]
+
+
+def test_lone_surrogates_are_read_as_the_corpus_reader_reads_them(tmp_path: Path) -> None:
+    # JSON may spell a lone surrogate ("\\ud800"), which no UTF-8 writer can encode: it becomes U+FFFD, and a
+    # pair written as two escapes becomes its character, as in the corpus reader (ingest/corpus.py).
+    line = ('{"id": "q\\ud800", "question": "who \\ud83d\\ude00", "candidates": [{"doc": "d\\udc00", '
+            '"title": "T\\ud800", "position": 0, "text": "a \\udc00 b", "label": 1}]}')
+    found = read_candidates(write(tmp_path / "s.jsonl", [line]))
+    question = found.questions[0]
+    assert (question.id, question.text) == ("q\ufffd", "who \U0001F600")
+    assert found.documents == {"d\ufffd": ("T\ufffd", ["a \ufffd b"])}
+    code = cli.main(["eval", "candidates", "--data", str(tmp_path / "s.jsonl"), "--models", "tfisf.v1",
+                     "--cache", str(tmp_path / "cache"), "--json"])
+    assert code == 0
 
 
 @pytest.mark.slow

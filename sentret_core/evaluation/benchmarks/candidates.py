@@ -10,7 +10,8 @@ The JSONL a user writes (one question per line)::
 
 ``position`` is the sentence's place in its document (from 0), so a document's sentences, their order and
 their neighbours (the local context of Blanco & Zaragoza's BM25F and the context LMs) are rebuilt from every question
-that names it; a gap becomes an empty sentence so that positions stay true. ``label`` is optional (0/1, or a
+that names it; a gap becomes an empty sentence so that positions stay true (at most
+:data:`GAPS_PER_SENTENCE` of them per sentence the file gives, so a small file cannot build a huge index). ``label`` is optional (0/1, or a
 graded 0-3); a question without a positive label is not evaluable and is counted, not scored. WikiQA and
 TrecQA are converters into :class:`CandidateSet` and share this one code path to an index, topics and qrels.
 """
@@ -30,11 +31,12 @@ from sentret_core.errors import SentretError
 from sentret_core.evaluation.benchmarks.base import Benchmark, Log, Topic, document_rows, sentence_docids
 from sentret_core.evaluation.benchmarks.indexing import cached_index
 from sentret_core.evaluation.benchmarks.registry import BenchmarkSpec
-from sentret_core.ingest.corpus import Document, presegmented
+from sentret_core.ingest.corpus import Document, presegmented, repaired_text
 from sentret_core.ingest.qa_files import check_id, read_lines
 
 MAX_POSITION = 100_000  # a sentence position beyond this is a mistake, not a document
 MAX_LABEL = 3  # the trec scale's highest grade
+GAPS_PER_SENTENCE = 100  # empty sentences (positions no line gives) allowed per sentence given
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,7 @@ def read_candidates(path: str | os.PathLike[str]) -> CandidateSet:
         if not isinstance(listed, list) or not listed:
             raise SentretError(f'{where}: "candidates" must be a non-empty list of objects')
         candidates: list[tuple[str, int, int | None]] = []
+        listed_here: set[tuple[str, int]] = set()
         for number, item in enumerate(listed, start=1):
             at = f"{where}, candidate {number}"
             if not isinstance(item, dict):
@@ -86,21 +89,36 @@ def read_candidates(path: str | os.PathLike[str]) -> CandidateSet:
             sentence, title = _string(item, "text", at), item.get("title", "")
             if not isinstance(title, str):
                 raise SentretError(f'{at}: "title" must be a string')
+            title = repaired_text(title)
             known = sentences.setdefault(doc, {})
             if known.get(position, sentence) != sentence:
                 raise SentretError(f"{at}: document {doc} position {position} has another text on an earlier line")
             if titles.setdefault(doc, title) != title:
                 raise SentretError(f"{at}: document {doc} has another title on an earlier line")
             known[position] = sentence
-            if any(c[:2] == (doc, position) for c in candidates):
+            if (doc, position) in listed_here:
                 raise SentretError(f"{at}: document {doc} position {position} is listed twice for question {qid}")
+            listed_here.add((doc, position))
             candidates.append((doc, position, label))
         questions.append(CandidateQuestion(qid, text, tuple(candidates)))
     if not questions:
         raise SentretError(f"{path}: no questions (one JSON object per line; the format: docs/evaluation.md)")
+    _check_gaps(path, sentences)
     documents = {doc: (titles[doc], [known.get(i, "") for i in range(max(known) + 1)])
                  for doc, known in sentences.items()}
     return CandidateSet(documents, questions)
+
+
+def _check_gaps(path: Path, sentences: dict[str, dict[int, str]]) -> None:
+    """Refuse a file whose positions leave far more empty sentences than it gives sentences."""
+    given = sum(len(known) for known in sentences.values())
+    gaps = sum(max(known) + 1 - len(known) for known in sentences.values())
+    if gaps > GAPS_PER_SENTENCE * given:
+        doc = max(sentences, key=lambda d: max(sentences[d]) + 1 - len(sentences[d]))
+        raise SentretError(
+            f"{path}: its positions leave {gaps:,} empty sentences for the {given:,} sentences it gives (at most "
+            f"{GAPS_PER_SENTENCE} per sentence; document {doc} alone reaches position {max(sentences[doc]):,}); "
+            '"position" is the sentence\'s place in its document, counted from 0')
 
 
 def write_candidates(found: CandidateSet, path: str | os.PathLike[str]) -> None:
@@ -133,7 +151,7 @@ def _string(record: dict[str, Any], key: str, where: str) -> str:
     value = record.get(key)
     if not isinstance(value, str) or not value.strip():
         raise SentretError(f'{where}: "{key}" must be a non-empty string')
-    return value
+    return repaired_text(value)
 
 
 def _position(item: dict[str, Any], where: str) -> int:
