@@ -91,54 +91,6 @@ def param_pairs(items: Sequence[str], *, qualified: bool) -> dict[str, Any]:
     return parsed
 
 
-def check_output(out: str, inputs: Sequence[str | None], what: str = "--out") -> None:
-    """Refuse an output path that is, or lies inside, one of the command's ``inputs`` (a database's
-    journal files count as the database), before anything is written."""
-    import os
-    from pathlib import Path
-
-    from sentret_core.errors import SentretError
-
-    target = Path(out).resolve()
-    for given in inputs:
-        if not given or given == "-":
-            continue
-        source = Path(given).resolve()
-        sidecars = {source.with_name(source.name + end) for end in ("-wal", "-shm", "-journal")}
-        same = target.exists() and source.exists() and os.path.samefile(target, source)
-        if same or target == source or target in sidecars or source in target.parents:
-            raise SentretError(
-                f"{what} {out}: that is {given}, which this command reads; writing there would destroy it, "
-                "so nothing was written. Choose another file."
-            )
-
-
-def check_outputs(outputs: Sequence[tuple[str, str, Any]], inputs: Sequence[str | None],
-                  is_own: Callable[[Any], bool] | None = None) -> None:
-    """Every file a command will write, before any work: ``(option, name typed, path written)`` triples
-    (the path may differ from the name: ``--run-out runs.trec`` writes ``runs.bm25.v1.trec``). None may be
-    an input (:func:`check_output`), two may not be the same file, and a path the user never typed that
-    already exists must be one this command wrote before (``is_own``), or nothing is written."""
-    import os
-    from pathlib import Path
-
-    from sentret_core.errors import SentretError
-
-    seen: dict[str, str] = {}
-    for option, typed, path in outputs:
-        derived = str(path) != typed
-        what = f"{option} {typed} writes" if derived else option
-        check_output(str(path), inputs, what)
-        where = os.path.realpath(path)
-        if where in seen:
-            raise SentretError(f"{option} {typed} and {seen[where]} would both write {path}; nothing was written. "
-                               "Choose another name for one of them.")
-        seen[where] = f"{option} {typed}"
-        if derived and is_own is not None and Path(path).exists() and not is_own(path):
-            raise SentretError(f"{option} {typed} would replace {path}, which exists and is not a file this "
-                               "command wrote; nothing was written. Move it, or choose another name.")
-
-
 def write_output(out: str, text: str) -> None:
     """Write ``text`` to ``out`` atomically: a failed write leaves any old file as it was."""
     from sentret_core.files import write_text_atomic

@@ -11,7 +11,8 @@ import json
 import sys
 from typing import Any
 
-from sentret_core.cli.common import check_outputs, command, param_pairs
+from sentret_core.cli.common import command, param_pairs
+from sentret_core.cli.outputs import Files, declare, output
 from sentret_core.defaults import DEFAULT_K, DEFAULT_METRICS, DEFAULT_RANKER, DEFAULT_WINDOW
 
 
@@ -126,7 +127,33 @@ def register(sub: Any) -> None:
     p.add_argument("--correction", choices=("none", "holm"), default="none",
                    help="holm: adjust the p-values for testing several models against the baseline "
                         "(Holm-Bonferroni); default none")
+    p.add_argument("--force", action="store_true",
+                   help="replace run and qrels files of an earlier run (never a file of another kind)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    declare(p, _files)
+
+
+def _request(args: argparse.Namespace) -> Any:
+    """The checked plan: models, parameters, baseline, metrics (no index is read)."""
+    from sentret_core.errors import SentretError
+    from sentret_core.evaluation.plan import plan
+
+    models = _split(args.models)
+    if models is not None and not models:
+        raise SentretError("--models is empty; name at least one model")
+    return plan(args.benchmark, models, params=param_pairs(args.param, qualified=True), baseline=args.baseline,
+                metrics=_split(args.metrics) or [], ranker=args.ranker, tune_metric=args.tune_metric)
+
+
+def _files(args: argparse.Namespace) -> Files:
+    """The benchmark files read; the qrels, one run per model (names derived from --run-out) and the cache written."""
+    from sentret_core.evaluation.report import run_paths
+
+    runs = [] if args.run_out is None else [
+        made for path in run_paths(args.run_out, _request(args).models).values()
+        for made in output("--run-out", args.run_out, "run", path)]
+    return Files([args.data, args.tune_on], [*output("--qrels-out", args.qrels_out, "qrels"), *runs,
+                                             *output("--cache", args.cache, "cache")], args.force)
 
 
 def _split(text: str | None) -> list[str] | None:
@@ -141,9 +168,6 @@ def run(args: argparse.Namespace) -> int:
     from sentret_core.errors import SentretError
     from sentret_core.evaluation.benchmarks import load_benchmark
     from sentret_core.evaluation.driver import check_settings, evaluate_benchmark
-    from sentret_core.evaluation.plan import plan
-    from sentret_core.evaluation.report import run_paths
-    from sentret_core.evaluation.trec_io import is_own_run
 
     def log(message: str) -> None:
         print(f"sentret eval: {message}", file=sys.stderr, flush=True)
@@ -157,10 +181,6 @@ def run(args: argparse.Namespace) -> int:
                    option=True)
     check_int("--min-candidates", args.min_candidates, 1)
     check_int("--n-process", args.n_process, 1)
-    models = _split(args.models)
-    if models is not None and not models:
-        raise SentretError("--models is empty; name at least one model")
-    metrics = _split(args.metrics) or []
     options: dict[str, Any] = {
         "distractors": args.distractors,
         "min_candidates": args.min_candidates,
@@ -168,19 +188,7 @@ def run(args: argparse.Namespace) -> int:
         "n_process": args.n_process,
         "log": log,
     }
-    request = plan(
-        args.benchmark,
-        models,
-        params=param_pairs(args.param, qualified=True),
-        baseline=args.baseline,
-        metrics=metrics,
-        ranker=args.ranker,
-        tune_metric=args.tune_metric,
-    )  # every name and value checked before any index is built
-    outputs = [("--qrels-out", args.qrels_out, args.qrels_out)] if args.qrels_out else []
-    if args.run_out:  # one run per model, each name derived from --run-out: checked like a name typed
-        outputs += [("--run-out", args.run_out, path) for path in run_paths(args.run_out, request.models).values()]
-    check_outputs(outputs, [args.data, args.tune_on], is_own=is_own_run)
+    request = _request(args)  # every name and value checked before any index is built
     bench = load_benchmark(args.benchmark, args.data, **options)
     tune_on = load_benchmark(args.benchmark, args.tune_on, **options) if args.tune_on else None
     report = evaluate_benchmark(

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from sentret_core.cli.common import command
+from sentret_core.cli.outputs import Files, declare, output
 
 
 def json_option(p: argparse.ArgumentParser) -> None:
@@ -38,6 +39,12 @@ def _add_index(sub: Any) -> None:
     p.add_argument("--force", action="store_true",
                    help="replace the index at --out (never a folder that is not an index)")
     json_option(p)
+    declare(p, lambda args: Files([source_path(args.source)], output("--out", args.out, "index"), args.force))
+
+
+def source_path(source: str) -> str | None:
+    """The documents' path, or None for the built-in demo corpus (read from an installed package)."""
+    return None if source == "demo" else source
 
 
 def source_options(p: argparse.ArgumentParser) -> None:

@@ -36,7 +36,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sentret_core.cli.common import check_output, write_output
+from sentret_core.cli.common import write_output
+from sentret_core.cli.outputs import Files, declare, output
 from sentret_core.defaults import DEFAULT_QRELS_SCALE, DEFAULT_SUPPORT_MODELS, RELEVANT_GRADE, TREC_RELEVANT_GRADE
 
 if TYPE_CHECKING:
@@ -75,6 +76,7 @@ def register(sub: Any) -> None:
     _url(create)
     add_token_option(create)
     create.add_argument("--json", action="store_true", help="print one JSON object")
+    declare(create, lambda args: Files([args.index, args.topics], output("DB", args.db, "database")))
 
     people = _sub(commands, "annotators", "List a session's annotators; add, rename, disable or remove them.",
                   _annotators)
@@ -102,7 +104,11 @@ def register(sub: Any) -> None:
                         help="qrels only: name a sentence by its docno, <document id>-<position>, as `sentret run` "
                              "does (default), or by the index's internal id, which a rebuild changes")
     export.add_argument("--out", default=None, help="the file to write (default: standard output)")
+    export.add_argument("--force", action="store_true",
+                        help="replace an earlier export of the same format (never a file of another kind)")
     add_token_option(export)
+    declare(export, lambda args: Files([args.db], output("--out", args.out, args.format), args.force,
+                                       databases=[args.db]))
 
     imp = _sub(commands, "import", "Add judgments to a session from qrels or JSONL.", _import)
     imp.add_argument("--format", required=True, choices=FORMATS_IN)
@@ -113,6 +119,7 @@ def register(sub: Any) -> None:
                      "or binary 0 non-relevant / 1 relevant")
     add_token_option(imp)
     imp.add_argument("--json", action="store_true", help="print one JSON object")
+    declare(imp, lambda args: Files([args.file], output("DB", args.db, "database")))
 
     agree = _sub(commands, "agreement", "Cohen's κ per pair, Fleiss' κ and Krippendorff's α.", _agreement)
     agree.add_argument("--json", action="store_true", help="print one JSON object")
@@ -285,8 +292,6 @@ def _annotators(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from sentret_core.errors import SentretError
 
-    if args.out is not None:
-        check_output(args.out, [args.db])
     with open_store(args.db, read_only=True) as store:
         admin = admin_of(store, args)
         if args.format == "qrels":

@@ -10,6 +10,7 @@ from typing import Any
 
 from sentret_core.cli.common import command
 from sentret_core.cli.judgments import add_token_option, admin_of, open_store
+from sentret_core.cli.outputs import Files, declare, output
 
 
 def register(sub: Any) -> None:
@@ -35,6 +36,8 @@ def register(sub: Any) -> None:
         bench.add_argument("--cache", metavar="DIR", help="where benchmark indexes are cached")
         bench.add_argument("--n-process", type=int, default=1, help="spaCy processes when indexing (default 1)")
         _common(bench)
+        declare(bench, lambda args: Files([args.data, args.dev], [*_ranker(args), *output("--cache", args.cache,
+                                                                                             "cache")], args.force))
     judged = command(sources, "judgments", "Learn from an annotation session's adjudicated grades.", _run_judgments)
     judged.add_argument("db", metavar="DB", help="the judgments database")
     judged.add_argument("--session", required=True, help="the session")
@@ -43,6 +46,7 @@ def register(sub: Any) -> None:
     judged.add_argument("--folds", type=int, metavar="K", help="K-fold cross-validation over the topics")
     add_token_option(judged)
     _common(judged)
+    declare(judged, lambda args: Files([args.db, args.index], _ranker(args), args.force, databases=[args.db]))
     listing = command(sub, "rankers", "List the learned rankers (data/rankers or $SENTRET_RANKERS).", _run_list)
     listing.add_argument("--json", action="store_true", help="print the records as JSON")
 
@@ -73,7 +77,15 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="a benchmark's closed sets (one document's sentences per question) also learn from "
                              "the N sentences of other documents the first stage ranks best, as not relevant: "
                              "for a ranker meant for candidates from many documents (default 0)")
+    parser.add_argument("--force", action="store_true", help="replace a stored ranker of that name")
     parser.add_argument("--json", action="store_true", help="print the record as JSON")
+
+
+def _ranker(args: argparse.Namespace) -> list[Any]:
+    """Where the ranker named --out is stored (``data/rankers/NAME`` or ``$SENTRET_RANKERS/NAME``)."""
+    from sentret_core.index.artefacts import check_name, store_root
+
+    return output("--out", args.out, "ranker", store_root() / check_name(args.out))
 
 
 def _no_source(args: argparse.Namespace) -> int:

@@ -73,6 +73,11 @@ def _run(args: argparse.Namespace, log: logging.Logger) -> int:
     debug = bool(args.debug) or os.environ.get("SENTRET_DEBUG", "") not in ("", "0")
     try:
         started = time.perf_counter()
+        files = getattr(args, "files", None)
+        if files is not None:  # what it writes, checked before it reads or writes anything (cli/outputs.py)
+            from sentret_core.cli.outputs import check_files
+
+            check_files(files(args))
         code = int(args.run(args) or 0)
         log.debug("done in %.2f s (exit %d)", time.perf_counter() - started, code)
         return code

@@ -8,7 +8,8 @@ import json
 import logging
 from typing import Any
 
-from sentret_core.cli.common import check_output, command, param_pairs, write_output
+from sentret_core.cli.common import command, param_pairs, write_output
+from sentret_core.cli.outputs import Files, declare, output
 from sentret_core.index.docnos import docno  # noqa: F401  (sentret_core.cli.runs.docno, as before)
 
 log = logging.getLogger(__name__)
@@ -30,7 +31,9 @@ def register(sub: Any) -> None:
     p.add_argument("--k", type=int, default=DEFAULT_K, help="sentences per topic (default %(default)s)")
     p.add_argument("--out", required=True, metavar="FILE", help="the run file to write")
     p.add_argument("--tag", default=None, help="the run tag (default sentret.MODEL)")
+    p.add_argument("--force", action="store_true", help="replace an existing run file (never a file of another kind)")
     p.add_argument("--json", action="store_true", help="print a summary as one JSON object")
+    declare(p, lambda args: Files([args.index, args.topics], output("--out", args.out, "run"), args.force))
 
     p = command(sub, "eval-run", "Evaluate a TREC run file against a qrels file: sentret's tie-aware means "
                 "beside the numbers trec_eval gives on exactly that file.", _run_eval_run)
@@ -104,7 +107,6 @@ def _run_run(args: argparse.Namespace) -> int:
     from sentret_core.models import get_model
 
     k = check_int("--k", args.k, 1, MAX_K)
-    check_output(args.out, [args.index, args.topics])
     spec = get_model(args.model)
     params = param_pairs(args.param, qualified=False)
     spec.resolve(params)  # a bad parameter is refused before any topic is run

@@ -8,7 +8,16 @@ import sys
 from typing import Any
 
 from sentret_core.cli.common import command
-from sentret_core.cli.index import engine_of, engine_options, json_option, print_built, progress_bar, source_options
+from sentret_core.cli.index import (
+    engine_of,
+    engine_options,
+    json_option,
+    print_built,
+    progress_bar,
+    source_options,
+    source_path,
+)
+from sentret_core.cli.outputs import Files, declare, output
 from sentret_core.defaults import SHARD_DOCUMENTS
 
 OWN_MODEL = "the index's own"
@@ -27,11 +36,13 @@ def register(sub: Any) -> None:
                         "shards, and the same command run again goes on from them")
     p.add_argument("--force", action="store_true", help="replace the shards at --out (never anything else)")
     json_option(p)
+    declare(p, lambda args: Files([source_path(args.source)], output("--out", args.out, "shards"), args.force))
 
     p = command(sub, "build", "Build an index from parsed shards (no spaCy: seconds, not hours).", _run_build)
     p.add_argument("shards", help="a shards folder made by `sentret parse`")
     p.add_argument("--out", required=True, help="the index folder to create")
     p.add_argument("--force", action="store_true", help="replace the index at --out (never anything else)")
+    declare(p, lambda args: Files([args.shards], output("--out", args.out, "index"), args.force))
     json_option(p)
 
     p = command(sub, "add",
@@ -43,6 +54,7 @@ def register(sub: Any) -> None:
     source_options(p)
     engine_options(p, model_default=OWN_MODEL)
     json_option(p)
+    declare(p, lambda args: Files([args.index, args.source], output("INDEX", args.index, "index", home=args.index)))
 
 
 def _run_parse(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from sentret_core.cli.common import command
+from sentret_core.cli.outputs import Files, declare, inputs_of, output
 from sentret_core.defaults import ANN_MIN_SENTENCES
 
 
@@ -60,6 +61,7 @@ def register(sub: Any) -> None:
     impacts.add_argument("--share", type=int, help="a term in more than N/SHARE sentences is listed (default 128)")
     impacts.add_argument("--json", action="store_true", help="print the lists' record as JSON")
     _force(impacts)
+    declare(impacts, lambda args: _artefact(args, _impacts_name()))
     listing = command(sub, "artefacts", "List (or remove) the trained artefacts of an index.", _run_artefacts)
     listing.add_argument("index", help="an index folder")
     listing.add_argument("--remove", metavar="NAME", help="delete the artefact NAME")
@@ -74,23 +76,25 @@ def _common(parser: argparse.ArgumentParser, kind: str, sources: bool = True) ->
                             help="another index whose statistics are added (repeatable)")
     parser.add_argument("--json", action="store_true", help="print the trained artefact's record as JSON")
     _force(parser)
+    declare(parser, lambda args: _artefact(args, args.name))
 
 
 def _force(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true", help="replace an artefact of that name (default: refuse)")
 
 
-def _refuse_existing(index: Any, name: str, force: bool) -> None:
-    """An artefact already trained under ``name`` is replaced only with ``--force``, as every other output."""
-    from sentret_core.errors import SentretError
+def _artefact(args: argparse.Namespace, name: str) -> Files:
+    """An artefact is written inside its index (replaced only with ``--force``), never over what it reads."""
     from sentret_core.index import artefacts
 
-    if force or not artefacts.folder_of(index.path, name).exists():
-        return
-    found = [r for r in artefacts.available(index.path) if r.get("name") == name]
-    what = f"{found[0].get('kind')}, {str(found[0].get('sha256', ''))[:12]}" if found else "unreadable"
-    raise SentretError(f"{index.path} has an artefact named {name!r} already ({what}); nothing was trained. "
-                       "Choose another --name, or add --force to replace it.")
+    written = output("--name", name, "artefact", artefacts.folder_of(args.index, name), home=args.index)
+    return Files(inputs_of(args, "index", "source", "qa_pairs"), written, args.force)
+
+
+def _impacts_name() -> str:
+    from sentret_core.models.arrays.impacts import NAME
+
+    return NAME
 
 
 def _no_kind(args: argparse.Namespace) -> int:
@@ -106,7 +110,6 @@ def _run_classes(args: argparse.Namespace) -> int:
 
     clock = time.perf_counter()
     index = Index.load(args.index)
-    _refuse_existing(index, args.name, args.force)
     with _marked(index, "classes"):  # the app says "training in the background" meanwhile
         cmap = train_classes(index, name=args.name, sources=args.source, classes=args.classes,
                              min_count=args.min_count, iterations=args.iterations, seed=args.seed,
@@ -124,7 +127,6 @@ def _run_triggers(args: argparse.Namespace) -> int:
 
     clock = time.perf_counter()
     index = Index.load(args.index)
-    _refuse_existing(index, args.name, args.force)
     with _marked(index, "triggers"):
         tables = train_triggers(index, args.qa_pairs, name=args.name, sources=args.source,
                                 min_count=args.min_count, qa_min_count=args.qa_min_count,
@@ -150,7 +152,6 @@ def _run_minilm(args: argparse.Namespace) -> int:
     ray = RayOptions(args.address, args.num_workers) if args.engine == "ray" else None
     clock = time.perf_counter()
     index = Index.load(args.index)
-    _refuse_existing(index, args.name, args.force)
     with _marked(index, KIND):
         made = train_minilm(index, name=args.name, batch_size=args.batch_size, ann=args.ann,
                             progress=_every(5.0, "encoded"), ray=ray)
@@ -185,7 +186,6 @@ def _run_impacts(args: argparse.Namespace) -> int:
 
     clock = time.perf_counter()
     index = Index.load(args.index)
-    _refuse_existing(index, NAME, args.force)
     with _marked(index, KIND):
         given = {"length": args.length, "share": args.share}
         if args.models is not None:

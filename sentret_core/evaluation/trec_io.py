@@ -197,20 +197,6 @@ def _write_text(path: str | os.PathLike[str], text: str, what: str) -> None:
     write_text_atomic(path, text, f"{what} file")
 
 
-def is_own_run(path: str | os.PathLike[str]) -> bool:
-    """Whether ``path`` holds a run sentret wrote (or nothing): its first line is a run line whose tag
-    ends in :data:`TIES_TAG`. Only the file's first 64 KiB are read."""
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(65536)
-    except OSError:
-        return False
-    if not head.strip():
-        return True
-    first = head.split(b"\n", 1)[0].decode("utf-8", "replace").split()
-    return len(first) == 6 and first[1] == "Q0" and first[5].endswith("." + TIES_TAG)
-
-
 def _check_field(value: str, what: str) -> str:
     if not isinstance(value, str) or not value or any(char.isspace() for char in value):
         raise SentretError(

@@ -47,7 +47,7 @@ def test_the_log_level_of_a_run(small_index: Index, tmp_path: Path, capsys: pyte
     base = ["run", str(small_index.path), "--topics", str(topics), "--model", "tfisf.v1", "--out"]
 
     def err_of(*flags: str, before: tuple[str, ...] = ()) -> tuple[str, str]:
-        assert main([*before, *base, str(tmp_path / "run.trec"), *flags]) == 0
+        assert main([*before, *base, str(tmp_path / "run.trec"), "--force", *flags]) == 0
         out = capsys.readouterr()
         return out.out, out.err
 

@@ -167,11 +167,13 @@ def test_a_derived_run_name_never_replaces_a_file_sentret_did_not_write(
     mine.write_text("my own notes\n", "utf-8")
     before = fingerprint(tmp_path)
     code, err = run(_eval(wikiqa_file, tmp_path / "runs.tsv", tmp_path / "cache"), capsys)
-    assert code == 2 and "runs.random.tsv" in err and "not a file this command wrote" in err, err
+    assert code == 2 and "runs.random.tsv, which exists" in err and "Add --force" in err, err
+    code, err = run([*_eval(wikiqa_file, tmp_path / "runs.tsv", tmp_path / "cache"), "--force"], capsys)
+    assert code == 2 and "runs.random.tsv, which exists and is not a TREC run" in err, err  # --force: runs only
     assert fingerprint(tmp_path) == before
     mine.unlink()
-    for _ in range(2):  # its own runs, from a first evaluation, are replaced by a second one
-        code, err = run(_eval(wikiqa_file, tmp_path / "runs.tsv", tmp_path / "cache"), capsys)
+    for force in ([], ["--force"]):  # its own runs, from a first evaluation, are replaced by a second with --force
+        code, err = run([*_eval(wikiqa_file, tmp_path / "runs.tsv", tmp_path / "cache"), *force], capsys)
         assert code == 0, err
     written = sorted(p.name for p in tmp_path.glob("runs.*"))
     assert written == ["runs.bm25.v1.tsv", "runs.doc-order.tsv", "runs.random.tsv"]

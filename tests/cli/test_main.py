@@ -117,7 +117,7 @@ def test_train_list_verify_and_remove_artefacts(tmp_path: Path, capsys: pytest.C
     assert "is not allowed" in capsys.readouterr().err
     before = records["qa"]["sha256"]
     assert main(["train", "classes", path, "--name", "qa", "--classes", "5", "--min-count", "1"]) == 2
-    assert "artefact named 'qa' already (triggers" in capsys.readouterr().err  # not replaced without --force
+    assert "artefacts/qa (triggers), which exists; nothing was written" in capsys.readouterr().err  # not replaced without --force
     assert [r["sha256"] for r in artefacts.available(path) if r["name"] == "qa"] == [before]
     assert main(["train", "classes", path, "--classes", "6", "--min-count", "1", "--force"]) == 0
     assert "6 classes" in capsys.readouterr().out
@@ -142,7 +142,7 @@ def test_train_impacts_lists_the_frequent_terms_and_refuses_what_it_cannot_list(
     assert main(["train", "impacts", path]) == 0  # nothing this small is frequent enough: no terms, lists sound
     assert "impact lists impacts@" in capsys.readouterr().out and impact_lists(Index.load(path)) is not None
     assert main(["train", "impacts", path, "--length", "2", "--share", "100000", "--json"]) == 2  # trained already
-    assert "artefact named 'impacts' already" in capsys.readouterr().err
+    assert "artefacts/impacts (impacts), which exists; nothing was written" in capsys.readouterr().err
     assert main(["train", "impacts", path, "--length", "2", "--share", "100000", "--json", "--force"]) == 0
     record = json.loads(capsys.readouterr().out)
     assert record["kind"] == "impacts" and record["length"] == 2

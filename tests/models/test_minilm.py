@@ -144,7 +144,7 @@ def test_the_command_line_encodes_with_progress_and_refuses_to_replace(
     assert record["kind"] == "minilm" and record["dim"] == 384 and record["weights"] == encoder().checksum
     assert "encoded 3 of 3 sentences" in captured.err
     assert main(["train", "minilm", str(index.path)]) == 2
-    assert "already" in capsys.readouterr().err
+    assert "(minilm), which exists; nothing was written. Add --force" in capsys.readouterr().err
     assert main(["search", str(index.path), "doctor at work", "--model", "minilm.v1", "--k", "1", "--json"]) == 0
     hits = json.loads(capsys.readouterr().out)["hits"]
     assert [h["sentence"] for h in hits] == [0] and hits[0]["title"] == "Medicine"
