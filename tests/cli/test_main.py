@@ -117,7 +117,8 @@ def test_train_list_verify_and_remove_artefacts(tmp_path: Path, capsys: pytest.C
     assert "is not allowed" in capsys.readouterr().err
     before = records["qa"]["sha256"]
     assert main(["train", "classes", path, "--name", "qa", "--classes", "5", "--min-count", "1"]) == 2
-    assert "artefacts/qa (triggers), which exists; nothing was written" in capsys.readouterr().err  # not replaced without --force
+    # not replaced without --force
+    assert "artefacts/qa (triggers), which exists; nothing was written" in capsys.readouterr().err
     assert [r["sha256"] for r in artefacts.available(path) if r["name"] == "qa"] == [before]
     assert main(["train", "classes", path, "--classes", "6", "--min-count", "1", "--force"]) == 0
     assert "6 classes" in capsys.readouterr().out

@@ -29,8 +29,9 @@ from sentret_core.cli.main import main
 from sentret_core.index import artefacts
 
 ALIASES = ("same", "relative", "dotdot", "symlink", "hardlink", "journal", "derived", "inside", "parent", "foreign")
-RULE_SAID = ("which this command reads", "nothing was changed", "which exists", "exists and is not", "exists, is not empty",
-             "is not a folder", "nothing was written", "where the documents are", "which it belongs in")
+RULE_SAID = ("which this command reads", "nothing was changed", "which exists", "exists and is not",
+             "exists, is not empty", "is not a folder", "nothing was written", "where the documents are",
+             "which it belongs in")
 
 
 @dataclass(frozen=True)
