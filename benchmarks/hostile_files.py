@@ -149,7 +149,8 @@ def _deep_settings(folder: Path, index: Path) -> list[str]:
 
 def _many_candidates(folder: Path, index: Path) -> list[str]:
     many = [("d1", i, f"sentence number {i}", 0) for i in range(20_000)]
-    bad = {"id": "q2", "question": "x", "candidates": [{"doc": "d9", "position": 0, "text": "a", "label": 7}]}
+    bad: dict[str, object] = {"id": "q2", "question": "x",
+                              "candidates": [{"doc": "d9", "position": 0, "text": "a", "label": 7}]}
     path = _candidates(folder / "many.jsonl", [_question("q1", *many), bad])  # read whole, refused at its end
     return ["eval", "candidates", "--data", str(path), "--models", "tfisf.v1", "--cache", str(folder / "cache")]
 
