@@ -11,9 +11,10 @@ The JSONL a user writes (one question per line)::
 ``position`` is the sentence's place in its document (from 0), so a document's sentences, their order and
 their neighbours (the local context of Blanco & Zaragoza's BM25F and the context LMs) are rebuilt from every question
 that names it; a gap becomes an empty sentence so that positions stay true (at most
-:data:`GAPS_PER_SENTENCE` of them per sentence the file gives, so a small file cannot build a huge index). ``label`` is optional (0/1, or a
-graded 0-3); a question without a positive label is not evaluable and is counted, not scored. WikiQA and
-TrecQA are converters into :class:`CandidateSet` and share this one code path to an index, topics and qrels.
+:data:`GAPS_PER_SENTENCE` of them per sentence the file gives, so a small file cannot build a huge
+index). ``label`` is optional (0/1, or a graded 0-3); a question without a positive label is not evaluable
+and is counted, not scored. WikiQA and TrecQA are converters into :class:`CandidateSet` and share this one
+code path to an index, topics and qrels.
 """
 
 from __future__ import annotations
