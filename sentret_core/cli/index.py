@@ -31,7 +31,8 @@ def _add_index(sub: Any) -> None:
         sub, "index", "Index documents: a folder of .txt/.md, a .jsonl, a .csv, or 'demo'.", _run_index
     )
     p.add_argument(
-        "source", help="folder, .jsonl or .csv file, or 'demo' (Wikipedia vital-article summaries)"
+        "source", help="folder, .jsonl or .csv file (.gz too), '-' for standard input, or 'demo' (Wikipedia "
+        "vital-article summaries)"
     )
     p.add_argument("--out", required=True, help="the index folder to create")
     source_options(p)
@@ -48,8 +49,18 @@ def source_path(source: str) -> str | None:
 
 
 def source_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", default="auto", choices=["auto", "txt", "jsonl", "csv"])
+    p.add_argument("--format", default="auto", choices=["auto", "txt", "jsonl", "csv"],
+                   help="the source's format (default: from its name; '-', standard input: jsonl)")
     p.add_argument("--encoding", default="utf-8", help="text encoding of the source files (default utf-8)")
+    for field, usual in (("id", "id, doc_id, docno or _id"), ("text", "text, contents or body"), ("title", "title")):
+        p.add_argument(f"--{field}-field", default=None, metavar="KEY",
+                       help=f"JSONL key or CSV column of each document's {field} (default: {usual})")
+
+
+def fields_of(args: argparse.Namespace) -> Any:
+    from sentret_core.ingest.corpus import Fields
+
+    return Fields(args.id_field, args.text_field, args.title_field)
 
 
 def engine_options(p: argparse.ArgumentParser, model_default: str | None = None) -> None:
@@ -123,6 +134,7 @@ def _run_index(args: argparse.Namespace) -> int:
 
     with progress_bar(args.source, "indexing") as progress:
         summary = build_index(args.source, args.out, fmt=args.format, encoding=args.encoding, force=args.force,
+                              fields=fields_of(args),
                               progress=progress, engine=engine_of(args))
     print_built(summary, as_json=args.json)
     return 0

@@ -11,6 +11,7 @@ from sentret_core.cli.common import command
 from sentret_core.cli.index import (
     engine_of,
     engine_options,
+    fields_of,
     json_option,
     print_built,
     progress_bar,
@@ -27,7 +28,7 @@ def register(sub: Any) -> None:
     p = command(sub, "parse",
                 "Run the spaCy pass over documents into parsed shards (Parquet); `sentret build` indexes them.",
                 _run_parse)
-    p.add_argument("source", help="folder, .jsonl or .csv file, or 'demo'")
+    p.add_argument("source", help="folder, .jsonl or .csv file (.gz too), '-' for standard input, or 'demo'")
     p.add_argument("--out", required=True, help="the shards folder to create")
     source_options(p)
     engine_options(p)
@@ -50,7 +51,7 @@ def register(sub: Any) -> None:
                 "(ids already in the index are refused; the old index stays until the new one is complete).",
                 _run_add)
     p.add_argument("index", help="an index folder built by `sentret index` or `sentret build`")
-    p.add_argument("source", help="folder, .jsonl or .csv file of the new documents")
+    p.add_argument("source", help="folder, .jsonl or .csv file (.gz too) of the new documents, or '-'")
     source_options(p)
     engine_options(p, model_default=OWN_MODEL)
     json_option(p)
@@ -62,8 +63,8 @@ def _run_parse(args: argparse.Namespace) -> int:
 
     with progress_bar(args.source, "parsing") as progress:
         manifest, notes = parse_source(args.source, args.out, fmt=args.format, encoding=args.encoding,
-                                       engine=engine_of(args), force=args.force, progress=progress,
-                                       shard_documents=args.shard_documents)
+                                       fields=fields_of(args), engine=engine_of(args), force=args.force,
+                                       progress=progress, shard_documents=args.shard_documents)
     counts = manifest["counts"]
     if args.json:
         print(json.dumps({"path": args.out, "counts": counts, "shards": len(manifest["shards"]), "notes": list(notes)},
@@ -90,6 +91,7 @@ def _run_add(args: argparse.Namespace) -> int:
     model = "" if args.model == OWN_MODEL else args.model  # "": the model the index was parsed with
     with progress_bar(args.source, "adding") as progress:
         summary = add_documents(args.index, args.source, fmt=args.format, encoding=args.encoding,
-                                engine=engine_of(args, model), progress=progress, carry=carry_vectors)
+                                fields=fields_of(args), engine=engine_of(args, model), progress=progress,
+                                carry=carry_vectors)
     print_built(summary, "now", as_json=args.json)
     return 0

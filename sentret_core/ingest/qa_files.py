@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,15 +15,19 @@ from sentret_core.errors import SentretError
 
 
 def read_lines(path: Path, what: str) -> list[str]:
-    """The lines of a UTF-8 text file; a missing or unreadable file raises :class:`SentretError`."""
-    if not path.is_file():
+    """The lines of a UTF-8 text file (``-``: standard input; gzip read decompressed); a missing or unreadable
+    file raises :class:`SentretError`."""
+    from sentret_core.ingest.textfile import STDIN, opened
+
+    if str(path) != STDIN and not path.is_file():
         raise SentretError(f"{path}: no such {what} file")
     try:
-        return path.read_text(encoding="utf-8").splitlines()
+        with opened(path) as handle:
+            return handle.read().decode("utf-8-sig").splitlines()
     except UnicodeDecodeError as err:
         raise SentretError(f"{path}: not UTF-8 text (byte {err.start})") from None
-    except OSError as err:
-        raise SentretError(f"cannot read {path}: {err.strerror or err}") from None
+    except (OSError, EOFError, zlib.error) as err:  # gzip.BadGzipFile is an OSError
+        raise SentretError(f"cannot read {path}: {getattr(err, 'strerror', None) or err}") from None
 
 
 def check_id(value: str, where: str, what: str) -> str:

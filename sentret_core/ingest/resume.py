@@ -33,13 +33,14 @@ import pyarrow as pa
 
 from sentret_core.errors import SentretError
 from sentret_core.index.validate import sha256_problem
-from sentret_core.ingest.corpus import DEMO, DEMO_PACKAGE, Document
+from sentret_core.ingest.corpus import DEMO, DEMO_PACKAGE, Document, Fields
 from sentret_core.ingest.interrupt import cleanup_on_signals, signals_deferred
 from sentret_core.ingest.parse import Engine, Progress, parse_into
 from sentret_core.ingest.shards import MANIFEST as SHARDS_MANIFEST
 from sentret_core.ingest.shards import ShardWriter, read_shards_manifest, write_shards_manifest
 from sentret_core.ingest.staging import OWNER, claim, disk_full, owner_of, release, remove_stale, running_owner
 from sentret_core.ingest.targets import replace
+from sentret_core.ingest.textfile import STDIN
 
 log = logging.getLogger(__name__)
 KIND = "sentret-parse-partial"
@@ -85,14 +86,18 @@ def partial_folder(out: Path) -> Path:
     return out.with_name(f".{out.name}.parsing")
 
 
-def source_identity(source: str, fmt: str, encoding: str, engine: Engine, shard_documents: int) -> dict[str, Any]:
+def source_identity(source: str, fmt: str, encoding: str, engine: Engine, shard_documents: int,
+                    fields: Fields | None = None) -> dict[str, Any]:
     """What a stopped parse must have read, and parsed with, for its shards to count now."""
     identity: dict[str, Any] = {
         "format": fmt, "encoding": encoding, "model": engine.model, "model_version": _model_version(engine.model),
         "spacy_version": _version("spacy"), "shard_documents": shard_documents,
+        **({"fields": list(fields)} if fields and fields != Fields() else {}),
     }
     if source == DEMO:
         return {**identity, "source": DEMO, "files": _version(DEMO_PACKAGE)}
+    if source == STDIN:  # a stream read once: a stopped parse of it is never gone on from
+        return {**identity, "source": STDIN, "files": os.urandom(16).hex()}
     path = Path(source).resolve()
     return {**identity, "source": str(path), "files": _listing(path)}
 

@@ -3,22 +3,29 @@
 The first block is sniffed from the same open file that is then decoded. A NUL character means a
 binary file, in the first block or on any later line; for UTF-16 and UTF-32 that is a NUL *character*,
 not a zero byte, since every ASCII letter has one. A leading byte-order mark is never part of the text.
-A named pipe works too, but one that nothing writes to is refused after a bounded wait, never read forever;
-devices and sockets are refused.
+A named pipe works too (process substitution, ``<(zcat docs.gz)``), but one that nothing writes to is
+refused after a bounded wait, never read forever; devices and sockets are refused. ``-`` is standard
+input, and a gzip file (by its magic bytes, whatever its name) is read decompressed.
 """
 
 from __future__ import annotations
 
 import codecs
+import functools
+import gzip
 import io
 import os
 import select
 import stat
+import sys
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
 from sentret_core.errors import CorpusError
 
+STDIN = "-"  # a corpus or topics file read from standard input
+GZIP_MAGIC = b"\x1f\x8b"
 SNIFF_BYTES = 8192
 PIPE_WAIT_S = 10.0  # how long a named pipe may stay silent before it is refused
 _WIDE = ("utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be")
@@ -29,24 +36,62 @@ def text_lines(path: Path, encoding: str = "utf-8") -> Iterator[tuple[int, str]]
     """``(line number, line)`` pairs of ``path`` decoded with ``encoding`` (newlines kept)."""
     codec = check_encoding(encoding)
     try:
-        handle = _open(path)
+        handle = opened(path)
     except OSError as exc:
         raise CorpusError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     with handle:
-        head = handle.peek(SNIFF_BYTES)[:SNIFF_BYTES]
-        codec = _check_head(path, head, encoding, codec)
-        text = io.TextIOWrapper(handle, encoding=codec, newline="")
         try:
+            head = handle.peek(SNIFF_BYTES)[:SNIFF_BYTES]
+            codec = _check_head(path, head, encoding, codec)
+            text = io.TextIOWrapper(handle, encoding=codec, newline="")
             for number, line in enumerate(text, start=1):
                 if "\x00" in line:
                     raise CorpusError(f"{path}, line {number}: holds a NUL character: a binary file, not text")
                 yield number, line[1:] if number == 1 and line.startswith("\ufeff") else line
         except UnicodeDecodeError as err:
             raise decode_error(path, encoding, err) from None
+        except (gzip.BadGzipFile, EOFError, zlib.error) as err:
+            raise CorpusError(f"{path}: a damaged or cut-short gzip file ({err or type(err).__name__})") from None
+
+
+def opened(path: Path) -> io.BufferedReader | gzip.GzipFile:
+    """``path`` (or standard input, ``-``) as bytes to read, decompressed when it is gzip."""
+    raw = _open(path)
+    if raw.peek(len(GZIP_MAGIC))[: len(GZIP_MAGIC)] != GZIP_MAGIC:
+        return raw
+    return _Gunzipped(raw)
+
+
+class _Gunzipped(gzip.GzipFile):
+    """A gzip stream that closes the file under it too (``GzipFile(fileobj=…)`` leaves it open)."""
+
+    def __init__(self, raw: io.BufferedReader) -> None:
+        super().__init__(fileobj=raw, mode="rb")
+        self._raw = raw
+
+    def close(self) -> None:
+        super().close()
+        self._raw.close()
+
+
+class _Unclosed(io.BufferedReader):
+    """Standard input: a reader's ``with`` must not close it (a sniffing peek and the read share it)."""
+
+    def close(self) -> None:
+        pass
+
+
+@functools.cache
+def standard_input() -> _Unclosed:
+    """Standard input's bytes, opened once per process: what a format sniff peeks at, the reader then reads."""
+    return _Unclosed(io.FileIO(os.dup(sys.stdin.fileno()), "rb"))
 
 
 def _open(path: Path) -> io.BufferedReader:
-    """``path`` opened for reading: a regular file, or a named pipe something writes to within :data:`PIPE_WAIT_S`."""
+    """``path`` opened for reading: a regular file, standard input, or a named pipe something writes to within
+    :data:`PIPE_WAIT_S`."""
+    if str(path) == STDIN:
+        return standard_input()
     mode = os.stat(path).st_mode
     if stat.S_ISREG(mode):
         return path.open("rb")
