@@ -12,6 +12,7 @@ from typing import Any
 
 EXIT_USAGE = 2  # a user error: one message on stderr
 EXIT_BUG = 1  # an internal error (a bug): one message asking for a report
+PROGRESS_S = 5.0  # a long command says how far it is at most this often, on a terminal or in a log file
 
 
 def command(
@@ -70,6 +71,26 @@ def logging_to_stderr(verbosity: int) -> Iterator[logging.Logger]:
             logger.propagate = old_propagate
         root.removeHandler(handler)
         root.setLevel(root_level)
+
+
+def every(seconds: float, command: str, verb: str, unit: str, *, quiet_when_quick: bool = False
+          ) -> Callable[[int, int], None]:
+    """A progress callback that says ``done of total`` on stderr at most every ``seconds`` (and at the end),
+    whether stderr is a terminal or a log file; ``quiet_when_quick``: nothing at all for work done within
+    ``seconds``."""
+    import time
+
+    started = time.monotonic()
+    last = [started if quiet_when_quick else 0.0]
+
+    def say(done: int, total: int) -> None:
+        now = time.monotonic()
+        if (done < total or quiet_when_quick) and now - last[0] < seconds:
+            return
+        last[0] = now
+        print(f"sentret {command}: {verb} {done:,} of {total:,} {unit}", file=sys.stderr, flush=True)
+
+    return say
 
 
 def param_pairs(items: Sequence[str], *, qualified: bool) -> dict[str, Any]:

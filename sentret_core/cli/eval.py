@@ -205,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
         tune_on=tune_on,
         tune_metric=request.tune_metric,
         max_rounds=args.max_rounds,
-        progress=log if (args.folds or args.tune_on) else None,
+        progress=log,  # what it scores, tunes and trains on the way
         correction=args.correction,
     )
     if args.qrels_out:

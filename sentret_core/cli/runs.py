@@ -8,7 +8,7 @@ import json
 import logging
 from typing import Any
 
-from sentret_core.cli.common import command, param_pairs, write_output
+from sentret_core.cli.common import PROGRESS_S, command, every, param_pairs, write_output
 from sentret_core.cli.outputs import Files, declare, output
 from sentret_core.index.docnos import docno  # noqa: F401  (sentret_core.cli.runs.docno, as before)
 
@@ -115,12 +115,16 @@ def _run_run(args: argparse.Namespace) -> int:
     docids = sentence_docnos(index)
     run: dict[str, dict[str, float]] = {}
     empty = []
-    for topic in read_topics(args.topics):
+    topics = read_topics(args.topics)
+    progress = every(PROGRESS_S, "run", "ran", "topics", quiet_when_quick=True)
+    for done, topic in enumerate(topics, start=1):
+        progress(done - 1, len(topics))
         found = rank_topic(index, spec.name, params, topic.query, topic.entity, k)
         ranked = {docids[int(s)]: float(v) for s, v in zip(found.ids, found.scores) if math.isfinite(float(v))}
         run[topic.id] = ranked
         if not ranked:
             empty.append(topic.id)
+    progress(len(topics), len(topics))
     text = format_run({t: r for t, r in run.items() if r}, tag=tag)
     write_output(args.out, text)
     summary = {"run": args.out, "model": spec.name, "tag": tag, "topics": len(run), "lines": text.count("\n"),

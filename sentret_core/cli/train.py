@@ -10,7 +10,7 @@ import sys
 import time
 from typing import Any
 
-from sentret_core.cli.common import command
+from sentret_core.cli.common import PROGRESS_S, command, every
 from sentret_core.cli.outputs import Files, declare, inputs_of, output
 from sentret_core.defaults import ANN_MIN_SENTENCES
 
@@ -113,7 +113,7 @@ def _run_classes(args: argparse.Namespace) -> int:
     with _marked(index, "classes"):  # the app says "training in the background" meanwhile
         cmap = train_classes(index, name=args.name, sources=args.source, classes=args.classes,
                              min_count=args.min_count, iterations=args.iterations, seed=args.seed,
-                             rare=args.rare)
+                             rare=args.rare, progress=_shares("classes"))
     if args.json:
         return _print_record(args, "classes", time.perf_counter() - clock)
     print(f"{args.index}: word classes {args.name}@{cmap.key[:12]}: {cmap.n_classes} classes, "
@@ -154,7 +154,7 @@ def _run_minilm(args: argparse.Namespace) -> int:
     index = Index.load(args.index)
     with _marked(index, KIND):
         made = train_minilm(index, name=args.name, batch_size=args.batch_size, ann=args.ann,
-                            progress=_every(5.0, "encoded"), ray=ray)
+                            progress=every(PROGRESS_S, "train", "encoded", "sentences"), ray=ray)
     if args.json:
         return _print_record(args, KIND, time.perf_counter() - clock)
     seconds = time.perf_counter() - clock
@@ -164,17 +164,10 @@ def _run_minilm(args: argparse.Namespace) -> int:
     return 0
 
 
-def _every(seconds: float, verb: str) -> Any:
-    """A progress callback that says ``done of total`` on stderr at most every ``seconds`` (and at the end),
-    whether stderr is a terminal or a log file."""
-    last = [0.0]
-
-    def say(done: int, total: int) -> None:
-        now = time.monotonic()
-        if done < total and now - last[0] < seconds:
-            return
-        last[0] = now
-        print(f"sentret train: {verb} {done:,} of {total:,} sentences", file=sys.stderr, flush=True)
+def _shares(what: str) -> Any:
+    """A ``progress(share, doing)`` callback that says how far training is, on stderr, once per pass."""
+    def say(share: float, doing: str) -> None:
+        print(f"sentret train {what}: {share:.0%} ({doing})", file=sys.stderr, flush=True)
 
     return say
 
