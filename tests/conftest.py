@@ -63,6 +63,8 @@ SLOW_TESTS: dict[str, str] = {  # "module::test" (every parametrisation of it)
     "models/test_properties::test_explain_total_equals_score_for_any_parameters": "every model under generated "
     "parameters (12 s; the test at the defaults stays fast)",
     "models/test_pruning::test_search_is_top_k_of_score": "generated queries over every pruned model (5 s)",
+    "test_packaging::test_the_sdist_installs_without_a_c_compiler_and_scores_as_the_kernels_do": "builds a wheel "
+    "from the sdist, installs it and scores in two other processes (10 s)",
 }
 
 
@@ -82,9 +84,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(autouse=True)
 def _private_data_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test touches the real data/: every test gets its own judgments database and an empty ranker store."""
+    """No test touches the real data/: every test gets its own judgments database, an empty ranker store and
+    feature cache."""
     monkeypatch.setenv("SENTRET_JUDGMENTS_DB", str(tmp_path_factory.mktemp("judgments") / "sentret.sqlite"))
     monkeypatch.setenv("SENTRET_RANKERS", str(tmp_path_factory.mktemp("rankers")))  # nor data/rankers/
+    monkeypatch.setenv("SENTRET_FEATURE_CACHE", str(tmp_path_factory.mktemp("features")))  # nor data/cache/
 
 
 @pytest.fixture

@@ -36,7 +36,8 @@ from sentret_core.evaluation.metrics import average_precision, reciprocal_rank
 from sentret_core.index.reader import Index
 from sentret_core.learning.comparison import Comparison, compare_with_baselines
 from sentret_core.learning.enough import Usable, check_enough, usable_topics
-from sentret_core.learning.examples import Examples, LearningTopic, build_examples
+from sentret_core.learning.examples import Examples, LearningTopic
+from sentret_core.learning.feature_cache import CACHE_ENV, cached_examples
 from sentret_core.learning.features import GROUPS, POSITION
 from sentret_core.learning.learners import Ranker, check_learner, fit, grid
 from sentret_core.learning.store import MAX_DEPTH, Learned, save
@@ -166,8 +167,10 @@ def learn(
     def examples(data: Data, what: str) -> Examples:
         stage = f"computing the features of {len(data.topics):,} {what} topics"
         tell(stage, 0.0)
-        found = build_examples(data.index, data.topics, scorers, first_stage, depth, lambda share: tell(stage, share),
-                               semantic_stage, other_documents)
+        found, cached = cached_examples(data.index, data.topics, scorers, first_stage, depth,
+                                        lambda share: tell(stage, share), semantic_stage, other_documents)
+        if cached:
+            tell(f"read the features of {len(data.topics):,} {what} topics from the cache ({CACHE_ENV})", 1.0)
         keep = [j for j, name in enumerate(found.features) if name not in dropped]
         return replace(found, features=tuple(found.features[j] for j in keep), X=found.X[:, keep])
 
