@@ -197,7 +197,7 @@ def _artefact_kind(folder: Path) -> str | None:
     from sentret_core.index.artefacts import META
 
     try:
-        record = json.loads((folder / META).read_bytes()[: 16 * _HEAD])
+        record = json.loads((folder / META).read_bytes())
     except (OSError, ValueError, RecursionError):
         return None
     kind = record.get("kind") if isinstance(record, dict) else None

@@ -44,8 +44,8 @@ def cached_examples(index: Index, topics: Sequence[LearningTopic], scorers: Sequ
                     other_documents: int = 0) -> tuple[Examples, bool]:
     """:func:`~sentret_core.learning.examples.build_examples`'s result, and whether it was read from the cache."""
     root = cache_root()
-    key = examples_key(index, topics, scorers, first_stage, depth, semantic_stage, other_documents)
-    path = None if root is None else root / f"{key}.npz"
+    path = None if root is None else root / (
+        examples_key(index, topics, scorers, first_stage, depth, semantic_stage, other_documents) + ".npz")
     if path is not None and (found := _read(path)) is not None:
         return found, True
     made = build_examples(index, topics, scorers, first_stage, depth, progress, semantic_stage, other_documents)
