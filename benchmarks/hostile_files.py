@@ -14,7 +14,7 @@ counted as one of:
 * **clear** — refused with one ``sentret: error:`` line (exit 2), nothing changed; **ok** — a valid
   input, done.
 
-The cases are those issue 51 found (an output that replaces an input under a derived, linked or journal
+The cases are those a review found (an output that replaces an input under a derived, linked or journal
 name; a huge grade, a lone surrogate, a string where a size belongs, a 5,000-deep settings file; a reader
 quadratic in a question's candidates; a tiny file naming positions that build millions of empty sentences;
 an artefact or ranker replaced without ``--force``) and their neighbours. ``tests/cli/test_hostile_files.py``

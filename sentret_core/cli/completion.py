@@ -4,8 +4,9 @@ parser, so it never lists a command or an option that does not exist.
 The script completes commands and subcommands, the options of the command being typed, and the
 values of options with a fixed set of choices; after any other option that takes a value, and for
 positional arguments, the shell completes file names. zsh runs the same function through its
-``bashcompinit`` layer. (argparse offers no completion of its own; argcomplete would be a new
-dependency that runs Python on every Tab press, where this script is plain shell.)
+``bashcompinit`` layer, after loading ``compinit`` itself where no ~/.zshrc has (``zsh -f``).
+(argparse offers no completion of its own; argcomplete would be a new dependency that runs Python
+on every Tab press, where this script is plain shell.)
 """
 
 from __future__ import annotations
@@ -123,5 +124,7 @@ def completion_script(parser: argparse.ArgumentParser, shell: str) -> str:
 }}
 """
     if shell == "zsh":
+        # bashcompinit's `complete` calls compdef, which only compinit defines: a bare `zsh -f` has run neither
+        script += "(( $+functions[compdef] )) || { autoload -Uz compinit && compinit -u }\n"
         script += "autoload -U +X bashcompinit && bashcompinit\n"
     return script + f"complete -o default -F {fn} {prog}\n"

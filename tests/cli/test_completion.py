@@ -3,8 +3,15 @@ shells: bash's `complete` registers it and its function answers what a Tab press
 
 from __future__ import annotations
 
+import os
+import pty
+import re
+import select
 import shutil
 import subprocess
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -80,3 +87,98 @@ ask sentret support idx q --entity-score ''
     lines = done.stdout.splitlines()  # zsh's `complete -p` lists every registration, bash's own too
     assert "complete -o default -F _sentret sentret" in lines[:-2]
     assert lines[-2:] == ["bash zsh", "kld frequency rarity combination"]
+
+
+ZSH = pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed (apt-get install zsh; .ci/run does)")
+
+
+def _zsh_env(home: Path) -> dict[str, str]:
+    """A user with no zsh files at all: compinit's dump goes to ``home``, never to the real one."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ZDOTDIR", "FPATH"))}
+    return dict(env, HOME=str(home), ZDOTDIR=str(home), TERM="vt100")
+
+
+@ZSH
+def test_the_zsh_script_works_in_a_bare_zsh_without_compinit(tmp_path: Path) -> None:
+    # the command a user puts in ~/.zshrc, run by the installed `sentret`, in `zsh -f`: no rc file, no compinit
+    sentret = Path(sys.executable).with_name("sentret")
+    program = f"""whence -w compdef || print 'no compdef'
+eval "$({sentret} completion zsh)" || exit 3
+whence -w _sentret compdef
+print -r -- "$_comps[sentret]"
+eval "$({sentret} completion zsh)" || exit 4
+"""
+    done = subprocess.run(["zsh", "-f", "-c", program], cwd=tmp_path, env=_zsh_env(tmp_path), capture_output=True,
+                          text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (0, "")  # a second eval is as quiet as the first
+    assert done.stdout.splitlines() == ["compdef: none", "no compdef", "_sentret: function", "compdef: function",
+                                        "_bash_complete -o default -F _sentret"]
+
+
+def _prompted(screen: bytes) -> bool:
+    """Whether the terminal ends in zsh's prompt (``host% ``, root's ``host# ``), its escape sequences aside."""
+    return re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]|\x00", b"", screen).rstrip().endswith((b"#", b"%"))  # NUL: padding
+
+
+def tab_presses(script: Path, typed: list[str], home: Path, timeout: float = 90) -> list[str]:
+    """The command line after typing each of ``typed`` and pressing Tab, in an interactive ``zsh -f`` on a
+    pseudo-terminal: zle runs the completion as for a person, then a widget bound to Ctrl-T writes the line
+    down and clears it. Every wait is on the shell's own state: its prompt, a file zle-line-init writes."""
+    buffers, editing, setup = home / "buffers", home / "editing", home / "setup.zsh"
+    setup.write_text(f"""eval "$(<{script})"
+_show() {{ print -r -- "[$BUFFER]" >> {buffers}; BUFFER= }}
+zle -N _show
+bindkey '^T' _show
+zle-line-init() {{ : > {editing} }}
+zle -N zle-line-init
+""")
+    main, child = pty.openpty()
+    shell = subprocess.Popen(["zsh", "-f", "-i"], stdin=child, stdout=child, stderr=child, cwd=home,
+                             env=_zsh_env(home), start_new_session=True)
+    os.close(child)
+    screen = bytearray()
+    deadline = time.monotonic() + timeout
+
+    def read_until(done: Callable[[], bool]) -> None:
+        while not done():
+            assert time.monotonic() < deadline, f"zsh did not get there; its terminal: {bytes(screen)!r}"
+            if select.select([main], [], [], 0.1)[0]:
+                try:
+                    screen.extend(os.read(main, 65536))
+                except OSError:  # the shell has gone
+                    assert shell.poll() is None, screen.decode(errors="replace")
+
+    try:
+        read_until(lambda: _prompted(bytes(screen)))  # zle is reading: keys typed now reach it
+        os.write(main, f"source {setup}\r".encode())
+        read_until(editing.exists)
+        os.write(main, "".join(f"{line}\t\x14" for line in typed).encode())
+        read_until(lambda: buffers.exists() and len(buffers.read_text().splitlines()) == len(typed))
+        os.write(main, b"exit\r")
+        shell.wait(timeout=30)
+    finally:
+        if shell.poll() is None:
+            shell.kill()
+            shell.wait()
+        os.close(main)
+    return [line[1:-1] for line in buffers.read_text().splitlines()]
+
+
+@ZSH
+def test_a_tab_press_in_an_interactive_bare_zsh_completes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["completion", "zsh"]) == 0
+    script = tmp_path / "sentret.zsh"
+    script.write_text(capsys.readouterr().out)
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "corpus_only_one_here").mkdir()
+    lines = tab_presses(script, [
+        "sentret compl",                               # a command
+        "sentret completion z",                        # a positional's choices
+        "sentret support idx q --entity-score fr",     # an option's choices
+        "sentret learn wikiqa --lea",                  # a subcommand's option
+        "sentret index --out corpus_on",               # a value to type: the shell's file names (-o default)
+    ], home)
+    assert [line.rstrip() for line in lines] == [
+        "sentret completion", "sentret completion zsh", "sentret support idx q --entity-score frequency",
+        "sentret learn wikiqa --learner", "sentret index --out corpus_only_one_here/"]

@@ -1,4 +1,4 @@
-"""benchmarks/hostile_files.py, the hostile files and paths of issue 51 and their neighbours, run whole in CI:
+"""benchmarks/hostile_files.py, the hostile files and paths a review found and their neighbours, run whole in CI:
 0 lost, 0 raw, 0 hang, 0 wrong (each case is also a test of its own where its code lives)."""
 
 from __future__ import annotations
