@@ -6,6 +6,9 @@ DEMO_INDEX := data/indexes/demo
 PORT ?= 8501
 # this machine only; `make run HOST=0.0.0.0` shares the app on the network
 HOST ?= 127.0.0.1
+# reverse proxies whose X-Forwarded-For names the browser (`make run TRUSTED_PROXY=10.0.0.5`), as
+# `sentret app --trusted-proxy`; none by default: sign-ins are throttled by the connecting address
+TRUSTED_PROXY ?= $(SENTRET_TRUSTED_PROXY)
 
 .PHONY: run test test-fast test-any-cpu lint typecheck unit index-demo train-demo-background bench bench-app screenshots clean
 
@@ -19,7 +22,8 @@ TRAIN_LOG := data/indexes/demo-training.log
 # as "not trained yet", with a Train button on How it works; no page ever trains on first use.
 run: $(VENV)/.installed-run $(DEMO_INDEX)/manifest.json
 	@$(MAKE) --no-print-directory train-demo-background
-	SENTRET_INDEX=$(DEMO_INDEX) $(BIN)/streamlit run app.py --server.port $(PORT) --server.address $(HOST) --server.headless true --browser.gatherUsageStats false
+	SENTRET_INDEX=$(DEMO_INDEX) SENTRET_TRUSTED_PROXY="$(TRUSTED_PROXY)" FORWARDED_ALLOW_IPS="$(TRUSTED_PROXY)" \
+	$(BIN)/streamlit run app.py --server.port $(PORT) --server.address $(HOST) --server.headless true --browser.gatherUsageStats false
 
 train-demo-background: | $(DEMO_INDEX)/manifest.json
 	@if [ -f $(DEMO_INDEX)/artefacts/classes/artefact.json ] && [ -f $(DEMO_INDEX)/artefacts/triggers/artefact.json ] \

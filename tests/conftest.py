@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -202,3 +204,18 @@ def store_default_ranker() -> None:
     coef = np.linspace(-1.0, 1.0, len(names))  # every feature counts
     arrays = {"mean": np.zeros(len(names)), "scale": np.ones(len(names)), "coef": coef, "intercept": np.zeros(1)}
     save("ltr", Ranker("linear", names, arrays), first_stage="bm25.v1", depth=100, scorers=("bm25.v1",), meta={})
+
+
+def at_once(calls: Sequence[Callable[[], object]]) -> None:
+    """Run every call in a thread of its own, all released together (a barrier), and wait for them all."""
+    start = threading.Barrier(len(calls))
+
+    def run(call: Callable[[], object]) -> None:
+        start.wait()
+        call()
+
+    threads = [threading.Thread(target=run, args=(call,)) for call in calls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()

@@ -196,6 +196,7 @@ TYPING_EDGES_ALLOWED: dict[tuple[str, str], str] = {
     ("sentret_core.annotation.annotator", "sentret_core.annotation.store"): _FACADE,
     ("sentret_core.annotation.annotator", "sentret_core.annotation.web_sessions"): "annotates WebSessions",
     ("sentret_core.annotation.identity", "sentret_core.annotation.store"): _FACADE,
+    ("sentret_core.annotation.known_browsers", "sentret_core.annotation.store"): _FACADE,
     ("sentret_core.annotation.throttle", "sentret_core.annotation.store"): _FACADE,
     ("sentret_core.annotation.web_sessions", "sentret_core.annotation.store"): _FACADE,
 }

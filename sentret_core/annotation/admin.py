@@ -20,6 +20,7 @@ from sentret_core.annotation.auth import admin_token, name_key, normalise_name
 from sentret_core.annotation.csv_export import csv_text
 from sentret_core.annotation.identity import AnnotatorAdmin
 from sentret_core.annotation.io import parse_jsonl_lines, parse_qrels_lines
+from sentret_core.annotation.known_browsers import ADMIN
 from sentret_core.annotation.pooling import adjudicate
 from sentret_core.annotation.records import (
     DEFAULT_SCALE,
@@ -38,6 +39,7 @@ from sentret_core.annotation.records import (
     judgment_select,
 )
 from sentret_core.annotation.scales import AUTO, qrels_grades, sniff_or_default
+from sentret_core.annotation.throttle import ceiling_of
 from sentret_core.errors import SentretError
 
 if TYPE_CHECKING:
@@ -47,13 +49,16 @@ if TYPE_CHECKING:
 class Admin(AnnotatorAdmin):
     """Session administration, annotators, export and import; created only with the admin token."""
 
-    def __init__(self, store: JudgmentStore, token: str, client: str = "local") -> None:
-        """``client`` identifies who is trying (the app: the browser's IP address); wrong tokens
-        are slowed down per client like annotators' sign-ins (:mod:`.throttle`)."""
+    def __init__(self, store: JudgmentStore, token: str, client: str = "local", known: object = None) -> None:
+        """``client`` identifies who is trying (the app: the browser's address); wrong tokens are slowed
+        down per client and from every client like annotators' sign-ins (:mod:`.throttle`), except from
+        a browser ``known`` as the admin's (the id of its known-browser cookie, :mod:`.known_browsers`)."""
         expected = admin_token().encode("utf-8")
         given = token.encode("utf-8", "surrogatepass") if isinstance(token, str) else b""
         right = lambda: hmac.compare_digest(given, expected)  # noqa: E731
-        if not store.throttle.attempt(store, ("admin", str(client)), (), "with the admin token", right, cheap=True):
+        browser = store.known_browsers.key(store, known, ADMIN) if known is not None else None
+        if not store.throttle.attempt(store, ("admin", str(client)), (), "with the admin token", right,
+                                      ceiling=ceiling_of("admin"), known=browser, cheap=True):
             raise SentretError("wrong admin token")
         self._store = store
 

@@ -4,7 +4,8 @@ The admin adds each annotator to a session (:meth:`AnnotatorAdmin.add_annotator`
 their secret, shown once: a sign-in link with a token, and a passphrase to type with their name.
 Only scrypt hashes of both are stored. Signing in with either gives an AnnotatorHandle that reads
 and writes that annotator's grades only; nobody else's secret opens it. Failed sign-ins are slowed
-down per name and client, and per client, counted in the database (:mod:`.throttle`). Every change
+down per name and client, per client, and per name from every client, counted in the database
+(:mod:`.throttle`), except from a browser known for that annotator (:mod:`.known_browsers`). Every change
 the admin makes (rename, disable, enable, a new secret, remove) bumps the annotator's credential
 counter, which signs out any browser signed in before; each is written to the append-only ``annotator_log``.
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
+from sentret_core.annotation import known_browsers
 from sentret_core.annotation.annotator import AnnotatorHandle
 from sentret_core.annotation.auth import (
     MAX_SECRET,
@@ -30,7 +32,7 @@ from sentret_core.annotation.auth import (
     timestamp_now,
 )
 from sentret_core.annotation.records import PERSON, AnnotatorInfo, AnnotatorSecret
-from sentret_core.annotation.throttle import Key
+from sentret_core.annotation.throttle import Key, ceiling_of
 from sentret_core.errors import SentretError
 
 if TYPE_CHECKING:
@@ -45,9 +47,10 @@ _ROW = "id, name, kind, passphrase_hash, token_hash, disabled, credential"
 
 
 def sign_in_with_passphrase(
-    store: JudgmentStore, session: str, name: str, passphrase: str, client: str
+    store: JudgmentStore, session: str, name: str, passphrase: str, client: str, known: object = None
 ) -> AnnotatorHandle:
-    """An annotator's handle, for their name and personal passphrase (see the module docstring)."""
+    """An annotator's handle, for their name and personal passphrase (see the module docstring); ``known``:
+    the browser's known-browser id, if it sent one (:mod:`.known_browsers`)."""
     key = name_key(name)
     session, client = str(session), str(client)
     found: list[tuple[int, bool, Any]] = []
@@ -65,13 +68,17 @@ def sign_in_with_passphrase(
         return passphrase_matches(given, stored) and bool(given)
 
     target, others = ("name", session, key, client), (("client", client),)
-    if not store.throttle.attempt(store, target, others, f"for {normalise_name(name)!r}", right):
+    browser = store.known_browsers.annotator_key(store, known, session, key) if known is not None else None
+    if not store.throttle.attempt(store, target, others, f"for {normalise_name(name)!r}", right,
+                                  ceiling=ceiling_of("name", session, key), known=browser):
         raise SentretError(f"wrong name or passphrase for session {session!r}")
     return _handle(store, session, *found[0])
 
 
-def sign_in_with_link(store: JudgmentStore, session: str, token: str, client: str) -> AnnotatorHandle:
-    """An annotator's handle, for the token of their sign-in link."""
+def sign_in_with_link(
+    store: JudgmentStore, session: str, token: str, client: str, known: object = None
+) -> AnnotatorHandle:
+    """An annotator's handle, for the token of their sign-in link (``known``: as for a passphrase)."""
     session, client = str(session), str(client)
     parsed = split_token(token)
     found: list[tuple[int, bool, Any]] = []
@@ -91,11 +98,15 @@ def sign_in_with_link(store: JudgmentStore, session: str, token: str, client: st
 
     target: Key
     others: tuple[Key, ...]
+    ceiling = browser = None
     if parsed is None:  # no secret to check, but the same cost and the same count as a wrong one
         target, others = ("client", client), ()
     else:
         target, others = ("link", session, str(parsed[0]), client), (("client", client),)
-    if not store.throttle.attempt(store, target, others, "with this link", right):
+        ceiling = ceiling_of("link", session, str(parsed[0]))
+        if known is not None:
+            browser = store.known_browsers.key(store, known, known_browsers.annotator(parsed[0]))
+    if not store.throttle.attempt(store, target, others, "with this link", right, ceiling=ceiling, known=browser):
         raise SentretError(
             f"this sign-in link is not valid for session {session!r} (it may have been replaced); "
             "ask the organiser for a new one"

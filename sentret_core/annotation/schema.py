@@ -205,7 +205,24 @@ _ITEM_ORDER: tuple[Step, ...] = ("ALTER TABLE sessions ADD COLUMN item_order TEX
 # pooled before, whose docno exports find from the session's index.
 _DOCNOS: tuple[Step, ...] = ("ALTER TABLE pool_items ADD COLUMN docno TEXT",)
 
-MIGRATIONS: tuple[tuple[Step, ...], ...] = (_V1, _V2, _V3, _V4, _V5, _ADJUDICATIONS, _ITEM_ORDER, _DOCNOS)
+# known browsers (see known_browsers.py): a browser that signed in as ``who`` ("admin", "annotator:<id>"),
+# found by the SHA-256 of the random id in its cookie, until ``expires_at``; and the scrypt hash of the admin
+# token the admin's sign-ins were made under, so that a new token ends them all (web_sessions.py).
+_KNOWN_BROWSERS: tuple[Step, ...] = (
+    """CREATE TABLE known_browsers (
+        id_hash TEXT NOT NULL,
+        who TEXT NOT NULL,
+        expires_at REAL NOT NULL,
+        PRIMARY KEY (id_hash, who))""",
+    "CREATE INDEX known_browsers_by_expiry ON known_browsers(expires_at)",
+    """CREATE TABLE admin_token (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        token_hash TEXT NOT NULL)""",
+)
+
+MIGRATIONS: tuple[tuple[Step, ...], ...] = (
+    _V1, _V2, _V3, _V4, _V5, _ADJUDICATIONS, _ITEM_ORDER, _DOCNOS, _KNOWN_BROWSERS,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 # A read-only connection can read a database this old as it is: what came after (the sign-in
 # attempts of v4, the web sessions of v5) is used only by writers; v5's columns are read when present,

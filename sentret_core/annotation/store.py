@@ -10,7 +10,9 @@ Admin (JudgmentStore.admin, for the admin token only).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,9 +24,10 @@ from sentret_core.annotation.auth import as_id, clean_name, timestamp_now
 from sentret_core.annotation.db import Database
 from sentret_core.annotation.identity import sign_in_with_link, sign_in_with_passphrase
 from sentret_core.annotation.item_order import ItemOrder, session_order
-from sentret_core.annotation.records import BUSY_TIMEOUT_S, PoolItem, PoolSettings, SessionInfo
+from sentret_core.annotation.known_browsers import KnownBrowsers
+from sentret_core.annotation.records import ADMIN_TOKEN_ENV, BUSY_TIMEOUT_S, PoolItem, PoolSettings, SessionInfo
 from sentret_core.annotation.throttle import SignInThrottle
-from sentret_core.annotation.web_sessions import WebSessions
+from sentret_core.annotation.web_sessions import WebSessions, end_other_tokens
 from sentret_core.errors import SentretError
 
 
@@ -42,8 +45,13 @@ class JudgmentStore:
         self.timeout = timeout
         self.throttle = SignInThrottle()
         self.web_sessions = WebSessions()
+        self.known_browsers = KnownBrowsers()
         # the connection, its lock and transactions, shared with the admin, handles and identity
         self.db = Database(self.path, read_only=read_only, timeout=timeout)
+        token = os.environ.get(ADMIN_TOKEN_ENV, "").strip()
+        if token and not read_only:  # a restart with another token ends the admin's sign-ins (web_sessions.py)
+            with contextlib.suppress(SentretError):  # a busy file: the next admin sign-in or resume checks again
+                end_other_tokens(self, token)
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -146,23 +154,29 @@ class JudgmentStore:
         return str(row[0])
 
     def sign_in(
-        self, session_name: str, annotator: str, passphrase: str, *, client: str = "local"
+        self, session_name: str, annotator: str, passphrase: str, *, client: str = "local", known: object = None
     ) -> AnnotatorHandle:
         """Sign in with a name and that annotator's personal passphrase (see :mod:`.identity`).
 
-        ``client`` identifies who is trying (the app passes the browser's IP address): repeated
-        failures are slowed down per name and client, and per client, in the database (:mod:`.throttle`).
+        ``client`` identifies who is trying (the app passes the browser's address, :mod:`.client_address`):
+        repeated failures are slowed down per name and client, per client, and per name from every client,
+        in the database (:mod:`.throttle`). ``known``: the id of the browser's known-browser cookie, if it
+        sent one (:mod:`.known_browsers`): a browser known for this annotator is slowed down by its own
+        failures only.
         """
-        return sign_in_with_passphrase(self, session_name, annotator, passphrase, client)
+        return sign_in_with_passphrase(self, session_name, annotator, passphrase, client, known)
 
-    def sign_in_with_token(self, session_name: str, token: str, *, client: str = "local") -> AnnotatorHandle:
-        """Sign in with the token of an annotator's sign-in link."""
-        return sign_in_with_link(self, session_name, token, client)
+    def sign_in_with_token(
+        self, session_name: str, token: str, *, client: str = "local", known: object = None
+    ) -> AnnotatorHandle:
+        """Sign in with the token of an annotator's sign-in link (``client``, ``known``: as :meth:`sign_in`)."""
+        return sign_in_with_link(self, session_name, token, client, known)
 
-    def admin(self, token: str, *, client: str = "local") -> Admin:
+    def admin(self, token: str, *, client: str = "local", known: object = None) -> Admin:
         """The administration interface, for the right admin token only; wrong tokens are slowed
-        down per ``client`` (the app passes the browser's IP address)."""
-        return Admin(self, token, client)
+        down per ``client`` and from every client, except for a browser ``known`` as the admin's
+        (as :meth:`sign_in`)."""
+        return Admin(self, token, client, known)
 
     def check(self) -> list[str]:
         """Problems: ``integrity_check``, foreign keys, history that disagrees with judgments."""

@@ -18,6 +18,16 @@ failures once they are known (so that people signing in at once from one address
 machine, do not hold each other up). A success clears the name's failures, not the client's: a
 client cannot reset its count by signing in to an account of its own.
 
+Two more keys hold when the client cannot be told apart (everyone behind one proxy or tunnel is one
+client, see :mod:`.client_address`). A *ceiling* per name across every client — ``("every client", …)``
+— counted before the check like the name and client: its first ``ceiling_free`` failures cost nothing,
+then every try at that name waits as above, from any client. It is a growing wait, never a lock-out, and a
+success does not clear it (only the window forgets), so a guesser who rotates addresses checks at most
+``ceiling_free`` secrets at once and then one per wait. And a *known browser* — one that signed in as that
+name before and shows its cookie for it (:mod:`.known_browsers`) — is counted under its own key instead of
+all of these: strangers' failures never hold up the right secret from such a browser, and its own failures
+slow down only itself.
+
 A store opened read-only is a local reading of the file by someone who holds it: nothing is counted.
 """
 
@@ -38,11 +48,18 @@ if TYPE_CHECKING:
     from sentret_core.annotation.store import JudgmentStore
 
 FREE_FAILURES = 3
+CEILING_FREE_FAILURES = 10  # failures at one name from every client together before the name itself waits
 BASE_DELAY_S = 1.0
 MAX_DELAY_S = 60.0
 WINDOW_S = 15 * 60.0
 
 Key = tuple[str, ...]
+EVERY_CLIENT = "every client"  # the first part of a ceiling's key
+
+
+def ceiling_of(*name: str) -> Key:
+    """The ceiling's key for the name ``name`` (e.g. ``("name", session, name key)``), across every client."""
+    return (EVERY_CLIENT, *name)
 
 
 class SignInThrottle:
@@ -55,12 +72,13 @@ class SignInThrottle:
         self,
         *,
         free: int = FREE_FAILURES,
+        ceiling_free: int = CEILING_FREE_FAILURES,
         base: float = BASE_DELAY_S,
         cap: float = MAX_DELAY_S,
         window: float = WINDOW_S,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.free, self.base, self.cap, self.window = free, base, cap, window
+        self.free, self.ceiling_free, self.base, self.cap, self.window = free, ceiling_free, base, cap, window
         self.clock = clock
 
     def wait(self, store: JudgmentStore, key: Key) -> float:
@@ -76,22 +94,29 @@ class SignInThrottle:
         what: str,
         check: Callable[[], bool],
         *,
+        ceiling: Key | None = None,
+        known: Key | None = None,
         cheap: bool = False,
     ) -> bool:
-        """``check()`` (is the secret right?) unless ``target`` or one of ``others`` must still wait
-        (SentretError naming the attempt, ``what``, and the wait). A wrong secret (or an error in
+        """``check()`` (is the secret right?) unless ``target``, ``ceiling`` or one of ``others`` must still
+        wait (SentretError naming the attempt, ``what``, and the wait). A wrong secret (or an error in
         ``check``) counts as a failure under every key; a right one clears ``target``'s failures.
 
-        ``target`` (the name and client) is counted *before* the check, in the transaction that
-        checks the wait, so that concurrent guesses at one name are serialised; ``others`` (the client
-        alone) only once the check failed, so that several people signing in at once from one address
-        do not hold each other up. ``cheap``: the check costs nothing (a constant-time comparison), so
-        it runs inside the transaction, and a success writes nothing; otherwise (scrypt) the secret is
-        checked after the transaction, so the write lock is not held meanwhile.
+        ``target`` (the name and client) and ``ceiling`` (the name, every client) are counted *before* the
+        check, in the transaction that checks the wait, so that concurrent guesses at one name are
+        serialised; ``others`` (the client alone) only once the check failed, so that several people
+        signing in at once from one address do not hold each other up. ``known``: the key of a known
+        browser (see the module docstring), which then stands for all of them. ``cheap``: the check costs
+        nothing (a constant-time comparison), so it runs inside the transaction, and a success writes
+        nothing; otherwise (scrypt) the secret is checked after the transaction, so the write lock is not
+        held meanwhile.
         """
         if store.read_only:
             return check()
-        keys = (target, *others)
+        if known is not None:
+            target, others, ceiling = known, (), None
+        before = (target,) if ceiling is None else (target, ceiling)
+        keys = (*before, *others)
         if cheap:
             with store.db.transaction() as conn:
                 now = self._refuse_if_waiting(conn, keys, what)
@@ -103,14 +128,16 @@ class SignInThrottle:
             return right
         with store.db.transaction() as conn:
             now = self._refuse_if_waiting(conn, keys, what)
-            self._count(conn, (target,), now)
+            rows = [conn.execute("INSERT INTO sign_in_attempts (key, at) VALUES (?, ?)", (_text(key), now)).lastrowid
+                    for key in before]
         right = False
         try:
             right = check()
         finally:
             with store.db.transaction() as conn:
-                if right:
+                if right:  # the name's failures go, and this attempt's count at the ceiling (not the others')
                     conn.execute("DELETE FROM sign_in_attempts WHERE key = ?", (_text(target),))
+                    conn.executemany("DELETE FROM sign_in_attempts WHERE id = ?", [(row,) for row in rows])
                 else:
                     self._count(conn, others, now)
         return right
@@ -130,9 +157,10 @@ class SignInThrottle:
             "SELECT count(*), max(at) FROM sign_in_attempts WHERE key = ? AND at >= ?",
             (_text(key), now - self.window),
         ).fetchone()
-        if failures < self.free:
+        free = self.ceiling_free if key[:1] == (EVERY_CLIENT,) else self.free
+        if failures < free:
             return 0.0
-        delay = min(self.cap, self.base * 2.0 ** min(failures - self.free, 64))
+        delay = min(self.cap, self.base * 2.0 ** min(failures - free, 64))
         return max(0.0, min(delay, float(last) + delay - now))  # min: a clock set back waits no longer
 
     def _count(self, conn: sqlite3.Connection, keys: tuple[Key, ...], now: float) -> None:

@@ -17,7 +17,12 @@ database keeps only its hash, so a copy of the file signs nobody in. A web sessi
 An ended web session stays ended: the row is deleted as soon as a resume finds it over, so a clock set
 back afterwards revives nothing, and a clock that reads earlier than the sign-in (by more than
 ``CLOCK_SKEW_S``) ends it too. An admin web session found made under another token is deleted the same
-way, so rotating a leaked token and rotating back does not revive it.
+way, so rotating a leaked token and rotating back does not revive it. Nor does it when no browser came back
+while the other token was in force: the database keeps the scrypt hash of the token the admin's sign-ins
+were made under, and a store opened for writing with another ``$SENTRET_ADMIN_TOKEN`` (a restart), like
+any admin sign-in or resume under another token, ends every admin web session and known browser
+(:func:`end_other_tokens`): a web session's token check is erased, so no token matches it again, and the
+row is deleted when its browser comes back (and is told the token changed) or at its expiry.
 
 Every action of an annotator's handle checks its web session in the transaction that acts
 (:meth:`AnnotatorHandle.check_access`), so an ended session refuses the very next action.
@@ -25,6 +30,7 @@ Every action of an annotator's handle checks its web session in the transaction 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import secrets
@@ -33,6 +39,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from sentret_core.annotation.annotator import AnnotatorHandle, SignedOut
+from sentret_core.annotation.auth import hash_passphrase, passphrase_matches
+from sentret_core.annotation.known_browsers import ADMIN, MAX_ID
 from sentret_core.errors import SentretError
 
 if TYPE_CHECKING:
@@ -42,7 +50,6 @@ if TYPE_CHECKING:
 
 ANNOTATOR_LIFETIME_S = 12 * 3600.0  # a working day: signing in again costs one link click
 ADMIN_LIFETIME_S = 8 * 3600.0
-MAX_ID = 200  # longer presented ids are refused unread
 CLOCK_SKEW_S = 300.0  # a clock this much behind a sign-in's time is set back, not drifting
 
 
@@ -65,6 +72,32 @@ def _admin_check(web_id: str, token: str) -> str:
 
 def _well_formed(web_id: object) -> bool:
     return isinstance(web_id, str) and 0 < len(web_id) <= MAX_ID and web_id.isascii()
+
+
+@functools.lru_cache(maxsize=8)
+def _token_is(token: str, stored: str) -> bool:
+    return passphrase_matches(token, stored)  # scrypt: once per process and token
+
+
+def _same_token(conn: sqlite3.Connection, token: str) -> bool:
+    row = conn.execute("SELECT token_hash FROM admin_token").fetchone()
+    return row is not None and _token_is(token, str(row[0]))
+
+
+def end_other_tokens(store: JudgmentStore, token: str) -> None:
+    """Unless the admin's sign-ins were made under ``token`` (the admin token now), end them all: every admin
+    web session (its token check erased) and every browser known as the admin's; ``token``'s hash is kept
+    for the next check."""
+    with store.db.read() as conn:
+        if _same_token(conn, token):
+            return
+    with store.db.transaction() as conn:
+        if _same_token(conn, token):
+            return
+        # the checks erased, nothing can match them again; each row goes when its browser is told why, or at expiry
+        conn.execute("UPDATE web_sessions SET admin_check = '' WHERE kind = 'admin'")
+        conn.execute("DELETE FROM known_browsers WHERE who = ?", (ADMIN,))
+        conn.execute("INSERT OR REPLACE INTO admin_token (id, token_hash) VALUES (1, ?)", (hash_passphrase(token),))
 
 
 class WebSessions:
@@ -152,6 +185,7 @@ class WebSessions:
 
     def start_admin(self, store: JudgmentStore, token: str) -> str:
         """A new admin web session for the (already checked) admin ``token``; returns its id."""
+        end_other_tokens(store, token)
         web_id = secrets.token_urlsafe(32)
         now = self.clock()
         with store.db.transaction() as conn:
@@ -184,6 +218,12 @@ class WebSessions:
         if not hmac.compare_digest(str(row[0]), _admin_check(web_id, token)):
             self._forget(store, _hash(web_id))  # made under another token: ended for good
             raise SessionEnded("the admin token has changed since you signed in; enter the new one")
+        if not store.read_only:
+            with store.db.read() as conn:
+                changed = not _same_token(conn, token)
+            if changed:  # made under this token, but another was in force since: ended like every admin sign-in
+                end_other_tokens(store, token)
+                raise SessionEnded("the admin token has changed since you signed in; enter the admin token again")
 
     # ----------------------------------------------------------------- both
 

@@ -2,7 +2,9 @@
 
 It runs ``streamlit run`` on the packaged script :mod:`sentret_core.ui.main` with the settings the
 repository's ``.streamlit/config.toml`` holds passed as flags, because Streamlit reads that file only
-from the working directory, which for an installed package is the user's own folder.
+from the working directory, which for an installed package is the user's own folder. The server trusts
+``X-Forwarded-For`` only from the proxies ``--trusted-proxy`` names (see
+:mod:`sentret_core.annotation.client_address`): otherwise a sign-in's client is the TCP peer.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ def register(sub: Any) -> None:
     p.add_argument("--host", default=DEFAULT_HOST,
                    help=f"the address to listen on (default {DEFAULT_HOST}: this machine only; "
                         "0.0.0.0 lets other machines on the network in)")
+    p.add_argument("--trusted-proxy", action="append", default=None, metavar="ADDRESS",
+                   help="a reverse proxy whose X-Forwarded-For names the browser, as an address or a network "
+                        "(10.0.0.0/8); repeatable or comma-separated (default: $SENTRET_TRUSTED_PROXY, else none: "
+                        "the header is ignored and sign-ins are throttled by the connecting address)")
 
 
 def streamlit_command(script: Path, port: int, host: str) -> list[str]:
@@ -51,12 +57,15 @@ def _run_app(args: argparse.Namespace) -> int:
     import os
     from importlib.util import find_spec
 
+    from sentret_core.annotation.client_address import TRUSTED_PROXY_ENV, parse_trusted, server_environment
     from sentret_core.checks import check_int
     from sentret_core.errors import SentretError
     from sentret_core.index.format import is_index
 
     port = check_int("--port", args.port, 1, 65_535)
-    env = dict(os.environ)
+    named = args.trusted_proxy if args.trusted_proxy is not None else [os.environ.get(TRUSTED_PROXY_ENV, "")]
+    trust = server_environment(parse_trusted(named))
+    env = dict(os.environ, **trust)
     if args.index is not None:
         index = Path(args.index).expanduser().resolve()
         if not is_index(index):
@@ -67,8 +76,9 @@ def _run_app(args: argparse.Namespace) -> int:
     assert spec is not None and spec.origin is not None
     command_line = streamlit_command(Path(spec.origin), port, args.host)
     logging.getLogger(__name__).debug("running %s", " ".join(command_line))
+    proxies = f"; X-Forwarded-For trusted from {trust[TRUSTED_PROXY_ENV]}" if trust[TRUSTED_PROXY_ENV] else ""
     print(f"sentret app: http://{'localhost' if args.host == DEFAULT_HOST else args.host}:{port} "
-          "(Ctrl-C stops it)", file=sys.stderr, flush=True)
+          f"(Ctrl-C stops it{proxies})", file=sys.stderr, flush=True)
     sys.stdout.flush()
     os.execve(sys.executable, command_line, env)  # the server replaces this process: Ctrl-C and signals reach it
     return 0  # not reached

@@ -1,7 +1,9 @@
 """The admin sign-in every admin action shares: the Admin and Evaluate pages, and building, replacing or
 deleting an index on the Corpus page. Signing in once, on any of them, signs this browser session in
 on all of them; the token is checked again at every action, so a changed token signs everyone out.
-Wrong tokens are slowed down per client (the browser's IP address), counted in the judgments database.
+Wrong tokens are slowed down per client (the browser's address, see ``ui/annotate/sign_in.py``) and from
+every client, counted in the judgments database; a browser that signed in as the admin before is slowed
+down by its own failures only, so strangers' wrong tokens never refuse the admin's right one.
 
 Signing in starts an admin web session (:mod:`sentret_core.annotation.web_sessions`) named by a
 cookie (:mod:`sentret_core.ui.browser_session`): a reload, a new tab or a server restart keeps the
@@ -15,11 +17,12 @@ import streamlit as st
 
 from sentret_core.annotation.admin import Admin
 from sentret_core.annotation.auth import admin_token
+from sentret_core.annotation.known_browsers import ADMIN
 from sentret_core.annotation.records import ADMIN_TOKEN_ENV
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.annotation.web_sessions import SessionEnded
 from sentret_core.errors import SentretError
-from sentret_core.ui.annotate.sign_in import client_id
+from sentret_core.ui.annotate.sign_in import client_id, known_browser, remember_browser
 from sentret_core.ui.browser_session import ADMIN_COOKIE, forget, read_cookie, remember, write_cookies
 from sentret_core.ui.state import error_message, guarded
 from sentret_core.ui.text import md
@@ -47,7 +50,7 @@ def admin_for(store: JudgmentStore) -> Admin | None:
     if token is None:
         return None
     try:
-        return store.admin(token, client=client_id())
+        return store.admin(token, client=client_id(), known=known_browser())
     except SentretError as exc:
         if str(exc) == WRONG_TOKEN:  # the token changed (e.g. the server restarted with another one)
             st.session_state.pop(TOKEN, None)
@@ -132,9 +135,11 @@ def token_form(store: JudgmentStore, key: str, why: str = NEEDS_TOKEN) -> Admin 
                               help=f"${ADMIN_TOKEN_ENV}, or the token printed in the server log")
         submitted = st.form_submit_button("Sign in as admin")
     if submitted:
-        admin = guarded("check the admin token", store.admin, token.strip(), client=client_id())
+        admin = guarded("check the admin token", store.admin, token.strip(), client=client_id(),
+                        known=known_browser())
         if admin is not None:
             st.session_state[TOKEN] = token.strip()
+            remember_browser(store, ADMIN)
             web_id = guarded("remember the admin sign-in", store.web_sessions.start_admin, store, token.strip())
             if web_id is not None:
                 st.session_state[WEB_ID] = web_id

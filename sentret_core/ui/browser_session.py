@@ -11,7 +11,10 @@ can set it, so it is not HttpOnly; what it holds is only an opaque random id, wh
 what the database keeps, which ends at a fixed expiry, at sign-out and at any change of access,
 and every page draws user text escaped (``ui/text.py``), which is what would otherwise let a
 script read it. The cookie is read when a browser connects: a reload, a new tab or a reconnection
-after a restart resumes the web session; within one connection the session state holds it.
+after a restart resumes the web session; within one connection the session state holds it. A third cookie,
+``sentret_browser``, marks the browser as known for whom it signed in as
+(:mod:`sentret_core.annotation.known_browsers`): it outlives sign-out and signs nobody in; it only keeps
+strangers' failed sign-ins from holding up this browser's right secret.
 
 The component is drawn again, the same, in every run of the connection, not only in the run that signed in: its
 script runs when the browser has loaded it, and a component drawn once is gone at the next run, so a click
@@ -29,6 +32,7 @@ import streamlit as st
 
 ANNOTATOR_COOKIE = "sentret_annotator"
 ADMIN_COOKIE = "sentret_admin"
+KNOWN_COOKIE = "sentret_browser"  # a known browser's id (annotation/known_browsers.py): kept past sign-out
 _WRITTEN = "browser_session_written"  # {cookie: (value, expiry in ms since 1970)} set in this connection
 _FORGOTTEN = "browser_session_forgotten"  # cookies cleared in this connection: their old value is stale
 
@@ -50,6 +54,14 @@ def read_cookie(name: str) -> str | None:
         return None
     value = _sent_cookies().get(name)
     return value if isinstance(value, str) and value else None
+
+
+def current_cookie(name: str) -> str | None:
+    """The cookie ``name`` as this browser has it now: set in this connection (by :func:`remember`), else sent."""
+    written = st.session_state.get(_WRITTEN, {}).get(name)
+    if written is not None and written[0]:
+        return str(written[0])
+    return read_cookie(name)
 
 
 def _sent_cookies() -> dict[str, str]:

@@ -126,6 +126,8 @@ def test_a_database_from_before_adjudication_still_opens(graded: tuple[JudgmentS
     with sqlite3.connect(path) as conn:
         conn.execute("ALTER TABLE sessions DROP COLUMN item_order")  # added after adjudications
         conn.execute("ALTER TABLE pool_items DROP COLUMN docno")  # and the docnos after that
+        conn.execute("DROP TABLE known_browsers")  # and the known browsers after those
+        conn.execute("DROP TABLE admin_token")
         conn.execute("DROP TABLE adjudication_log")
         conn.execute("DROP TABLE adjudications")
         conn.execute(f"PRAGMA user_version = {version}")

@@ -165,6 +165,8 @@ def test_an_old_database_migrates_and_loses_nothing(tmp_path: Path, monkeypatch:
     with sqlite3.connect(path) as conn:
         conn.execute("ALTER TABLE sessions DROP COLUMN item_order")
         conn.execute("ALTER TABLE pool_items DROP COLUMN docno")  # added after item orders
+        conn.execute("DROP TABLE known_browsers")  # and the known browsers after those
+        conn.execute("DROP TABLE admin_token")
         conn.execute(f"PRAGMA user_version = {version}")
     conn.close()
     with JudgmentStore(path, read_only=True) as old:  # read as it is: one shared order

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import multiprocessing
 import sqlite3
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from sentret_core.annotation.schema import MIGRATIONS, SCHEMA_VERSION
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.annotation.throttle import SignInThrottle
 from sentret_core.errors import SentretError
+from tests.conftest import at_once
 
 TOKEN = "throttle-admin-token"
 NOW = 5000.0
@@ -105,18 +105,8 @@ def test_concurrent_guesses_check_at_most_the_free_number_of_passphrases(
 
     monkeypatch.setattr(identity, "passphrase_matches", counted)
     stores = [opened(path) for _ in range(40)]  # 40 connections, as 40 app processes would have
-    start = threading.Barrier(40)
     results: list[str] = []
-
-    def guess(store: JudgmentStore, number: int) -> None:
-        start.wait()
-        results.append(outcome(store, f"guess {number}", "attacker"))
-
-    threads = [threading.Thread(target=guess, args=(store, n)) for n, store in enumerate(stores)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    at_once([lambda n=n: results.append(outcome(stores[n], f"guess {n}", "attacker")) for n in range(40)])
     for store in stores:
         store.close()
     # today's code checked all 40; counted before checking, only the 3 free guesses reach scrypt
@@ -129,21 +119,15 @@ def test_people_signing_in_at_once_from_one_address_do_not_hold_each_other_up(db
     with opened(path) as store:
         secrets = [store.admin(TOKEN).add_annotator("s", f"person {n}").passphrase for n in range(8)]
     stores = [opened(path) for _ in range(8)]
-    start = threading.Barrier(8)
     results: list[str] = []
 
     def sign_in(number: int) -> None:
-        start.wait()
         try:
             results.append(stores[number].sign_in("s", f"person {number}", secrets[number]).annotator)
         except SentretError as exc:
             results.append(str(exc))
 
-    threads = [threading.Thread(target=sign_in, args=(n,)) for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    at_once([lambda n=n: sign_in(n) for n in range(8)])
     for store in stores:
         store.close()
     # the client-wide count holds failures only: eight right passphrases at once all go through

@@ -3,8 +3,11 @@
 A sign-in link is ``/annotate?session=S&token=T``: the token is read from ``st.query_params`` once
 and removed from the address at once (so it stays out of the history and of screenshots), then
 checked. Otherwise the form asks for the session, the name and the annotator's personal
-passphrase. Failed attempts are slowed down per name and client, and per client (the browser's IP
-address), counted in the judgments database so that every app process shares them.
+passphrase. Failed attempts are slowed down per name and client, per client (the browser's address:
+the TCP peer unless the admin named trusted proxies, :mod:`sentret_core.annotation.client_address`) and
+per name from every client, counted in the judgments database so that every app process shares them; a
+browser that signed in as that annotator before is slowed down by its own failures only
+(:mod:`sentret_core.annotation.known_browsers`).
 
 Signing in starts a web session (:mod:`sentret_core.annotation.web_sessions`) whose id the browser
 keeps in a cookie (:mod:`sentret_core.ui.browser_session`): a reload, a new tab or a server restart
@@ -14,28 +17,54 @@ form says why.
 
 from __future__ import annotations
 
+import os
+
 import streamlit as st
 
+from sentret_core.annotation import known_browsers
 from sentret_core.annotation.annotator import AnnotatorHandle, SignedOut
+from sentret_core.annotation.client_address import AddressPolicy, throttle_client
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.errors import SentretError
 from sentret_core.ui.annotate.keys import ANCHOR, CURSOR, ENDED, EXPIRES, HANDLE, WEB_ID, show_flash
-from sentret_core.ui.browser_session import ANNOTATOR_COOKIE, forget, read_cookie, remember
+from sentret_core.ui.browser_session import (
+    ANNOTATOR_COOKIE,
+    KNOWN_COOKIE,
+    current_cookie,
+    forget,
+    read_cookie,
+    remember,
+)
 from sentret_core.ui.state import error_message, guarded
 from sentret_core.ui.text import md
 
 
 def client_id() -> str:
-    """Who is trying to sign in, for slowing down repeated failures: the IP address (local: "local").
+    """Who is trying to sign in, for slowing down repeated failures: the connection's address ("local" for
+    this machine), an ``X-Forwarded-For`` address only from a proxy the admin named (``--trusted-proxy``;
+    :func:`~sentret_core.annotation.client_address.throttle_client` says why it is sound).
 
     Not a per-browser session id: a guesser gets a new one with every connection. Behind a reverse
-    proxy every browser has the proxy's address, so they share one count.
+    proxy that is not named every browser has the proxy's address, so they share one count.
     """
     try:
         address = st.context.ip_address
-    except Exception:  # no browser connection (e.g. a test runner)
-        address = None
-    return address if isinstance(address, str) and address else "local"  # a test runner's is a mock
+        forwarded = [value for value in st.context.headers.get_all("X-Forwarded-For") if isinstance(value, str)]
+    except Exception:  # no browser connection (e.g. a test runner, whose context is a mock)
+        address, forwarded = None, []
+    return throttle_client(address, forwarded, AddressPolicy.from_environment(os.environ))
+
+
+def known_browser() -> str | None:
+    """The id of this browser's known-browser cookie, if it has one (annotation/known_browsers.py)."""
+    return current_cookie(KNOWN_COOKIE)
+
+
+def remember_browser(store: JudgmentStore, who: str) -> None:
+    """After a sign-in as ``who``: mark this browser known for them, and keep its id in its cookie."""
+    browser = guarded("remember this browser", store.known_browsers.remember, store, who, known_browser())
+    if browser is not None:
+        remember(KNOWN_COOKIE, browser, store.known_browsers.lifetime)
 
 
 def resume(store: JudgmentStore) -> AnnotatorHandle | None:
@@ -71,7 +100,8 @@ def sign_in(store: JudgmentStore) -> None:
     token = st.query_params.get("token")
     if token is not None:
         del st.query_params["token"]  # never left in the address bar
-        handle = guarded("sign in with the link", store.sign_in_with_token, default.strip(), token, client=client_id())
+        handle = guarded("sign in with the link", store.sign_in_with_token, default.strip(), token, client=client_id(),
+                         known=known_browser())
         if handle is not None:
             _signed_in(store, handle)
     with st.form("annotate_sign_in"):
@@ -85,12 +115,14 @@ def sign_in(store: JudgmentStore) -> None:
             "passphrase. Nobody else's works for you, and yours works for nobody else."
         )
         return
-    handle = guarded("sign in", store.sign_in, session.strip(), name, passphrase, client=client_id())
+    handle = guarded("sign in", store.sign_in, session.strip(), name, passphrase, client=client_id(),
+                     known=known_browser())
     if handle is not None:
         _signed_in(store, handle)
 
 
 def _signed_in(store: JudgmentStore, handle: AnnotatorHandle) -> None:
+    remember_browser(store, known_browsers.annotator(handle.signed_in_as[1]))
     web_id = guarded("remember your sign-in", store.web_sessions.start_annotator, store, handle)
     if web_id is not None:
         remember(ANNOTATOR_COOKIE, web_id, store.web_sessions.annotator_lifetime)
