@@ -10,7 +10,7 @@ pairs can be shown before :func:`create_session` stores that very plan.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -111,11 +111,13 @@ def build_pool(
     ranker: str = DEFAULT_RANKER,
     k: int = DEFAULT_K,
     entity_labels: Iterable[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> PoolPlan:
     """Pool every topic's candidates: the union of each model's top ``depth``, shuffled (module docstring).
 
     ``topics`` is a list of :class:`TopicLine` or the text of a topics file. A topic without any
-    candidate sentence is left out with a note; no item at all is an error.
+    candidate sentence is left out with a note; no item at all is an error. ``progress(done, total)``
+    is called after each query is pooled.
     """
     from sentret_core.support.context import QueryContext
     from sentret_core.support.engine import support
@@ -138,7 +140,7 @@ def build_pool(
     notes: list[str] = []
     set_aside: list[tuple[str, str]] = []
     seen: set[tuple[str, int]] = set()
-    for query, asked in by_query.items():
+    for query, asked in _reported(list(by_query.items()), progress):
         ctx = QueryContext.of(index, query, ranker=ranker, k=k, entity_labels=labels)
         if ctx.reason:
             notes.append(f"{query!r}: {ctx.reason}")
@@ -185,6 +187,15 @@ def build_pool(
     settings = PoolSettings(names, depth, seed)
     return PoolPlan(items, settings, tuple(pooled), tuple(notes), tuple(set_aside), str(index.path))
 
+
+
+def _reported(items: list[tuple[str, list[TopicLine]]], progress: Callable[[int, int], None] | None
+              ) -> Iterator[tuple[str, list[TopicLine]]]:
+    """``items`` one by one, calling ``progress(done, total)`` once the loop is done with each."""
+    for done, item in enumerate(items, 1):
+        yield item
+        if progress is not None:
+            progress(done, len(items))
 
 def _pool_topic(
     index: Index, ctx: QueryContext, entity: int, models: Sequence[str], depth: int, seed: int

@@ -36,7 +36,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sentret_core.cli.common import write_output
+from sentret_core.cli.common import PROGRESS_S, every, write_output
 from sentret_core.cli.outputs import Files, declare, output
 from sentret_core.defaults import DEFAULT_QRELS_SCALE, DEFAULT_SUPPORT_MODELS, RELEVANT_GRADE, TREC_RELEVANT_GRADE
 
@@ -199,6 +199,7 @@ def _create(args: argparse.Namespace) -> int:
         info, plan = create_session(
             store, args.session, index, topics, order=order,
             models=models, depth=args.pool_depth, seed=args.seed, top_entities=args.top_entities,
+            progress=every(PROGRESS_S, "judgments create", "pooled", "queries", quiet_when_quick=True),
         )
         secrets = [admin.add_annotator(info.name, name) for name in names] if admin else []
     for note in plan.notes:
@@ -223,7 +224,8 @@ def _preview(index: Any, topics: str, models: list[str], args: argparse.Namespac
     from sentret_core.annotation.session_setup import build_pool, topic_label
 
     plan = build_pool(index, topics, models=models, depth=args.pool_depth, seed=args.seed,
-                      top_entities=args.top_entities)
+                      top_entities=args.top_entities,
+                      progress=every(PROGRESS_S, "judgments create", "pooled", "queries", quiet_when_quick=True))
     for note in plan.notes:
         print(f"sentret: left out {note}", file=sys.stderr)
     if args.json:

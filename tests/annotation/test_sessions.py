@@ -154,6 +154,14 @@ def test_pool_is_the_union_of_every_models_top_n(index: Index) -> None:
     assert topic.topic_id == topic_id(QUERY, PICASSO) == "picasso%20peace:Picasso|PERSON"
 
 
+
+def test_pooling_reports_each_query_once_it_is_done_left_out_ones_too(index: Index) -> None:
+    reported: list[tuple[int, int]] = []
+    text = f"{QUERY}\t{PICASSO}\n{QUERY}\t{GUERNICA}\nthe of and\t{PICASSO}"  # the last: stop words only
+    plan = build_pool(index, text, depth=2, progress=lambda done, total: reported.append((done, total)))
+    assert reported == [(1, 2), (2, 2)]  # two queries (the first asked for two entities)
+    assert len(plan.topics) == 2 and any("'the of and'" in note for note in plan.notes)
+
 def test_pool_order_depends_only_on_the_seed(index: Index) -> None:
     text = f"{QUERY}\t{PICASSO}\n{QUERY}\tGuernica|PERSON"
     first = build_pool(index, text, depth=3, seed=1)

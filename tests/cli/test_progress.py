@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from sentret_core import Index
+from sentret_core.cli import judgments as judgments_cli
 from sentret_core.cli.common import every
 from sentret_core.cli.main import main
 
@@ -40,3 +42,18 @@ def test_eval_notes_what_it_scores_and_trains_on_the_way(tmp_path: Path, capsys:
     assert code == 0, err
     assert "sentret eval: training the classes artefact 'classes' of" in err  # lm-class.v1's word classes
     assert "sentret eval: scoring doc-order, random, lm-class.v1" in err
+
+
+def test_judgments_create_says_how_many_queries_it_has_pooled(
+    small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(judgments_cli, "PROGRESS_S", 0.0)  # no wait between lines: every query is said
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("picasso peace\tPicasso|PERSON\nlennon religion\n", "utf-8")
+    create = ["judgments", "create", str(tmp_path / "j.sqlite"), "--session", "s", "--index", str(small_index.path),
+              "--topics", str(topics), "--pool-depth", "2"]
+    for extra in (["--preview"], []):
+        assert main([*create, *extra]) == 0
+        lines = [line for line in capsys.readouterr().err.splitlines() if "pooled" in line]
+        assert lines == ["sentret judgments create: pooled 1 of 2 queries",
+                         "sentret judgments create: pooled 2 of 2 queries"]
