@@ -10,7 +10,7 @@ HOST ?= 127.0.0.1
 # `sentret app --trusted-proxy`; none by default: sign-ins are throttled by the connecting address
 TRUSTED_PROXY ?= $(SENTRET_TRUSTED_PROXY)
 
-.PHONY: run test test-fast test-any-cpu lint typecheck unit index-demo train-demo-background bench bench-app screenshots clean
+.PHONY: run test test-fast test-any-cpu lint typecheck unit index-demo train-demo-background bench bench-app reproduce tables screenshots clean
 
 # triggers first: about 1 s, so only the class LMs and minilm.v1 wait for the longer trainings
 DEMO_ARTEFACTS := $(DEMO_INDEX)/artefacts/triggers/artefact.json $(DEMO_INDEX)/artefacts/minilm/artefact.json \
@@ -96,6 +96,14 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python benchmarks/index_speed.py
 	$(BIN)/python benchmarks/retrieval_speed.py
 	$(BIN)/python benchmarks/support_speed.py
+
+# every table of docs/tables.toml re-run, OK / within tolerance / FAIL per cell (`TABLE=name` for one; minutes each)
+reproduce: $(VENV)/.installed-test
+	$(BIN)/sentret reproduce docs/tables.toml $(if $(TABLE),--table $(TABLE))
+
+# the docs' generated tables written from docs/tables.toml (nothing is run)
+tables: $(VENV)/.installed-test
+	$(BIN)/python benchmarks/tables.py
 
 # docs/screenshots/: Explore and How it works, light and dark, at 800 and 1400 px, on the demo index
 screenshots: $(VENV)/.installed-test $(DEMO_INDEX)/manifest.json $(DEMO_ARTEFACTS)

@@ -25,7 +25,6 @@ wrong kind each give one message naming the file and the key.
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,18 +77,9 @@ def _config_in(folder: Path) -> Config | None:
 
 
 def _read(path: Path, label: str) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise SentretError(f"{label}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as err:
-        raise SentretError(f"{label}: not valid TOML: {err}") from None
-    except RecursionError:  # the parser recurses per nested array or table: 5,000 levels exhaust the stack
-        raise SentretError(f"{label}: nested too deeply to be a settings file") from None
+    from sentret_core.files import read_toml
+
+    return read_toml(path, label)
 
 
 def apply_config(parser: argparse.ArgumentParser, config: Config) -> list[str]:

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sentret_core.cli import app, completion, index, judgments, learn, models, runs, search, shards, train
+from sentret_core.cli import app, completion, index, judgments, learn, models, reproduce, runs, search, shards, train
 from sentret_core.cli import eval as eval_commands
 from sentret_core.cli.common import EXIT_BUG, EXIT_USAGE, logging_to_stderr, verbosity_options
 from sentret_core.cli.config import apply_config, find_config
@@ -175,6 +175,7 @@ COMMANDS: list[Callable[[Any], None]] = [
     runs.register,
     judgments.register,
     learn.register,
+    reproduce.register,
     app.register,
     completion.register,
 ]
