@@ -188,7 +188,7 @@ def test_corpus_browses_uploads_and_switches(server: Server, tab: Page, browser:
         wait_until_idle(other)
         assert "|S_q| = 1 " in original  # the uploaded index has one sentence, the hostile one 13
         assert other.locator("p.sentret-terms").inner_text().split(" · ")[:3] == original.split(" · ")[:3]
-        assert other.get_by_label("Query", exact=True).input_value() == "Otto Hahn Berlin"
+        sync_api.expect(other.get_by_label("Query", exact=True)).to_have_value("Otto Hahn Berlin", timeout=TIMEOUT)
         assert other.locator("table.sentret-entities tr[data-entity]").count() == page.locator(
             "table.sentret-entities tr[data-entity]").count()
         assert "index=uploaded" in other.url

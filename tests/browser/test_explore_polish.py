@@ -76,6 +76,7 @@ def test_clicking_a_row_explains_that_entity(small_server: Server, tab: Any) -> 
 def test_the_results_download_as_csv_and_json(small_server: Server, tab: Any) -> None:
     open_explore(tab, small_server)
     tables = tab.locator("table.sentret-entities")  # the main table, then the restating group's (collapsed)
+    tables.nth(1).locator("tr[data-entity]").first.wait_for(state="attached")  # drawn, if folded away
     keys, restating = (tables.nth(i).locator("tr[data-entity]").evaluate_all("(r) => r.map((e) => e.dataset.entity)")
                        for i in (0, 1))
     assert "Spanish Civil War|EVENT" in restating
