@@ -156,8 +156,12 @@ def _cell(raw: Any, runs: Mapping[str, Any], where: str) -> str | Cell:
     if form not in ("number", "p"):
         raise SentretError(f"{where}: format is number or p, got {form!r}")
     at = tuple(_of(raw.get("at"), str, f"{where}: at").split("/"))
-    return Cell(run, at, float(expected), int(raw.get("digits", 3)), form, float(raw.get("tolerance",
-                DEFAULT_TOLERANCE)), bool(raw.get("bold", False)))
+    digits, tolerance = raw.get("digits", 3), raw.get("tolerance", DEFAULT_TOLERANCE)
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 9:
+        raise SentretError(f"{where}: digits must be a whole number from 0 to 9, got {digits!r}")
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < 1:
+        raise SentretError(f"{where}: tolerance must be a number from 0 to 1, got {tolerance!r}")
+    return Cell(run, at, float(expected), digits, form, float(tolerance), raw.get("bold") is True)
 
 
 def render(table: Table) -> str:

@@ -102,6 +102,8 @@ def test_a_real_command_is_run_in_the_working_folder(tmp_path: Path) -> None:
     ('["x", {run = "fake", at = "a", expected = "0.6"}]', "expected must be a number"),
     ('["x", {run = "fake", at = "a", expected = 1, format = "pct"}]', "format is number or p"),
     ('["x"]', "has 1 cells for 2 columns"),
+    ('["x", {run = "fake", at = "a", expected = 1, digits = "3"}]', "digits must be a whole number"),
+    ('["x", {run = "fake", at = "a", expected = 1, tolerance = 5}]', "tolerance must be a number from 0 to 1"),
 ])
 def test_a_bad_tables_file_is_one_message(tmp_path: Path, row: str, message: str) -> None:
     path = tmp_path / "bad.toml"
