@@ -105,8 +105,9 @@ def test_sliders_are_named_in_words(small_server: Server, tab: Any) -> None:
     tab.goto(f"{small_server.url}/how-it-works?q=Spanish+Civil+War&model=bm25f.v1", wait_until="domcontentloaded")
     tab.wait_for_selector("table.sentret-ranking", timeout=120_000)
     wait_until_idle(tab, 120_000)
+    k1 = tab.get_by_role("slider", name="Term-frequency saturation of the combined pseudo-frequency (k_1)")
+    k1.wait_for(timeout=120_000)  # the parameters' sliders are drawn after the ranking: read them once they are
     names = tab.get_by_role("slider").evaluate_all("(s) => s.map((e) => e.getAttribute('aria-label') || '')")
     assert names and all("$" not in n and "\\" not in n and "`" not in n for n in names), names
-    k1 = tab.get_by_role("slider", name="Term-frequency saturation of the combined pseudo-frequency (k_1)")
     # the k1 slider runs 0-2 (the papers' grid 1.0-2.0), not 0-10: the default 0.26 is not jammed at the left
     assert (k1.get_attribute("min"), k1.get_attribute("max"), k1.input_value()) == ("0", "2", "0.26")
