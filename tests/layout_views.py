@@ -16,6 +16,15 @@ PAGES = {"explore": "explore", "how-it-works": "how-it-works"}
 WIDTHS = (800, 1400)
 SCHEMES = ("light", "dark")
 KEY_COLUMNS = 3  # rank, entity and the chosen score stay in view on a narrow window
+SIDEBAR_FOLDS_AT = 1100  # px: at this width and below the sidebar starts folded
+
+SETTLED_JS = """(want) => {
+  const bar = document.querySelector('[data-testid="stSidebar"]');
+  const folded = bar ? bar.getAttribute("data-collapsed") === "true" : true;
+  return folded === want.folded && document.fonts.status === "loaded"
+    && document.querySelector("span.entity") !== null
+    && (!want.formulas || document.querySelector(".katex-display") !== null);
+}"""
 
 MEASURE_JS = """() => {
   const box = (el) => { const r = el.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top,
@@ -58,7 +67,10 @@ def open_view(browser: Any, base: str, page: str, query: str, scheme: str, width
     marker = "table.sentret-entities" if page == "explore" else "table.sentret-ranking"
     tab.wait_for_selector(marker, timeout=120_000)
     wait_until_idle(tab, 120_000)
-    tab.wait_for_timeout(800)  # the sidebar's fold and the stylesheet settle
+    # settled: the sidebar folded as the width asks (Streamlit folds it below 1100 px), fonts loaded, the
+    # entities highlighted and, on How it works, the formulas drawn — waited for, however slow the machine
+    tab.wait_for_function(SETTLED_JS, arg={"folded": width <= SIDEBAR_FOLDS_AT, "formulas": page == "how-it-works"},
+                          timeout=120_000)
     wait_until_idle(tab, 120_000)
     return context, tab
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.browser_util import Server
-from tests.layout_views import KEY_COLUMNS, SCHEMES, WIDTHS, measure, open_view, shoot
+from tests.layout_views import KEY_COLUMNS, SCHEMES, SIDEBAR_FOLDS_AT, WIDTHS, measure, open_view, shoot
 from tests.ui.test_contrast import contrast
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the Playwright package is not installed")
@@ -36,7 +36,7 @@ def hex_of(css: str) -> str:
 
 
 def check_common(seen: dict[str, Any], scheme: str, width: int) -> None:
-    assert seen["sidebarCollapsed"] == (width <= 1100), seen["sidebarCollapsed"]
+    assert seen["sidebarCollapsed"] == (width <= SIDEBAR_FOLDS_AT), seen["sidebarCollapsed"]
     assert seen["pageScrollWidth"] <= seen["width"], "the page scrolls sideways"
     assert seen["mainScrollWidth"] <= seen["mainClientWidth"] + 1, "the main area runs off to the right"
     background = hex_of(seen["appBackground"])
