@@ -50,7 +50,8 @@ def test_ray_encodes_the_local_vectors_and_goes_on_from_a_local_run_that_stopped
     made = train_minilm(index, ray=RayOptions(num_workers=2))
     assert seen == [8, 12, 16]  # only the chunks the stopped run had not kept went to Ray
     assert np.array_equal(made.arrays["vectors"], local)  # the same batches, so the same bits
-    assert np.array_equal(made.arrays["vectors"], encoder().encode(list(index.texts)).astype(np.float16))
+    whole = encoder().encode(list(index.texts)).astype(np.float16)  # another batching: within one float16 step
+    assert np.allclose(made.arrays["vectors"], whole, rtol=2**-10, atol=2**-14)
     assert not (Path(index.path) / artefacts.FOLDER / ".minilm.partial").exists()
 
     monkeypatch.undo()
