@@ -49,8 +49,11 @@ def test_ray_encodes_the_local_vectors_and_goes_on_from_a_local_run_that_stopped
     monkeypatch.setattr(ray_encoding, "encode_on_ray", counted)
     made = train_minilm(index, ray=RayOptions(num_workers=2))
     assert seen == [8, 12, 16]  # only the chunks the stopped run had not kept went to Ray
-    assert np.array_equal(made.arrays["vectors"], local)  # the same batches, so the same bits
-    whole = encoder().encode(list(index.texts)).astype(np.float16)  # another batching: within one float16 step
+    # An actor's BLAS runs on its one CPU, the driver's on all of them: another summation order may move a
+    # float16 by one step, so Ray's vectors (and a whole-batch encoding's) are the local ones within one step.
+    assert np.allclose(made.arrays["vectors"], local, rtol=2**-10, atol=2**-14)
+    assert np.array_equal(made.arrays["vectors"][:8], local[:8])  # the kept chunks, as the stopped run wrote them
+    whole = encoder().encode(list(index.texts)).astype(np.float16)
     assert np.allclose(made.arrays["vectors"], whole, rtol=2**-10, atol=2**-14)
     assert not (Path(index.path) / artefacts.FOLDER / ".minilm.partial").exists()
 
@@ -58,7 +61,7 @@ def test_ray_encodes_the_local_vectors_and_goes_on_from_a_local_run_that_stopped
     shutil.rmtree(Path(index.path) / artefacts.FOLDER / "minilm")
     assert main(["train", "minilm", str(index.path), "--engine", "ray", "--num-workers", "2"]) == 0
     assert "18 sentences" in capsys.readouterr().out
-    assert np.array_equal(artefacts.read(index, KIND, "minilm").arrays["vectors"], local)
+    assert np.allclose(artefacts.read(index, KIND, "minilm").arrays["vectors"], local, rtol=2**-10, atol=2**-14)
 
 
 def test_ray_options_belong_to_ray(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
