@@ -1,7 +1,7 @@
 """Learned rankers against the generalisation targets below, beside BM25F, the LMs, embed.v1 and position.
 
     .venv/bin/python benchmarks/learned.py [--data ../shared/data] [--only wikiqa,trecqa,squad-support,transfer]
-                                            [--depth N] [--squad-depth N] [--distractors demo|none]
+                                            [--depth N] [--squad-depth N] [--distractors demo|none] [--json]
 
 * WikiQA: learned on WikiQA-train (5-fold CV over its topics: early stopping on a fifth of each fold's
   training topics, and the regularisation chosen by the CV), evaluated on WikiQA-dev (target MAP ≥ 0.75);
@@ -18,13 +18,20 @@ MAP and MRR (tie-aware), paired Wilcoxon / t-test p-values of MAP against BM25F,
 the training topics, and the share of the LambdaMART gain taken by the top feature for the trees of the
 first learned rankers (15 leaves of ≥ 20 samples) and for the chosen ones. Single models are tuned on the
 training file (at their defaults for SQuAD). Rankers go to a temporary store.
+
+``--json`` prints the tables to stderr and, at the end, every number of them to stdout as one JSON object
+(``{table: {"models": {model: {"map", "mrr", "p_map", "p_mrr", "p_map_t", "p_mrr_t"}}, "cv_map": {ranker:
+CV MAP}, "seconds"}}``), which ``docs/tables.toml`` reads (``sentret reproduce``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import os
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -46,6 +53,8 @@ LEARNERS = ("lambdamart", "linear")
 BASELINE = "bm25f.v1"
 ALL_OF_C = 1_000  # other documents' sentences a WikiQA topic learns from: all of C (≤ 2 × depth)
 SINGLES = ("bm25f.v1", "bm25.v1", "tfisf.v1", "lm-jm.v1", "lm-dir.v1", "embed.v1", "align.v1", "minilm.v1")
+REPORT: dict[str, dict[str, Any]] = {}  # table -> its numbers, for --json
+OUT = sys.stdout  # where the Markdown tables go (stderr with --json)
 
 
 def load(name: str, path: Path, distractors: str | None = None) -> Benchmark:
@@ -57,9 +66,7 @@ def load(name: str, path: Path, distractors: str | None = None) -> Benchmark:
 def singles(test: Benchmark, train: Benchmark | None, position: str) -> dict[str, pd.DataFrame]:
     """Each single model (tuned on ``train`` when given) and the position baseline on ``test``."""
     report = evaluate_benchmark(test, [*SINGLES, position], tune_on=train, metrics=METRICS)
-    tuned = " (tuned)" if train is not None else ""
-    return {(m if m == BASELINE else m + tuned if m != position else m): report.results[m].per_topic[METRICS]
-            for m in (*SINGLES, position)}
+    return {m: report.results[m].per_topic[METRICS] for m in (*SINGLES, position)}
 
 
 def ranker_frames(
@@ -77,20 +84,21 @@ def held_out(name: str, train_file: Path, test_file: Path, depth: int,
     started = time.time()
     train, test = load(name, train_file), load(name, test_file)
     frames = singles(test, train, "doc-order" if name == "wikiqa" else "random")
-    stored, notes = {}, []
+    stored: dict[str, str] = {}
+    notes, cv = [], {}
     # WikiQA's closed sets are one page each: a second pair of rankers also learns from the other pages'
     # sentences in C (learn(..., other_documents=...)), for candidates from many documents (the transfer)
     for others in (0, ALL_OF_C) if name == "wikiqa" else (0,):
         for learner in LEARNERS:
-            ranker = f"{name}-{learner}" + ("-other-documents" if others else "")
-            result = learn(ranker, Data(train.index, benchmark_topics(train)), folds=5, learner=learner, depth=depth,
-                           choose=True, other_documents=others, scorers=scorers)
-            with_others = ", with other documents" if others else ""
-            stored[f"ltr {learner} (learned on {train_file.name}{with_others})"] = ranker
-            notes.append(grid_note(learner + with_others, result))
+            label = f"ltr-{learner}" + ("-other-documents" if others else "")
+            result = learn(f"{name}-{label[4:]}", Data(train.index, benchmark_topics(train)), folds=5,
+                           learner=learner, depth=depth, choose=True, other_documents=others, scorers=scorers)
+            stored[label] = f"{name}-{label[4:]}"
+            notes.append(grid_note(label, result))
+            cv[label] = result.metrics.get("cv", {}).get("map", math.nan)
     frames.update(ranker_frames(test, stored))
-    title = f"{name}: learned on {train_file.name} (5-fold CV on it only; single models tuned on it), tested on"
-    table(f"{title} {test_file.name}", frames, notes, started)
+    title = f"learned on {train_file.name} (5-fold CV on it only; single models tuned on it), tested on"
+    table(name, f"{title} {test_file.name}", frames, notes, started, cv)
     return stored
 
 
@@ -102,10 +110,10 @@ def squad(data: Path, depth: int, distractors: str | None) -> Benchmark:
     for learner in LEARNERS:
         result = learn(f"squad-{learner}", Data(bench.index, benchmark_topics(bench)), folds=2, learner=learner,
                        depth=depth)
-        frames[f"ltr {learner} (2-fold CV)"] = result.per_topic.loc[frames[BASELINE].index]
+        frames[f"ltr-{learner}"] = result.per_topic.loc[frames[BASELINE].index]
         notes.append(grid_note(learner, result))
     where = "demo distractors" if distractors else "no distractors"
-    table(f"squad-support (even articles, {where}): 2-fold CV by topic", frames, notes, started)
+    table("squad-support", f"even articles, {where}: 2-fold CV by topic", frames, notes, started)
     return bench
 
 
@@ -114,16 +122,17 @@ def transfer(data: Path, wikiqa: dict[str, str], squad_bench: Benchmark | None, 
     started = time.time()
     trec = load("trecqa", data / "trecqa" / "DEV.xml")
     frames = {BASELINE: singles(trec, None, "random")[BASELINE], **ranker_frames(trec, wikiqa)}
-    table("transfer: WikiQA-trained rankers on TrecQA DEV (BM25F at its defaults)", frames, [], started)
+    table("transfer-trecqa", "the WikiQA-trained rankers on TrecQA DEV (BM25F at its defaults)", frames, [], started)
     if squad_bench is not None:
         started = time.time()
         frames = singles(squad_bench, None, "position")
-        frames = {BASELINE: frames[BASELINE], "embed.v1": frames["embed.v1"], "position": frames["position"]}
+        frames = {m: frames[m] for m in (BASELINE, "align.v1", "embed.v1", "minilm.v1", "position")}
         for depth in (None, squad_depth):  # the depth it was learned with (WikiQA's), and squad's k
             at = {"depth": depth} if depth else {}
-            where = f"re-ranking {depth:,}" if depth else "at its learned depth"
-            frames.update(ranker_frames(squad_bench, {f"{label}, {where}": r for label, r in wikiqa.items()}, at))
-        table("transfer: WikiQA-trained rankers on squad-support", frames, [], started)
+            where = f"-depth-{depth}" if depth else ""  # none: at its learned depth
+            frames.update(ranker_frames(squad_bench, {label + where: r for label, r in wikiqa.items()}, at))
+        table("transfer-squad-support", "the WikiQA-trained rankers on squad-support (ltr-*: at their learned "
+              f"depth; ltr-*-depth-{squad_depth}: re-ranking {squad_depth:,})", frames, [], started)
 
 
 def grid_note(learner: str, result: LearnResult) -> str:
@@ -145,11 +154,13 @@ def grid_note(learner: str, result: LearnResult) -> str:
     )
 
 
-def table(title: str, frames: dict[str, pd.DataFrame], notes: list[str], started: float) -> None:
+def table(name: str, title: str, frames: dict[str, pd.DataFrame], notes: list[str], started: float,
+          cv: dict[str, float] | None = None) -> None:
     comparison = compare(frames, BASELINE)
-    print(f"\n## {title}\n")
-    print(f"| model | MAP | MRR | p (MAP, Wilcoxon / t) vs {BASELINE} | p (MRR, Wilcoxon / t) |")
-    print("|---|---|---|---|---|")
+    print(f"\n## {name}: {title}\n", file=OUT)
+    print(f"| model | MAP | MRR | p (MAP, Wilcoxon / t) vs {BASELINE} | p (MRR, Wilcoxon / t) |", file=OUT)
+    print("|---|---|---|---|---|", file=OUT)
+    numbers: dict[str, dict[str, float]] = {}
     for model in frames:
         values: dict[tuple[str, str], float] = {
             (str(r["metric"]), key): float(r[key])
@@ -163,11 +174,17 @@ def table(title: str, frames: dict[str, pd.DataFrame], notes: list[str], started
             sign = "+" if values[metric, "diff"] > 0 else "-"
             return f"{sign} {values[metric, 'p_wilcoxon']:.4f} / {values[metric, 'p_ttest']:.4f}"
 
-        print(f"| {model} | {values['map', 'mean']:.4f} | {values['mrr', 'mean']:.4f} | {p('map')} | {p('mrr')} |")
+        print(f"| {model} | {values['map', 'mean']:.4f} | {values['mrr', 'mean']:.4f} | {p('map')} | {p('mrr')} |",
+              file=OUT)
+        numbers[model] = {m: values[m, "mean"] for m in METRICS}
+        if model != BASELINE:
+            numbers[model].update({f"p_{m}{t}": values[m, key] for m in METRICS
+                                   for t, key in (("", "p_wilcoxon"), ("_t", "p_ttest"))})
     for note in notes:
-        print(f"\n{note}")
+        print(f"\n{note}", file=OUT)
     load_avg = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    print(f"\n({time.time() - started:.0f} s; {load_avg})", flush=True)
+    print(f"\n({time.time() - started:.0f} s; {load_avg})", file=OUT, flush=True)
+    REPORT[name] = {"models": numbers, "cv_map": cv or {}, "seconds": round(time.time() - started)}
 
 
 def main() -> None:
@@ -184,7 +201,11 @@ def main() -> None:
     parser.add_argument("--distractors", default="demo", help="squad-support's distractors: demo or none")
     parser.add_argument("--scorers", default=",".join(LTR_SCORERS),
                         help=f"the rankers' per-scorer features (default {','.join(LTR_SCORERS)})")
+    parser.add_argument("--json", action="store_true",
+                        help="the tables to stderr, and every number of them to stdout as JSON")
     args = parser.parse_args()
+    global OUT
+    OUT = sys.stderr if args.json else sys.stdout
     scorers = tuple(m.strip() for m in args.scorers.split(",") if m.strip())
     os.environ.setdefault("SENTRET_RANKERS", tempfile.mkdtemp(prefix="sentret-rankers-"))
     chosen = args.only.split(",")
@@ -202,6 +223,9 @@ def main() -> None:
         if squad_bench is None and "squad" in args.only:
             squad_bench = load("squad-support", args.data / "squad" / "dev-v1.1-even.json", distractors)
         transfer(args.data, wikiqa, squad_bench, args.squad_depth)
+    if args.json:
+        json.dump(REPORT, sys.stdout, indent=1)
+        print()
 
 
 if __name__ == "__main__":

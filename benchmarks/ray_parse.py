@@ -1,6 +1,6 @@
 """Parse throughput: the spaCy pass on Ray (one actor pool) with 1 and 2 workers against the local engine.
 
-    .venv/bin/python benchmarks/ray_parse.py [--limit N] [--batch-size 64]
+    .venv/bin/python benchmarks/ray_parse.py [--limit N] [--batch-size 64] [--json]
     .venv/bin/pip install -e ".[scale]"      # Ray
 
 Every run parses the same documents (the demo corpus: 10,033 Wikipedia summaries, or its first
@@ -8,11 +8,17 @@ Every run parses the same documents (the demo corpus: 10,033 Wikipedia summaries
 engine runs with ``n_process`` 1 and 2; Ray with 1 and 2 actors on a Ray started beforehand with as
 many CPUs (its start-up is timed apart: a cluster is started once, not per parse). Targets: Ray with
 2 workers ≥ 1.8× one worker; the shards of every run are identical (checked: same sha256s).
+
+``--json`` prints the text to stderr and the numbers to stdout as JSON (``{"runs": {"local-1": {"seconds",
+"words_per_s"}, …}, "local_2_over_1", "ray_2_over_1", "ray_over_local", "identical"}``), which
+``docs/tables.toml`` reads.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import logging
 import sys
 import tempfile
@@ -48,7 +54,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="the first N demo documents (default: all)")
     parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--json", action="store_true", help="the text to stderr, the numbers to stdout as JSON")
     args = parser.parse_args()
+    if not args.json:
+        measure(args)
+        return 0
+    with contextlib.redirect_stdout(sys.stderr):
+        report = measure(args)
+    print(json.dumps(report, indent=1))
+    return 0
+
+
+def measure(args: argparse.Namespace) -> dict[str, object]:
+    """The four parses, printed; their numbers."""
     import ray
 
     docs = list(islice(read_demo(), args.limit))
@@ -71,7 +89,11 @@ def main() -> int:
     print(f"ray 2 workers ÷ 1 worker: {seconds['ray-1'] / seconds['ray-2']:.2f}× (target ≥ 1.8×)")
     print(f"ray ÷ local at 2 workers: {seconds['local-2'] / seconds['ray-2']:.2f}× the local engine's speed")
     print(f"shards identical across the four runs: {len(shards) == 1}")
-    return 0
+    return {"documents": len(docs), "words": words,
+            "runs": {name: {"seconds": s, "words_per_s": words / s} for name, s in seconds.items()},
+            "local_2_over_1": seconds["local-1"] / seconds["local-2"],
+            "ray_2_over_1": seconds["ray-1"] / seconds["ray-2"],
+            "ray_over_local": seconds["local-2"] / seconds["ray-2"], "identical": len(shards) == 1}
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Scale (measurement only): build, load and query a synthetic index of ``--sentences`` sentences.
 
     .venv/bin/python benchmarks/scale.py [--sentences 1000000] [--queries 250] [--out DIR] [--reuse]
-        [--no-peers | --skip-tantivy | --skip-bm25s] [--no-impacts]
+        [--no-peers | --skip-tantivy | --skip-bm25s] [--no-impacts] [--cold-support] [--json]
     .venv/bin/pip install -e ".[bench]"     # the peers: tantivy, bm25s, numba
 
 Sizes and their cost on 2 cores (docs/performance.md#scale): 1M about a minute; 10M about 6 minutes (4 of
@@ -30,11 +30,15 @@ with ``--no-impacts``). Then, in this process:
 Queries: 2-4 distinct terms drawn (seeded) from the vocabulary, each term from the mid-frequency band
 (0.01% ≤ sf/N ≤ 1%) with probability 0.7, else from the frequent (> 1%) or rare (< 0.01%, sf ≥ 2)
 band with 0.15 each. Times are one run per query (wall clock); p50/p95 are over queries.
+
+``--json`` prints the text to stderr and every number of it to stdout as one JSON object (times in ms unless
+a key says ``_s``, sizes in bytes or MB as named), which ``docs/tables.toml`` reads (``sentret reproduce``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import os
@@ -61,6 +65,7 @@ MODELS = ("bm25.v1", "bm25f.v1", "lm-2si.v1")
 SUPPORT_KS = (1000, 4000)
 UNSEEN_SEED = 16  # the support requests' second set of queries (draw_queries' own default seed is 15)
 BANDS = (("mid", 0.7), ("frequent", 0.15), ("rare", 0.15))
+REPORT: dict[str, Any] = {}  # every number printed, for --json
 
 
 def rss_mb() -> float:
@@ -217,14 +222,18 @@ def cold_support(index: Any, queries: list[list[str]], request: Callable[[list[s
     before them but the index's load, so they pay its first reads (blocks checked, fields built, pages from
     disk); the slowest named with the time of each phase."""
     k = SUPPORT_KS[-1]
+    start = time.perf_counter()
     request(queries[0], k)  # the first request's one-off costs (whole files checked, context lengths): apart
+    first = time.perf_counter() - start
     timed = []
     for q in queries:
         start = time.perf_counter()
         timings = request(q, k).timings
         timed.append((time.perf_counter() - start, q, timings))
     p50, p95 = percentiles([seconds for seconds, _, _ in timed])
-    print(f"\nsupport requests first in the process, k = {k}: p50 {p50:.1f} ms, p95 {p95:.1f} ms; the slowest (ms):")
+    REPORT["cold_support"] = {"k": k, "first_ms": first * 1000, "p50": p50, "p95": p95}
+    print(f"\nsupport requests first in the process, k = {k}: first {first:.2f} s, then p50 {p50:.1f} ms, "
+          f"p95 {p95:.1f} ms; the slowest (ms):")
     for seconds, q, timings in sorted(timed, key=lambda row: -row[0])[:10]:
         phases = ", ".join(f"{name} {value * 1000:.0f}" for name, value in timings.items())
         print(f"  {seconds * 1000:7.0f}  {' '.join(q):32s} {phases}")
@@ -267,6 +276,7 @@ class Peers:
     def __init__(self, index: Any, want_numba: bool = True, skip: frozenset[str] = frozenset()) -> None:
         self.missing: list[str] = []
         self.notes: list[str] = []
+        self.indexed_s: dict[str, float] = {}
         self.runs: dict[str, Callable[[list[str]], object]] = {}
         self.hits: dict[str, Callable[[list[str]], list[int]]] = {}
         self.index = index
@@ -318,6 +328,7 @@ class Peers:
         writer.wait_merging_threads()
         index.reload()
         searcher = index.searcher()
+        self.indexed_s["tantivy"] = time.perf_counter() - started
         self.notes.append(
             f"tantivy: indexed in {time.perf_counter() - started:.1f} s (in RAM, 1 writer thread), "
             f"{searcher.num_segments} segment(s), RSS {rss:,.0f} → {current_rss_mb():,.0f} MB"
@@ -352,6 +363,7 @@ class Peers:
         start = time.perf_counter()
         retrieve(["w1", "w2"])  # numba compiles here
         jit = time.perf_counter() - start
+        self.indexed_s[name] = start - started
         self.notes.append(
             f"{name}: indexed in {start - started:.1f} s, first retrieve (JIT) {jit:.1f} s, "
             f"RSS {rss:,.0f} → {current_rss_mb():,.0f} MB; method=atire, idf=robertson, retrieve() n_threads=0"
@@ -373,6 +385,7 @@ def main() -> int:
     parser.add_argument("--cold-support", action="store_true",
                         help="after loading, time only the support requests at the largest k, first thing in the "
                              "process (no scorer pass before them), and name the slowest by phase")
+    parser.add_argument("--json", action="store_true", help="the text to stderr, every number to stdout as JSON")
     parser.add_argument("--build-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--impacts-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -383,7 +396,17 @@ def main() -> int:
     if args.impacts_only:
         impacts_child(out)
         return 0
+    if not args.json:
+        return measure(args, out)
+    with contextlib.redirect_stdout(sys.stderr):
+        code = measure(args, out)
+    json.dump(REPORT, sys.stdout, indent=1)
+    print()
+    return code
 
+
+def measure(args: argparse.Namespace, out: Path) -> int:
+    """Build (or reuse), load and query the index at ``out``, printing each number and keeping it in REPORT."""
     from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
     from sentret_core.index.reader import Index
     from sentret_core.models import score, search, top_k
@@ -398,6 +421,7 @@ def main() -> int:
     heap = PeakHeap()
     built = build(out, args.sentences, args.reuse)
     mark("shards + build")
+    REPORT.update(sentences=args.sentences, queries=args.queries, build=built)
     print("\nbuild (child process)")
     if built.get("reused"):
         print("  reused the index already there (--reuse): no build timing")
@@ -416,8 +440,10 @@ def main() -> int:
         print(f"  impact lists (child)        {lists['impacts_s']:9.1f} s  ({lists['terms']:,} terms; peak memory "
               f"{lists['peak_rss_mb']:,.0f} MB, heap {lists['peak_heap_mb']:,.0f} MB; `sentret train impacts`)")
     mark("impact lists")
-    print(f"  shards on disk              {disk_size(shards_of(out)) / 1e6:9,.1f} MB")
-    print(f"  index size on disk          {disk_size(out) / 1e6:9,.1f} MB (without its shards/ copy)")
+    REPORT["impacts"] = lists
+    REPORT["disk"] = {"shards_bytes": disk_size(shards_of(out)), "index_bytes": disk_size(out)}
+    print(f"  shards on disk              {REPORT['disk']['shards_bytes'] / 1e6:9,.1f} MB")
+    print(f"  index size on disk          {REPORT['disk']['index_bytes'] / 1e6:9,.1f} MB (without its shards/ copy)")
 
     evicted = evict(out)
     start = time.perf_counter()
@@ -436,6 +462,9 @@ def main() -> int:
     print(f"  Index.load                  {first_load * 1000:9.1f} ms first, {statistics.median(loads) * 1000:.1f} ms "
           f"median of 5 (page cache warm from the build)")
     nnz = int(np.asarray(index.seq_indptr)[-1])
+    REPORT["load"] = {"cold_ms": cold_load * 1000, "first_ms": first_load * 1000,
+                      "warm_ms": statistics.median(loads) * 1000}
+    REPORT["corpus"] = {"sentences": index.N, "terms": len(index.vocab), "occurrences": nnz, "entities": index.E}
     print(f"  {index.N:,} sentences, {len(index.vocab):,} terms, {nnz:,} term occurrences, {index.E:,} entities")
 
     print(f"  RSS after loading {current_rss_mb():,.0f} MB")
@@ -452,6 +481,8 @@ def main() -> int:
         for k in (10, 1000):
             first, times = timed_each(functools.partial(search_top, index, model, k), queries)
             p50, p95 = percentiles(times)
+            REPORT.setdefault("search", {}).setdefault(model, {})[f"top-{k}"] = {
+                "p50": p50, "p95": p95, "first_ms": first * 1000}
             print(f"  {model:12s} top-{k:<5d}  {p50:16.2f} {p95:8.2f} {first * 1000:10.1f} {current_rss_mb():14,.0f}")
     counts = [len(score(index, q, "bm25.v1").ids) for q in queries]
     median, p95 = int(np.median(counts)), int(np.percentile(counts, 95))
@@ -464,10 +495,13 @@ def main() -> int:
     for k in SUPPORT_KS:
         first, times = timed_each(functools.partial(support_request, index, k), queries)
         p50, p95 = percentiles(times)
+        REPORT.setdefault("support", {})[f"k-{k}"] = {"p50": p50, "p95": p95, "first_ms": first * 1000}
         print(f"  k = {k:<5d}{'':47s}{p50:9.2f} {p95:8.2f} {first * 1000:10.1f}")
     unseen = draw_queries(index, args.queries, seed=UNSEEN_SEED)
     _, times = timed_each(functools.partial(support_request, index, SUPPORT_KS[-1]), unseen)
     p50, p95 = percentiles(times)
+    REPORT["support"][f"k-{SUPPORT_KS[-1]}-unseen"] = {"p50": p50, "p95": p95}
+    REPORT["memory"] = {"heap_mb": heap_mb(), "peak_heap_mb": heap.peak}
     print(f"  k = {SUPPORT_KS[-1]:<5d}, {len(unseen)} queries no pass has read (seed {UNSEEN_SEED}){'':8s}"
           f"{p50:9.2f} {p95:8.2f}")
     print(f"  RSS now {current_rss_mb():,.0f} MB, of it heap (RssAnon) {heap_mb():,.0f} MB")
@@ -512,6 +546,9 @@ def main() -> int:
                 ]
                 overlap = f"{statistics.mean(shared):.2f} (50 queries)"
             ratio = "" if name.startswith("sentret") else f"{ours[0] / p50:6.2f}×, {ours[1] / p95:6.2f}×"
+            REPORT.setdefault("peers", {})[name] = {
+                "p50": p50, "p95": p95, "indexed_s": peers.indexed_s.get(name),
+                **({} if name.startswith("sentret") else {"ratio_p50": ours[0] / p50, "ratio_p95": ours[1] / p95})}
             print(f"  {name:22s}{p50:9.3f}{p95:9.3f}   {ratio:24s}{overlap}")
         print("  (sentret ÷ it > 1: sentret is slower; overlap < 1: ties at rank 10, which sentret breaks by id")
         print("   and the peers otherwise, and tantivy's quantised length norms)")
@@ -520,6 +557,7 @@ def main() -> int:
             ratio = f"p50 {ours[0] / t50:.2f}×, p95 {ours[1] / t95:.2f}×"
             print(f"  BM25 top-10 sentret ÷ tantivy: {ratio} (target ≤ 1.0×)")
         mark("peers")
+    REPORT["phases_s"] = dict(phases)
     print("\nphase wall times: " + ", ".join(f"{phase} {t:.0f} s" for phase, t in phases))
     print(f"RSS now {current_rss_mb():,.0f} MB, peak RSS of this process {rss_mb():,.0f} MB, "
           f"peak heap (RssAnon) {heap.peak:,.0f} MB; "

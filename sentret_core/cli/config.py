@@ -1,7 +1,8 @@
 """A config file for the defaults a user would otherwise repeat: ``sentret.toml``, else the
 ``[tool.sentret]`` table of a ``pyproject.toml``, in the working directory or the nearest folder above it
 that has one (as ruff finds its settings; a ``pyproject.toml`` without the table is passed by). A flag on
-the command line wins over the file, and the file over sentret's own defaults::
+the command line wins over the file (a repeatable one, such as ``--param``, replaces the file's list), and
+the file over sentret's own defaults::
 
     index = "data/indexes/demo"        # every command that takes an index (a positional INDEX or --index)
 
@@ -118,7 +119,20 @@ def _apply_tables(parser: argparse.ArgumentParser, table: dict[str, Any], label:
         parser.set_defaults(**{action.dest: _value(action, value, f"{label}: {where}{key}")})
         if action.required:
             action.required = False
+        if type(action) is argparse._AppendAction:
+            action.__class__ = _ReplacingAppend
         applied.append(f"{where}{key}")
+
+
+class _ReplacingAppend(argparse._AppendAction):
+    """A repeatable option whose default a file gave: the command line's values replace the file's list
+    rather than extend it, as every other flag wins over the file."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        if getattr(namespace, self.dest, None) is self.default:  # the first time on this command line
+            setattr(namespace, self.dest, [])
+        super().__call__(parser, namespace, values, option_string)
 
 
 def _unknown(key: str, path: list[str], subcommands: dict[str, Any], options: dict[str, Any]) -> str:

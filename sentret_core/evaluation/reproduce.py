@@ -19,7 +19,10 @@ is expected to have::
 
 :func:`check` runs each run a chosen table needs, once, and says of every cell **OK** (the value shows as
 expected at the digits printed), **within tolerance** (``|value − expected| ≤ tolerance``, 0.002 unless
-the cell says; for a p-value, on the same side of 0.05: the conclusion holds) or **FAIL**. The docs show
+the cell says; for a p-value, on the same side of 0.05: the conclusion holds; for a timing or a size with
+``factor = F``, within a factor F of it either way) or **FAIL**. A cell may also be a list of texts and values,
+drawn one after the other (``[{…p50…}, " / ", {…p95…}, " ms"]``); ``scale`` multiplies what the run printed
+(``scale = 1e-6`` for millions), and ``format = "count"`` prints thousands separators. The docs show
 the file's expected values, never typed ones: :func:`render` draws a table, :func:`docs_text` puts it
 between its page's markers ``<!-- table NAME -->`` and ``<!-- /table -->``, and a test asserts that every
 page equals what the file gives (``benchmarks/tables.py`` rewrites them).
@@ -43,6 +46,7 @@ from sentret_core.errors import SentretError
 DEFAULT_TOLERANCE = 0.002  # two units of the third decimal: another CPU's rounding, never another model
 P_THRESHOLD = 0.05
 Outcome = Literal["OK", "within tolerance", "FAIL"]
+FORMATS = ("number", "p", "count")
 
 
 @dataclass(frozen=True)
@@ -53,13 +57,27 @@ class Cell:
     at: tuple[str, ...]
     expected: float
     digits: int = 3
-    form: Literal["number", "p"] = "number"
+    form: Literal["number", "p", "count"] = "number"
     tolerance: float = DEFAULT_TOLERANCE
     bold: bool = False
+    factor: float | None = None  # timings and sizes: within this factor of expected, either way
+    scale: float = 1.0  # what the run printed, times this, is the value shown
 
     def shown(self, value: float) -> str:
-        text = format_p(value) if self.form == "p" else f"{value:.{self.digits}f}"
+        if self.form == "p":
+            text = format_p(value)
+        else:
+            text = f"{value:,.{self.digits}f}" if self.form == "count" else f"{value:.{self.digits}f}"
         return f"**{text}**" if self.bold else text
+
+
+Piece = str | Cell
+Parts = tuple[Piece, ...]  # one table cell drawn from several texts and values
+
+
+def pieces(cell: Piece | Parts) -> Parts:
+    """A table cell as its texts and values, in their order."""
+    return cell if isinstance(cell, tuple) else (cell,)
 
 
 @dataclass(frozen=True)
@@ -67,12 +85,12 @@ class Table:
     name: str
     doc: str
     columns: tuple[str, ...]
-    rows: tuple[tuple[str | Cell, ...], ...]
+    rows: tuple[tuple[Piece | Parts, ...], ...]
 
     def cells(self) -> list[tuple[str, str, Cell]]:
-        """(row label, column, cell) for every value cell."""
-        return [(str(row[0]), self.columns[i], cell) for row in self.rows for i, cell in enumerate(row)
-                if isinstance(cell, Cell)]
+        """(row label, column, cell) for every value cell, those of a cell of several parts in their order."""
+        return [(str(row[0]), self.columns[i], piece) for row in self.rows for i, cell in enumerate(row)
+                for piece in pieces(cell) if isinstance(piece, Cell)]
 
 
 @dataclass(frozen=True)
@@ -142,7 +160,15 @@ def _table(raw: dict[str, Any], runs: Mapping[str, Any], path: Path) -> Table:
     return Table(name, _of(raw.get("doc"), str, f"{where} doc"), columns, tuple(rows))
 
 
-def _cell(raw: Any, runs: Mapping[str, Any], where: str) -> str | Cell:
+def _cell(raw: Any, runs: Mapping[str, Any], where: str) -> Piece | Parts:
+    if isinstance(raw, list):
+        if not raw or any(isinstance(part, list) for part in raw):
+            raise SentretError(f"{where}: a cell of several parts lists texts and values, got {raw!r}")
+        return tuple(_piece(part, runs, where) for part in raw)
+    return _piece(raw, runs, where)
+
+
+def _piece(raw: Any, runs: Mapping[str, Any], where: str) -> Piece:
     if isinstance(raw, str):
         return raw
     raw = _of(raw, dict, where)
@@ -153,21 +179,27 @@ def _cell(raw: Any, runs: Mapping[str, Any], where: str) -> str | Cell:
     if isinstance(expected, bool) or not isinstance(expected, (int, float)):
         raise SentretError(f"{where}: expected must be a number, got {expected!r}")
     form = raw.get("format", "number")
-    if form not in ("number", "p"):
-        raise SentretError(f"{where}: format is number or p, got {form!r}")
+    if form not in FORMATS:
+        raise SentretError(f"{where}: format is {', '.join(FORMATS)}, got {form!r}")
     at = tuple(_of(raw.get("at"), str, f"{where}: at").split("/"))
     digits, tolerance = raw.get("digits", 3), raw.get("tolerance", DEFAULT_TOLERANCE)
     if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 9:
         raise SentretError(f"{where}: digits must be a whole number from 0 to 9, got {digits!r}")
     if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < 1:
         raise SentretError(f"{where}: tolerance must be a number from 0 to 1, got {tolerance!r}")
-    return Cell(run, at, float(expected), digits, form, float(tolerance), raw.get("bold") is True)
+    factor, scale = raw.get("factor"), raw.get("scale", 1.0)
+    if factor is not None and (isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor >= 1):
+        raise SentretError(f"{where}: factor must be a number of at least 1, got {factor!r}")
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale < math.inf:
+        raise SentretError(f"{where}: scale must be a positive number, got {scale!r}")
+    return Cell(run, at, float(expected), digits, form, float(tolerance), raw.get("bold") is True,
+                None if factor is None else float(factor), float(scale))
 
 
 def render(table: Table) -> str:
     """The Markdown table, each value cell showing its expected value."""
-    def text(cell: str | Cell) -> str:
-        return cell if isinstance(cell, str) else cell.shown(cell.expected)
+    def text(cell: Piece | Parts) -> str:
+        return "".join(p if isinstance(p, str) else p.shown(p.expected) for p in pieces(cell))
 
     lines = ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
     lines += ["| " + " | ".join(text(c) for c in row) + " |" for row in table.rows]
@@ -206,13 +238,19 @@ def judge(cell: Cell, value: float) -> Outcome:
         return "OK"
     if cell.form == "p":
         return "within tolerance" if (value < P_THRESHOLD) == (cell.expected < P_THRESHOLD) else "FAIL"
+    if cell.factor is not None:
+        ratio = value / cell.expected if value > 0 and cell.expected > 0 else math.inf
+        return "within tolerance" if max(ratio, 1 / ratio) <= cell.factor * (1 + 1e-12) else "FAIL"
     return "within tolerance" if abs(value - cell.expected) <= cell.tolerance + 1e-12 else "FAIL"
 
 
 def command_line(command: str, data: str) -> list[str]:
-    """The command's words with ``{data}`` filled in; a leading ``sentret`` is this Python's sentret."""
+    """The command's words with ``{data}`` filled in; a leading ``sentret`` is this Python's sentret, a leading
+    ``python`` this Python (so ``python benchmarks/….py`` runs where sentret is installed)."""
     words = [word.replace("{data}", data) for word in shlex.split(command)]
-    return [sys.executable, "-m", "sentret_core", *words[1:]] if words[:1] == ["sentret"] else words
+    if words[:1] == ["sentret"]:
+        return [sys.executable, "-m", "sentret_core", *words[1:]]
+    return [sys.executable, *words[1:]] if words[:1] == ["python"] else words
 
 
 def run_json(words: list[str], root: Path) -> Any:
@@ -251,7 +289,7 @@ def check(spec: Spec, tables: Sequence[Table], root: Path, data: str | None = No
                 found.append(Checked(table.name, row, column, cell, None, "FAIL", f"{cell.run}: {document}"))
                 continue
             try:
-                value = measured(document, cell.at)
+                value = measured(document, cell.at) * cell.scale
             except KeyError as exc:
                 found.append(Checked(table.name, row, column, cell, None, "FAIL", f"no value at {exc.args[0]}"))
                 continue

@@ -39,6 +39,22 @@ def test_the_file_gives_index_and_k_and_flags_win(small_index: Index, tmp_path: 
     assert code == 2 and str(other) in err
 
 
+def test_a_repeatable_flag_replaces_the_files_list_and_leaves_it_unchanged(tmp_path: Path) -> None:
+    """`--param` given on the command line is the whole list, as any flag wins over the file; without it the
+    file's list holds, and a parse never grows the file's list for the next one."""
+    from sentret_core.cli.config import Config, apply_config
+    from sentret_core.cli.main import build_parser
+
+    parser = build_parser()
+    listed = ["bm25f.v1.k1=0.9", "bm25f.v1.b=0.5"]
+    apply_config(parser, Config(tmp_path / "sentret.toml", "sentret.toml", {"eval": {"param": list(listed)}}))
+    wikiqa = ["eval", "wikiqa", "--data", "x.tsv"]
+    assert parser.parse_args(wikiqa).param == listed
+    assert parser.parse_args([*wikiqa, "--param", "lm-dir.v1.mu=100"]).param == ["lm-dir.v1.mu=100"]
+    assert parser.parse_args([*wikiqa, "--param", "a.b=1", "--param", "c.d=2"]).param == ["a.b=1", "c.d=2"]
+    assert parser.parse_args(wikiqa).param == listed  # the file's list is as it was
+
+
 def test_pyproject_tool_table_and_support_models_as_a_list(small_index: Index, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch,
                                                            capsys: pytest.CaptureFixture[str]) -> None:

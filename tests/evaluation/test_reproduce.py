@@ -14,7 +14,21 @@ import pytest
 
 from sentret_core.cli.main import main
 from sentret_core.errors import SentretError
-from sentret_core.evaluation.reproduce import Cell, Table, check, docs_text, format_p, judge, load, render, run_json
+from sentret_core.evaluation.reproduce import (
+    Cell,
+    Parts,
+    Piece,
+    Table,
+    check,
+    command_line,
+    docs_text,
+    format_p,
+    judge,
+    load,
+    pieces,
+    render,
+    run_json,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = ROOT / "docs" / "tables.toml"
@@ -80,6 +94,39 @@ def test_the_judgement_at_its_edges() -> None:
         "0.19", "0.40", "0.023", "0.00030", "< 0.0001", "1.0"]  # two significant digits
 
 
+def test_timings_are_judged_within_a_factor_and_counts_scaled() -> None:
+    """A p95 of 468 ms with factor 1.5: 312-702 ms holds (the same machine, another load), 2× does not."""
+    timing = Cell("r", ("x",), 468, digits=0, factor=1.5)
+    assert [judge(timing, v) for v in (468.4, 312.0, 702.0, 703.0, 311.0, 0.0)] == [
+        "OK", "within tolerance", "within tolerance", "FAIL", "FAIL", "FAIL"]
+    count = Cell("r", ("x",), 285_969, digits=0, form="count")
+    assert count.shown(285_969) == "285,969" and judge(count, 285_969.2) == "OK"
+    assert judge(count, 285_970) == "FAIL"  # a count is exact: the default tolerance is far below one
+
+
+def test_a_cell_of_several_parts_draws_and_checks_each_value(tmp_path: Path) -> None:
+    path = tmp_path / "tables.toml"
+    path.write_text(f"""[runs.fake]
+command = {json.dumps(printing({"build": {"s": 6.49, "heap_mb": 1432.0}, "terms": 12_000_123}))}
+[[tables]]
+name = "scale"
+doc = "page.md"
+columns = ["", "1M sentences"]
+rows = [
+  ["build; its peak memory", [{{run = "fake", at = "build/s", expected = 6.5, digits = 1, factor = 2}}, " s; ",
+      {{run = "fake", at = "build/heap_mb", expected = 1.4, digits = 1, scale = 1e-3, factor = 2}}, " GB"]],
+  ["term occurrences", [{{run = "fake", at = "terms", expected = 12.0, digits = 1, scale = 1e-6}}, "M"]],
+]
+""", encoding="utf-8")
+    spec = load(path)
+    assert render(spec.tables[0]).splitlines()[2:] == ["| build; its peak memory | 6.5 s; 1.4 GB |",
+                                                        "| term occurrences | 12.0M |"]
+    found = check(spec, spec.tables, tmp_path)
+    assert [(c.row, c.value, c.outcome) for c in found] == [
+        ("build; its peak memory", 6.49, "OK"), ("build; its peak memory", pytest.approx(1.432), "OK"),
+        ("term occurrences", pytest.approx(12.000123), "OK")]
+
+
 def test_a_run_that_fails_or_prints_no_json_fails_its_cells(tmp_path: Path) -> None:
     broken = shlex.join([sys.executable, "-c", "import sys; sys.exit('no such benchmark file')"])
     spec = load(tables_file(tmp_path, broken))
@@ -97,13 +144,28 @@ def test_a_real_command_is_run_in_the_working_folder(tmp_path: Path) -> None:
                                                                             "within tolerance"]
 
 
+def test_a_leading_python_is_this_python(tmp_path: Path) -> None:
+    """So ``python benchmarks/learned.py --json`` runs where sentret is installed, not the first python on PATH."""
+    script = tmp_path / "prints.py"
+    script.write_text(f"import json, sys; print(json.dumps({{'python': sys.executable, **{PRINTS!r}}}))\n")
+    assert command_line(f"python {script} --json", "") == [sys.executable, str(script), "--json"]
+    spec = load(tables_file(tmp_path, f"python {script}"))
+    assert [c.outcome for c in check(spec, spec.tables, tmp_path)][:3] == ["OK", "within tolerance",
+                                                                            "within tolerance"]
+    assert command_line("pythonic x", "") == ["pythonic", "x"]
+
+
 @pytest.mark.parametrize("row, message", [
     ('["x", {run = "nope", at = "a", expected = 1}]', "no run 'nope'"),
     ('["x", {run = "fake", at = "a", expected = "0.6"}]', "expected must be a number"),
-    ('["x", {run = "fake", at = "a", expected = 1, format = "pct"}]', "format is number or p"),
+    ('["x", {run = "fake", at = "a", expected = 1, format = "pct"}]', "format is number, p, count"),
     ('["x"]', "has 1 cells for 2 columns"),
     ('["x", {run = "fake", at = "a", expected = 1, digits = "3"}]', "digits must be a whole number"),
     ('["x", {run = "fake", at = "a", expected = 1, tolerance = 5}]', "tolerance must be a number from 0 to 1"),
+    ('["x", {run = "fake", at = "a", expected = 1, factor = 0.5}]', "factor must be a number of at least 1"),
+    ('["x", {run = "fake", at = "a", expected = 1, scale = 0}]', "scale must be a positive number"),
+    ('["x", []]', "a cell of several parts lists texts and values"),
+    ('["x", [["y"]]]', "a cell of several parts lists texts and values"),
 ])
 def test_a_bad_tables_file_is_one_message(tmp_path: Path, row: str, message: str) -> None:
     path = tmp_path / "bad.toml"
@@ -164,8 +226,9 @@ def test_the_cheap_run_of_docs_tables_toml_reproduces(monkeypatch: pytest.Monkey
     """The untuned WikiQA dev run (about 30 s): its cells hold on this machine."""
     monkeypatch.chdir(ROOT)
     spec = load(TABLES)
-    def only_cheap(row: tuple[str | Cell, ...]) -> tuple[str | Cell, ...]:
-        return tuple(c if not isinstance(c, Cell) or c.run == "wikiqa-dev" else "" for c in row)
+    def only_cheap(row: tuple[Piece | Parts, ...]) -> tuple[Piece | Parts, ...]:
+        cheap = [all(not isinstance(p, Cell) or p.run == "wikiqa-dev" for p in pieces(c)) for c in row]
+        return tuple(c if ok else "" for c, ok in zip(row, cheap, strict=True))
 
     cheap = [Table(t.name, t.doc, t.columns, tuple(only_cheap(row) for row in t.rows)) for t in spec.tables]
     found = [c for c in check(spec, cheap, ROOT) if c.cell.run == "wikiqa-dev"]
