@@ -86,14 +86,15 @@ def measure(args: argparse.Namespace) -> dict[str, object]:
             shards.add(tuple(digests))
         finally:
             ray.shutdown()
-    print(f"ray 2 workers ÷ 1 worker: {seconds['ray-1'] / seconds['ray-2']:.2f}× (target ≥ 1.8×)")
-    print(f"ray ÷ local at 2 workers: {seconds['local-2'] / seconds['ray-2']:.2f}× the local engine's speed")
-    print(f"shards identical across the four runs: {len(shards) == 1}")
-    return {"documents": len(docs), "words": words,
-            "runs": {name: {"seconds": s, "words_per_s": words / s} for name, s in seconds.items()},
-            "local_2_over_1": seconds["local-1"] / seconds["local-2"],
-            "ray_2_over_1": seconds["ray-1"] / seconds["ray-2"],
-            "ray_over_local": seconds["local-2"] / seconds["ray-2"], "identical": len(shards) == 1}
+    report = {"documents": len(docs), "words": words,
+              "runs": {name: {"seconds": s, "words_per_s": words / s} for name, s in seconds.items()},
+              "local_2_over_1": seconds["local-1"] / seconds["local-2"],
+              "ray_2_over_1": seconds["ray-1"] / seconds["ray-2"],
+              "ray_over_local": seconds["local-2"] / seconds["ray-2"], "identical": len(shards) == 1}
+    print(f"ray 2 workers ÷ 1 worker: {report['ray_2_over_1']:.2f}× (target ≥ 1.8×)")
+    print(f"ray ÷ local at 2 workers: {report['ray_over_local']:.2f}× the local engine's speed")
+    print(f"shards identical across the four runs: {report['identical']}")
+    return report
 
 
 if __name__ == "__main__":

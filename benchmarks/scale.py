@@ -330,7 +330,7 @@ class Peers:
         searcher = index.searcher()
         self.indexed_s["tantivy"] = time.perf_counter() - started
         self.notes.append(
-            f"tantivy: indexed in {time.perf_counter() - started:.1f} s (in RAM, 1 writer thread), "
+            f"tantivy: indexed in {self.indexed_s['tantivy']:.1f} s (in RAM, 1 writer thread), "
             f"{searcher.num_segments} segment(s), RSS {rss:,.0f} → {current_rss_mb():,.0f} MB"
         )
         Occur, Query = tantivy.Occur, tantivy.Query
