@@ -27,6 +27,7 @@ CV MAP}, "seconds"}}``), which ``docs/tables.toml`` reads (``sentret reproduce``
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -54,7 +55,6 @@ BASELINE = "bm25f.v1"
 ALL_OF_C = 1_000  # other documents' sentences a WikiQA topic learns from: all of C (≤ 2 × depth)
 SINGLES = ("bm25f.v1", "bm25.v1", "tfisf.v1", "lm-jm.v1", "lm-dir.v1", "embed.v1", "align.v1", "minilm.v1")
 REPORT: dict[str, dict[str, Any]] = {}  # table -> its numbers, for --json
-OUT = sys.stdout  # where the Markdown tables go (stderr with --json)
 
 
 def load(name: str, path: Path, distractors: str | None = None) -> Benchmark:
@@ -90,10 +90,11 @@ def held_out(name: str, train_file: Path, test_file: Path, depth: int,
     # sentences in C (learn(..., other_documents=...)), for candidates from many documents (the transfer)
     for others in (0, ALL_OF_C) if name == "wikiqa" else (0,):
         for learner in LEARNERS:
-            label = f"ltr-{learner}" + ("-other-documents" if others else "")
-            result = learn(f"{name}-{label[4:]}", Data(train.index, benchmark_topics(train)), folds=5,
-                           learner=learner, depth=depth, choose=True, other_documents=others, scorers=scorers)
-            stored[label] = f"{name}-{label[4:]}"
+            kind = learner + ("-other-documents" if others else "")
+            label, ranker = f"ltr-{kind}", f"{name}-{kind}"
+            result = learn(ranker, Data(train.index, benchmark_topics(train)), folds=5, learner=learner,
+                           depth=depth, choose=True, other_documents=others, scorers=scorers)
+            stored[label] = ranker
             notes.append(grid_note(label, result))
             cv[label] = result.metrics.get("cv", {}).get("map", math.nan)
     frames.update(ranker_frames(test, stored))
@@ -157,9 +158,9 @@ def grid_note(learner: str, result: LearnResult) -> str:
 def table(name: str, title: str, frames: dict[str, pd.DataFrame], notes: list[str], started: float,
           cv: dict[str, float] | None = None) -> None:
     comparison = compare(frames, BASELINE)
-    print(f"\n## {name}: {title}\n", file=OUT)
-    print(f"| model | MAP | MRR | p (MAP, Wilcoxon / t) vs {BASELINE} | p (MRR, Wilcoxon / t) |", file=OUT)
-    print("|---|---|---|---|---|", file=OUT)
+    print(f"\n## {name}: {title}\n")
+    print(f"| model | MAP | MRR | p (MAP, Wilcoxon / t) vs {BASELINE} | p (MRR, Wilcoxon / t) |")
+    print("|---|---|---|---|---|")
     numbers: dict[str, dict[str, float]] = {}
     for model in frames:
         values: dict[tuple[str, str], float] = {
@@ -174,16 +175,15 @@ def table(name: str, title: str, frames: dict[str, pd.DataFrame], notes: list[st
             sign = "+" if values[metric, "diff"] > 0 else "-"
             return f"{sign} {values[metric, 'p_wilcoxon']:.4f} / {values[metric, 'p_ttest']:.4f}"
 
-        print(f"| {model} | {values['map', 'mean']:.4f} | {values['mrr', 'mean']:.4f} | {p('map')} | {p('mrr')} |",
-              file=OUT)
+        print(f"| {model} | {values['map', 'mean']:.4f} | {values['mrr', 'mean']:.4f} | {p('map')} | {p('mrr')} |")
         numbers[model] = {m: values[m, "mean"] for m in METRICS}
         if model != BASELINE:
             numbers[model].update({f"p_{m}{t}": values[m, key] for m in METRICS
                                    for t, key in (("", "p_wilcoxon"), ("_t", "p_ttest"))})
     for note in notes:
-        print(f"\n{note}", file=OUT)
+        print(f"\n{note}")
     load_avg = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    print(f"\n({time.time() - started:.0f} s; {load_avg})", file=OUT, flush=True)
+    print(f"\n({time.time() - started:.0f} s; {load_avg})", flush=True)
     REPORT[name] = {"models": numbers, "cv_map": cv or {}, "seconds": round(time.time() - started)}
 
 
@@ -204,8 +204,17 @@ def main() -> None:
     parser.add_argument("--json", action="store_true",
                         help="the tables to stderr, and every number of them to stdout as JSON")
     args = parser.parse_args()
-    global OUT
-    OUT = sys.stderr if args.json else sys.stdout
+    if not args.json:
+        measure(args)
+        return
+    with contextlib.redirect_stdout(sys.stderr):
+        measure(args)
+    json.dump(REPORT, sys.stdout, indent=1)
+    print()
+
+
+def measure(args: argparse.Namespace) -> None:
+    """The chosen tables, printed as Markdown; their numbers kept in REPORT."""
     scorers = tuple(m.strip() for m in args.scorers.split(",") if m.strip())
     os.environ.setdefault("SENTRET_RANKERS", tempfile.mkdtemp(prefix="sentret-rankers-"))
     chosen = args.only.split(",")
@@ -223,9 +232,6 @@ def main() -> None:
         if squad_bench is None and "squad" in args.only:
             squad_bench = load("squad-support", args.data / "squad" / "dev-v1.1-even.json", distractors)
         transfer(args.data, wikiqa, squad_bench, args.squad_depth)
-    if args.json:
-        json.dump(REPORT, sys.stdout, indent=1)
-        print()
 
 
 if __name__ == "__main__":
