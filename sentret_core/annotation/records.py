@@ -7,10 +7,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from sentret_core.defaults import DEFAULT_QRELS_SCALE, RELEVANT_GRADE, TREC_OFFSET
+from sentret_core.defaults import (
+    DEFAULT_ENTITY_SCORE,
+    DEFAULT_ENTITY_WEIGHTING,
+    DEFAULT_K,
+    DEFAULT_QRELS_SCALE,
+    DEFAULT_RANKER,
+    EXPLORE_ENTITY_WEIGHTING,
+    EXPLORE_K,
+    RELEVANT_GRADE,
+    TREC_OFFSET,
+)
 from sentret_core.evaluation.trec_io import topic_id
 
 if TYPE_CHECKING:
@@ -54,12 +64,36 @@ class PoolItem(NamedTuple):
 
 
 @dataclass(frozen=True)
+class EntityRanking:
+    """How a bare query's entities are chosen: Blanco & Zaragoza's entity score over the ranker's top ``k``
+    sentences (S_q), each counting as ``weighting`` says (:mod:`sentret_core.support.weighting`). The
+    defaults are the Explore page's, so a session pools the entities its team sees there."""
+
+    ranker: str = DEFAULT_RANKER
+    k: int = EXPLORE_K
+    score: str = DEFAULT_ENTITY_SCORE
+    weighting: str = EXPLORE_ENTITY_WEIGHTING
+
+    def describe(self) -> str:
+        counted = "each sentence once" if self.weighting == "none" else f"sentences weighted by {self.weighting}"
+        return f"entities by {self.score} over the top {self.k:,} sentences of {self.ranker}, {counted}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ranker": self.ranker, "k": self.k, "score": self.score, "weighting": self.weighting}
+
+
+# how sessions pooled before the ranking was recorded: the library's defaults of the time
+RECORDED_BEFORE = EntityRanking(DEFAULT_RANKER, DEFAULT_K, DEFAULT_ENTITY_SCORE, DEFAULT_ENTITY_WEIGHTING)
+
+
+@dataclass(frozen=True)
 class PoolSettings:
-    """How a session's pool was made: the models pooled, the depth and the shuffle seed."""
+    """How a session's pool was made: the models pooled, the depth, the shuffle seed and the entity ranking."""
 
     models: tuple[str, ...] = ()
     depth: int = 10
     seed: int = 0
+    ranking: EntityRanking = field(default_factory=EntityRanking)
 
     def __post_init__(self) -> None:
         if isinstance(self.depth, bool) or not isinstance(self.depth, int) or self.depth < 1:
@@ -69,12 +103,16 @@ class PoolSettings:
         object.__setattr__(self, "models", tuple(str(m) for m in self.models))
 
     def to_json(self) -> str:
-        return json.dumps({"models": list(self.models), "depth": self.depth, "seed": self.seed})
+        return json.dumps({"models": list(self.models), "depth": self.depth, "seed": self.seed,
+                           "ranking": self.ranking.to_dict()})
 
     @classmethod
     def from_json(cls, text: str) -> PoolSettings:
         data = json.loads(text)
-        return cls(tuple(data["models"]), int(data["depth"]), int(data["seed"]))
+        ranked = data.get("ranking")
+        ranking = RECORDED_BEFORE if not isinstance(ranked, dict) else EntityRanking(
+            str(ranked["ranker"]), int(ranked["k"]), str(ranked["score"]), str(ranked["weighting"]))
+        return cls(tuple(data["models"]), int(data["depth"]), int(data["seed"]), ranking)
 
 
 class SessionInfo(NamedTuple):

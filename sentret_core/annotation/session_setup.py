@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from sentret_core.annotation.item_order import ItemOrder
 from sentret_core.annotation.pooling import pool
-from sentret_core.annotation.records import PoolItem, PoolSettings, SessionInfo
+from sentret_core.annotation.records import EntityRanking, PoolItem, PoolSettings, SessionInfo
 from sentret_core.annotation.topics import (
     DEFAULT_DEPTH,
     DEFAULT_TOP_ENTITIES,
@@ -26,7 +26,7 @@ from sentret_core.annotation.topics import (
     parse_topics,
     split_entity_key,
 )
-from sentret_core.defaults import DEFAULT_K, DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS
+from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import split_topic_id, topic_id
 from sentret_core.index.docnos import sentence_docnos
@@ -108,14 +108,15 @@ def build_pool(
     depth: int = DEFAULT_DEPTH,
     seed: int = 0,
     top_entities: int = DEFAULT_TOP_ENTITIES,
-    ranker: str = DEFAULT_RANKER,
-    k: int = DEFAULT_K,
+    ranking: EntityRanking | None = None,
     entity_labels: Iterable[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> PoolPlan:
     """Pool every topic's candidates: the union of each model's top ``depth``, shuffled (module docstring).
 
-    ``topics`` is a list of :class:`TopicLine` or the text of a topics file. A topic without any
+    ``topics`` is a list of :class:`TopicLine` or the text of a topics file. ``ranking`` chooses a bare
+    query's entities and S_q (default: the Explore page's, so the pool holds the entities a team sees
+    there, with the support sentences Explore shows). A topic without any
     candidate sentence is left out with a note; no item at all is an error. ``progress(done, total)``
     is called after each query is pooled.
     """
@@ -132,6 +133,11 @@ def build_pool(
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise SentretError(f"the seed must be an integer (got {seed!r})")
     labels = list(entity_labels) if entity_labels is not None else None
+    ranking = EntityRanking() if ranking is None else ranking
+    if not isinstance(ranking, EntityRanking):
+        raise SentretError(f"the entity ranking must be an EntityRanking (got {type(ranking).__name__})")
+    chosen: dict[str, Any] = {"ranker": ranking.ranker, "k": ranking.k, "entity_labels": labels,
+              "entity_weighting": ranking.weighting}
 
     by_query: dict[str, list[TopicLine]] = {}
     for line in lines:
@@ -141,7 +147,7 @@ def build_pool(
     set_aside: list[tuple[str, str]] = []
     seen: set[tuple[str, int]] = set()
     for query, asked in _reported(list(by_query.items()), progress):
-        ctx = QueryContext.of(index, query, ranker=ranker, k=k, entity_labels=labels)
+        ctx = QueryContext.of(index, query, **chosen)
         if ctx.reason:
             notes.append(f"{query!r}: {ctx.reason}")
             continue
@@ -150,8 +156,8 @@ def build_pool(
             if line.entity is not None:
                 entities.append(find_entity(index, line.entity))
                 continue
-            found = support(index, query, ranker=ranker, k=k, top_entities=top_entities + RESTATING_SPARE,
-                            models=(names[0],), per_entity=1, entity_labels=labels)
+            found = support(index, query, **chosen, entity_score=ranking.score,
+                            top_entities=top_entities + RESTATING_SPARE, models=(names[0],), per_entity=1)
             if not found.entities:
                 notes.append(f"{query!r}: {found.reason or 'no entity in the top sentences'}")
             top: list[int] = []
@@ -184,7 +190,7 @@ def build_pool(
         raise SentretError(f"nothing to grade: {why}")
     for query, key in set_aside:
         notes.append(f"{query!r} / {key}: it only restates the query (name it in the topics to pool it)")
-    settings = PoolSettings(names, depth, seed)
+    settings = PoolSettings(names, depth, seed, ranking)
     return PoolPlan(items, settings, tuple(pooled), tuple(notes), tuple(set_aside), str(index.path))
 
 

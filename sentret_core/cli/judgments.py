@@ -5,7 +5,8 @@ Wired into ``cli.py`` through :func:`register`; heavy imports happen inside the 
 
     sentret judgments create DB --session NAME --index DIR --topics FILE [--pool-depth N]
                              [--models a,b,c] [--top-entities N] [--seed S] [--graders K] [--overlap PCT]
-                             [--shared-order] [--annotators a,b] [--preview]
+                             [--ranker M] [--k K] [--entity-score S] [--entity-weighting W]
+                             [--guidelines FILE] [--shared-order] [--annotators a,b] [--preview]
     sentret judgments annotators DB --session NAME [--add NAME] [--new-secret NAME]
                              [--rename OLD NEW] [--disable NAME] [--enable NAME] [--remove NAME]
     sentret judgments export DB --session NAME --format qrels|csv|jsonl|topics [--scale trec|1-4] [--ids docno|internal]
@@ -38,7 +39,16 @@ from typing import TYPE_CHECKING, Any
 
 from sentret_core.cli.common import PROGRESS_S, every, write_output
 from sentret_core.cli.outputs import Files, declare, output
-from sentret_core.defaults import DEFAULT_QRELS_SCALE, DEFAULT_SUPPORT_MODELS, RELEVANT_GRADE, TREC_RELEVANT_GRADE
+from sentret_core.defaults import (
+    DEFAULT_ENTITY_SCORE,
+    DEFAULT_QRELS_SCALE,
+    DEFAULT_RANKER,
+    DEFAULT_SUPPORT_MODELS,
+    EXPLORE_ENTITY_WEIGHTING,
+    EXPLORE_K,
+    RELEVANT_GRADE,
+    TREC_RELEVANT_GRADE,
+)
 
 if TYPE_CHECKING:
     from sentret_core.annotation.admin import Admin
@@ -63,6 +73,17 @@ def register(sub: Any) -> None:
     create.add_argument("--models", default=",".join(DEFAULT_SUPPORT_MODELS), help="pooling models, comma-separated")
     create.add_argument("--top-entities", type=int, default=5, help="entities per bare query (default 5)")
     create.add_argument("--seed", type=int, default=0, help="shuffle seed, recorded (default 0)")
+    create.add_argument("--ranker", default=DEFAULT_RANKER, help="a bare query's S_q: the sentence scorer "
+                        "its entities come from (default %(default)s, as the Explore page)")
+    create.add_argument("--k", type=int, default=EXPLORE_K, help="|S_q| (default %(default)s, as the Explore page)")
+    create.add_argument("--entity-score", default=DEFAULT_ENTITY_SCORE,
+                        choices=["kld", "frequency", "rarity", "combination"],
+                        help="how a bare query's entities are ranked (default %(default)s)")
+    create.add_argument("--entity-weighting", default=EXPLORE_ENTITY_WEIGHTING, choices=["none", "rank", "score"],
+                        help="how each sentence of S_q counts in the entity scores (default %(default)s, as the "
+                        "Explore page; none is Blanco & Zaragoza's)")
+    create.add_argument("--guidelines", default=None, metavar="FILE",
+                        help="the annotators' guidelines, a UTF-8 text file shown on their grading page")
     create.add_argument("--graders", type=int, default=0,
                         help="annotators per shared item (default 0: every annotator)")
     create.add_argument("--overlap", type=int, default=100,
@@ -76,7 +97,8 @@ def register(sub: Any) -> None:
     _url(create)
     add_token_option(create)
     create.add_argument("--json", action="store_true", help="print one JSON object")
-    declare(create, lambda args: Files([args.index, args.topics], output("DB", args.db, "database")))
+    declare(create, lambda args: Files([args.index, args.topics, *([args.guidelines] if args.guidelines else [])],
+                                       output("DB", args.db, "database")))
 
     people = _sub(commands, "annotators", "List a session's annotators; add, rename, disable or remove them.",
                   _annotators)
@@ -184,11 +206,14 @@ def _read(path: str, what: str) -> str:
 
 def _create(args: argparse.Namespace) -> int:
     from sentret_core.annotation.item_order import ItemOrder
-    from sentret_core.annotation.session_setup import create_session
+    from sentret_core.annotation.records import EntityRanking
+    from sentret_core.annotation.session_setup import check_guidelines, create_session
     from sentret_core.index.reader import Index
 
     order = ItemOrder(args.overlap, args.graders, not args.shared_order, args.seed)  # checked before the pool
     topics = _read(args.topics, "topics")
+    guidelines = check_guidelines(_read(args.guidelines, "guidelines")) if args.guidelines else ""
+    args.ranking = EntityRanking(args.ranker, args.k, args.entity_score, args.entity_weighting)
     index = Index.load(args.index)
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     names = [n for n in args.annotators.split(",") if n.strip()]
@@ -197,7 +222,7 @@ def _create(args: argparse.Namespace) -> int:
     with open_store(args.db, create=True) as store:
         admin = admin_of(store, args) if names else None  # checked before anything is written
         info, plan = create_session(
-            store, args.session, index, topics, order=order,
+            store, args.session, index, topics, order=order, guidelines=guidelines, ranking=args.ranking,
             models=models, depth=args.pool_depth, seed=args.seed, top_entities=args.top_entities,
             progress=every(PROGRESS_S, "judgments create", "pooled", "queries", quiet_when_quick=True),
         )
@@ -207,12 +232,13 @@ def _create(args: argparse.Namespace) -> int:
     if args.json:
         _print_json({"session": info.name, "items": info.n_items, "pairs": len(plan.topics),
                      "queries": len(info.queries), "models": list(info.settings.models), "depth": info.settings.depth,
-                     "seed": info.settings.seed, "order": order.describe(),
+                     "seed": info.settings.seed, "ranking": info.settings.ranking.to_dict(), "order": order.describe(),
                      "annotators": _secret_records(secrets, args.url)})
         return 0
     print(f"created session {info.name!r}: {info.n_items} items over {len(plan.topics)} (query, entity) "
           f"pairs from {len(info.queries)} queries; models {', '.join(info.settings.models)}, depth "
-          f"{info.settings.depth}, seed {info.settings.seed}; {order.describe()}")
+          f"{info.settings.depth}, seed {info.settings.seed}; {order.describe()}; a bare query's "
+          f"{info.settings.ranking.describe()}")
     _print_secrets(secrets, args.url)
     if not secrets:
         print("add annotators with `sentret judgments annotators DB --session NAME --add NAME`")
@@ -224,12 +250,13 @@ def _preview(index: Any, topics: str, models: list[str], args: argparse.Namespac
     from sentret_core.annotation.session_setup import build_pool, topic_label
 
     plan = build_pool(index, topics, models=models, depth=args.pool_depth, seed=args.seed,
-                      top_entities=args.top_entities,
+                      top_entities=args.top_entities, ranking=args.ranking,
                       progress=every(PROGRESS_S, "judgments create", "pooled", "queries", quiet_when_quick=True))
     for note in plan.notes:
         print(f"sentret: left out {note}", file=sys.stderr)
     if args.json:
         _print_json({"session": args.session, "items": len(plan.items), "stored": False,
+                     "ranking": plan.settings.ranking.to_dict(),
                      "pairs": [{"topic": topic_label(t.topic_id), "items": len(t.pooled)}
                                for t in plan.topics]})
         return 0
@@ -237,7 +264,8 @@ def _preview(index: Any, topics: str, models: list[str], args: argparse.Namespac
         n = len(topic.pooled)
         print(f"{topic_label(topic.topic_id)}\t{n} item{'s' if n != 1 else ''}")
     print(f"preview of session {args.session!r}: {len(plan.items)} items over {len(plan.topics)} (query, entity) "
-          "pairs; nothing stored (run again without --preview to create it)")
+          f"pairs; a bare query's {plan.settings.ranking.describe()}; nothing stored (run again without "
+          "--preview to create it)")
     return 0
 
 

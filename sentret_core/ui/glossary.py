@@ -102,3 +102,17 @@ def feature_label(name: str) -> str:
 def feature_glossary(names: list[str]) -> list[tuple[str, str]]:
     """(feature in words, its code name) for each of ``names``, for a glossary under a chart."""
     return [(feature_label(n), n) for n in names]
+
+
+def took_text(computed_ms: float, served_ms: float) -> str:
+    """The request's time: a result from the page's cache says so, beside the time it was computed in."""
+    if served_ms < computed_ms / 2:
+        return f"{served_ms:.1f} ms from the cache (computed in {computed_ms:.1f} ms)"
+    return f"{computed_ms:.1f} ms"
+
+
+def ranks_text(ranks: list[int]) -> str:
+    """"rank 3" or "ranks 1, 3 and 4"."""
+    words = [str(r) for r in ranks]
+    listed = words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+    return f"rank{'s' if len(words) > 1 else ''} {listed}"

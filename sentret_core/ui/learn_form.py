@@ -15,7 +15,7 @@ from sentret_core.learning.enough import check_enough
 from sentret_core.learning.learn import Data, learn
 from sentret_core.learning.topics import session_topics
 from sentret_core.ui.judgments import session_index
-from sentret_core.ui.state import error_guard
+from sentret_core.ui.state import error_guard, index_label
 
 if TYPE_CHECKING:
     from sentret_core.annotation.admin import Admin
@@ -44,7 +44,7 @@ def learn_form(admin: Admin, session: str, index_path: str) -> None:
                 raise SentretError(f"a ranker named {name!r} exists already: choose a new name (others may use it)")
             index = session_index(index_path)
             if index is None:
-                raise SentretError(f"the session's index {index_path} cannot be opened")
+                raise SentretError(f"the session's index {index_label(index_path)} cannot be opened")
             data = Data(index, session_topics(admin, session, index), {"session": session}, unjudged_non_relevant=False)
             check_enough(data.usable(), folds=folds)  # before any feature is computed
             bar = st.progress(0.0, text="Learning…")

@@ -9,11 +9,30 @@ from pathlib import Path
 
 from sentret_core.index import artefacts
 from sentret_core.models import get_model, list_models
+from sentret_core.support.registry import support_model, support_model_names, title
+from sentret_core.ui.url import UrlReader
+
+LTR = "ltr.v1"
+LTR_MODEL = "p.ltr.model"  # the stored ranker ltr.v1 reads (its ``model`` parameter), by name
 
 
 def offered_models() -> list[str]:
     learned = bool(stored_rankers())
     return [spec.name for spec in list_models() if spec.family != "ltr" or learned]
+
+
+def support_models() -> list[str]:
+    return [*offered_models(), *support_model_names()]
+
+
+def is_learned(name: str) -> bool:
+    """Whether ``name`` is a learned ranker's scorer (``ltr.v1``), which reads a stored ranker by name."""
+    return support_model(name) is None and get_model(name).family == "ltr"
+
+
+def model_title(name: str, learned: str | None = None) -> str:
+    """A model's display name; a learned ranker's with the stored ranker it reads: "Learned ranker (ltr)"."""
+    return f"{title(name)} ({learned})" if learned and is_learned(name) else title(name)
 
 
 def stored_rankers() -> list[str]:
@@ -82,3 +101,19 @@ def _trained(index_path: str) -> frozenset[tuple[str, str]]:
             for old in list(_TRAINED)[: max(0, len(_TRAINED) - MEMO_SIZE)]:
                 del _TRAINED[old]
     return seen[1]
+
+
+def learned_params(learned: str | None) -> dict[str, dict[str, str]] | None:
+    """The models' parameters that make ``ltr.v1`` read the stored ranker ``learned``."""
+    return {LTR: {"model": learned}} if learned else None
+
+
+def learned_choice(url: UrlReader) -> str | None:
+    """The stored ranker a link names (``p.ltr.model``), else the default one; None when none is stored."""
+    rankers = stored_rankers()
+    if not rankers:
+        if url.has(LTR_MODEL):
+            url.warnings.append(f"The link's {LTR_MODEL}={url.text(LTR_MODEL)!r} names a learned ranker, but none "
+                                "is stored; learn one on the Evaluate page.")
+        return None
+    return url.choice(LTR_MODEL, rankers, default_ranker(rankers))

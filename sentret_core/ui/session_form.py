@@ -23,6 +23,7 @@ import streamlit as st
 
 from sentret_core.annotation.admin import Admin
 from sentret_core.annotation.item_order import MAX_GRADERS, ItemOrder
+from sentret_core.annotation.records import EntityRanking
 from sentret_core.annotation.session_setup import (
     MAX_GUIDELINES,
     PoolPlan,
@@ -34,11 +35,21 @@ from sentret_core.annotation.session_setup import (
 )
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.annotation.topics import DEFAULT_DEPTH, DEFAULT_TOP_ENTITIES, TopicLine, parse_topics
-from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
+from sentret_core.defaults import APP_MAX_K, DEFAULT_SUPPORT_MODELS
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import topic_id
-from sentret_core.ui.pages.explore import model_title, support_models
-from sentret_core.ui.state import EXPLORE_QUERY, current_index, current_index_path, guarded, uploaded_text
+from sentret_core.models import list_models
+from sentret_core.support.entity_stats import ENTITY_SCORES
+from sentret_core.support.weighting import ENTITY_WEIGHTINGS
+from sentret_core.ui.offered import model_title, support_models
+from sentret_core.ui.state import (
+    EXPLORE_QUERY,
+    current_index,
+    current_index_path,
+    guarded,
+    index_label,
+    uploaded_text,
+)
 from sentret_core.ui.text import md
 
 FORM = "admin_create_form"
@@ -130,16 +141,52 @@ def _form() -> dict[str, Any] | None:
                               "(a topic's items stay together); off: one shared order")
         models = st.multiselect("Pooling models", support_models(), default=list(DEFAULT_SUPPORT_MODELS),
                                 key="admin_models", format_func=model_title)
+        ranking = _ranking_fields()
         st.text_area("Guidelines for the annotators (optional; shown on their grading page as written)",
                      key=field_key(GUIDELINES), max_chars=MAX_GUIDELINES, height=100)
-        st.caption(f"Index: {md(str(current_index_path()))} (choose another on the Corpus page)")
+        st.caption(f"Index: {md(index_label(current_index_path()))} (choose another on the Corpus page)")
         if not st.form_submit_button("Preview the pairs", type="primary", key="admin_preview",
                                      help="Pool the topics and show the (query, entity) pairs; nothing is "
                                      "stored until Create session"):
             return None
     return {"name": name, "table": table, "upload": upload, "explore": explore if add_explore else "",
-            "models": models, "depth": int(depth), "top": int(top), "seed": int(seed),
+            "models": models, "ranking": ranking, "depth": int(depth), "top": int(top), "seed": int(seed),
             "graders": int(graders), "overlap": int(overlap), "shuffle": bool(shuffle)}
+
+
+def explore_ranking() -> EntityRanking:
+    """The entity ranking the Explore page shows in this browser session (its defaults before a visit there);
+    a learned ranker as Explore's ranker is not offered for pooling (its first stage is BM25F then)."""
+    state, plain = st.session_state, EntityRanking()
+    ranker, k = state.get("explore_ranker"), state.get("explore_k")
+    score, weighting = state.get("explore_score"), state.get("explore_weighting")
+    return EntityRanking(
+        ranker if isinstance(ranker, str) and ranker in pooling_rankers() else plain.ranker,
+        k if isinstance(k, int) and not isinstance(k, bool) else plain.k,
+        score if isinstance(score, str) and score in ENTITY_SCORES else plain.score,
+        weighting if isinstance(weighting, str) and weighting in ENTITY_WEIGHTINGS else plain.weighting,
+    )
+
+
+def pooling_rankers() -> list[str]:
+    return [spec.name for spec in list_models() if spec.family != "ltr"]
+
+
+def _ranking_fields() -> EntityRanking:
+    """How a query without an entity gets its entities (and S_q its sentences): Explore's choices by default."""
+    shown = explore_ranking()
+    rankers = pooling_rankers()
+    st.markdown("**Entities of a query without one**, and the sentences they come from: as on the Explore page "
+                "unless changed here")
+    r1, r2, r3, r4 = st.columns(4)
+    ranker = r1.selectbox("Ranker (gives S_q)", rankers, index=rankers.index(shown.ranker), key="admin_pool_ranker",
+                          format_func=model_title)
+    k = r2.number_input("k (sentences in S_q)", 1, APP_MAX_K, shown.k, key="admin_pool_k")
+    score = r3.selectbox("Entity score", ENTITY_SCORES, index=ENTITY_SCORES.index(shown.score),
+                         key="admin_pool_score")
+    weighting = r4.selectbox("Each sentence of S_q counts by", ENTITY_WEIGHTINGS,
+                             index=ENTITY_WEIGHTINGS.index(shown.weighting), key="admin_pool_weighting")
+    return EntityRanking(str(ranker), int(k), str(score), str(weighting))
 
 
 def table_topics(table: pd.DataFrame) -> list[TopicLine]:
@@ -190,8 +237,8 @@ def _cell(value: object) -> str:
 
 
 def _preview(store: JudgmentStore, *, name: str, table: pd.DataFrame, upload: Any, explore: str,
-             models: list[str], depth: int, top: int, seed: int, graders: int, overlap: int,
-             shuffle: bool) -> None:
+             models: list[str], ranking: EntityRanking, depth: int, top: int, seed: int, graders: int,
+             overlap: int, shuffle: bool) -> None:
     """Pool the form's topics (nothing stored) and keep the plan for :func:`_show_preview`."""
     st.session_state.pop(PREVIEW, None)  # a failed preview leaves no older one to create by mistake
     checked = guarded("check the session name", check_session_name, store, name)
@@ -207,7 +254,7 @@ def _preview(store: JudgmentStore, *, name: str, table: pd.DataFrame, upload: An
     if index is None:
         return
     plan = guarded("pool the topics", build_pool, index, topics, models=models, depth=depth, seed=seed,
-                   top_entities=top)
+                   top_entities=top, ranking=ranking)
     if plan is not None:
         st.session_state[PREVIEW] = (checked, plan, order)
 
@@ -216,6 +263,9 @@ def _show_preview(store: JudgmentStore, name: str, plan: PoolPlan, order: ItemOr
     """The pooled pairs of the previewed session, and the button that creates exactly them."""
     st.markdown(f"**Preview of session {md(repr(name))}**: {len(plan.items)} items over {len(plan.pairs)} "
                 f"(query, entity) pairs; {md(order.describe())}")
+    ranking = plan.settings.ranking
+    same = "the Explore page's" if ranking == explore_ranking() else "not the Explore page's now"
+    st.caption(f"A query without an entity: its {md(ranking.describe())} ({same}).")
     counts = {t.topic_id: len(t.pooled) for t in plan.topics}
     st.dataframe(pd.DataFrame({"pair": [topic_label(tid) for tid in counts], "items": list(counts.values())}),
                  hide_index=True, width="stretch", key="admin_preview_pairs")

@@ -138,6 +138,13 @@ def index_name(path: Path) -> str | None:
         return None
 
 
+def index_label(path: str | Path) -> str:
+    """How a page names an index: its folder's name (under the index root, the name a link uses), never the
+    server's absolute path, which a shared screen or a screenshot would show to everyone."""
+    given = Path(path)
+    return index_name(given) or f"…/{given.name}"
+
+
 def index_from_url() -> str | None:
     """Open the index the URL names (``?index=NAME``, a folder under the index root) when the link is
     new to this session; the warning to show when it names no index there."""

@@ -15,7 +15,7 @@ import pytest
 from sentret_core import Index
 from sentret_core.annotation.agreement_summary import agreement_summary
 from sentret_core.annotation.judged_eval import evaluate_judgments, evaluate_session
-from sentret_core.annotation.records import ADMIN_TOKEN_ENV, Judgment
+from sentret_core.annotation.records import ADMIN_TOKEN_ENV, RECORDED_BEFORE, EntityRanking, Judgment, PoolSettings
 from sentret_core.annotation.session_setup import build_pool, create_session, topic_seed
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.annotation.topics import (
@@ -26,7 +26,7 @@ from sentret_core.annotation.topics import (
     parse_topics,
     split_entity_key,
 )
-from sentret_core.defaults import DEFAULT_SUPPORT_MODELS
+from sentret_core.defaults import DEFAULT_SUPPORT_MODELS, EXPLORE_ENTITY_WEIGHTING, EXPLORE_K
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import topic_id
 from sentret_core.models import score, top_k
@@ -180,9 +180,11 @@ def test_pool_order_depends_only_on_the_seed(index: Index) -> None:
 
 
 def test_a_query_alone_stands_for_its_top_entities(index: Index) -> None:
-    """Its top entities by Explore's rule: those that only restate the query are left out."""
-    plan = build_pool(index, QUERY, depth=1, top_entities=3)
-    found = support(index, QUERY, top_entities=20, models=("bm25f.v1",), per_entity=1)
+    """Its top entities by Explore's rule: those that only restate the query are left out (each sentence of
+    S_q counted once, where "Picasso" ranks first on this corpus)."""
+    unweighted = EntityRanking(weighting="none")
+    plan = build_pool(index, QUERY, depth=1, top_entities=3, ranking=unweighted)
+    found = support(index, QUERY, k=EXPLORE_K, top_entities=20, models=("bm25f.v1",), per_entity=1)
     ranked = [entity_key(e.entity.text, e.entity.label) for e in found.entities]
     kept, restating = split_restating(index, found.terms, found.entities)
     keys = [entity_key(e.entity.text, e.entity.label) for e in kept[:3]]
@@ -195,8 +197,38 @@ def test_a_query_alone_stands_for_its_top_entities(index: Index) -> None:
     assert any(PICASSO in note and "only restates the query" in note for note in plan.notes)
     assert plan.pairs == [(QUERY, key) for key in keys]
     # named in the topics, a restating entity is pooled
-    named = build_pool(index, f"{QUERY}\t{PICASSO}\n{QUERY}", depth=1, top_entities=3)
+    named = build_pool(index, f"{QUERY}\t{PICASSO}\n{QUERY}", depth=1, top_entities=3, ranking=unweighted)
     assert named.pairs == [(QUERY, PICASSO), *((QUERY, key) for key in keys)]
+
+
+def test_the_entity_ranking_is_chosen_recorded_and_explained(index: Index, tmp_path: Path) -> None:
+    """A bare query's entities follow the ranking given (Explore's by default); the session records it, and a
+    session stored before rankings were recorded reads as the library's defaults of the time (k = 1000, unweighted)."""
+    plan = build_pool(index, QUERY, depth=1, top_entities=2)
+    explore = support(index, QUERY, k=EXPLORE_K, entity_weighting=EXPLORE_ENTITY_WEIGHTING, top_entities=20,
+                      models=("bm25f.v1",), per_entity=1)  # the Explore page's ranking
+    kept, _ = split_restating(index, explore.terms, explore.entities)
+    assert [t.entity for t in plan.topics] == [entity_key(e.entity.text, e.entity.label) for e in kept[:2]]
+    by_rarity = EntityRanking(k=5, score="rarity", weighting="none")
+    plan = build_pool(index, QUERY, depth=1, top_entities=2, ranking=by_rarity)
+    found = support(index, QUERY, k=5, entity_score="rarity", entity_weighting="none", top_entities=20,
+                    models=("bm25f.v1",), per_entity=1)
+    kept, _ = split_restating(index, found.terms, found.entities)
+    assert [t.entity for t in plan.topics] == [entity_key(e.entity.text, e.entity.label) for e in kept[:2]]
+    assert plan.settings.ranking == by_rarity
+    assert by_rarity.describe() == "entities by rarity over the top 5 sentences of bm25f.v1, each sentence once"
+    assert EntityRanking().describe() == ("entities by kld over the top 100 sentences of bm25f.v1, sentences "
+                                          "weighted by score")
+    with JudgmentStore(tmp_path / "j.sqlite") as store:
+        info, _ = create_session(store, "s", index, QUERY, plan=plan)
+        assert store.session("s").settings.ranking == by_rarity == info.settings.ranking
+    old = PoolSettings.from_json('{"models": ["bm25f.v1"], "depth": 3, "seed": 1}')
+    assert old.ranking == RECORDED_BEFORE and (RECORDED_BEFORE.k, RECORDED_BEFORE.weighting) == (1000, "none")
+    assert PoolSettings.from_json(plan.settings.to_json()) == plan.settings
+    with pytest.raises(SentretError, match="entity score"):
+        build_pool(index, QUERY, ranking=EntityRanking(score="fame"))
+    with pytest.raises(SentretError, match="EntityRanking"):
+        build_pool(index, QUERY, ranking={"k": 5})  # type: ignore[arg-type]
 
 
 def test_a_previewed_plan_is_what_is_stored(index: Index, tmp_path: Path) -> None:

@@ -88,6 +88,7 @@ def test_app_passes_the_repository_settings_as_flags() -> None:
             expected = str(value).lower() if isinstance(value, bool) else str(value)  # TOML's false is "false"
             assert flags[f"--{section}.{key}"] == expected, (section, key)
     assert config["client"]["toolbarMode"] == "viewer"  # no developer Deploy button
+    assert config["server"]["fileWatcherType"] == "none"  # make run as sentret app: no watcher flooding the log
     assert flags["--server.address"] == "127.0.0.1" and flags["--server.port"] == "8600"
 
 

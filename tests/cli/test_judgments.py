@@ -15,6 +15,7 @@ import pytest
 
 from sentret_core import Index
 from sentret_core.annotation.records import ADMIN_TOKEN_ENV
+from sentret_core.annotation.session_setup import topic_label
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.cli import main as cli
 from sentret_core.cli.judgments import register
@@ -247,7 +248,8 @@ def test_create_preview_prints_the_pairs_and_stores_nothing(
     is left out (as on Explore), while the named "Picasso" is pooled although it restates "picasso peace"."""
     db, topics = setup
     create = ["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path),
-              "--topics", str(topics), "--pool-depth", "1", "--top-entities", "3"]
+              "--topics", str(topics), "--pool-depth", "1", "--top-entities", "3",
+              "--k", "1000", "--entity-weighting", "none"]  # Blanco & Zaragoza's S_q and counts
     assert run([*create, "--preview"], monkeypatch) == 0
     out = capsys.readouterr()
     assert out.out.splitlines()[:4] == [
@@ -256,7 +258,8 @@ def test_create_preview_prints_the_pairs_and_stores_nothing(
         "lennon religion · English (NORP)\t1 item",
         "lennon religion · George Harrison (PERSON)\t1 item",
     ]
-    assert "preview of session 's': 4 items over 4 (query, entity) pairs; nothing stored" in out.out
+    assert ("preview of session 's': 4 items over 4 (query, entity) pairs; a bare query's entities by kld over "
+            "the top 1,000 sentences of bm25f.v1, each sentence once; nothing stored") in out.out
     assert "'lennon religion' / Lennon|PERSON: it only restates the query" in out.err
     assert not db.exists()
     assert run(create, monkeypatch) == 0  # the same pairs, stored
@@ -264,6 +267,31 @@ def test_create_preview_prints_the_pairs_and_stores_nothing(
         assert [e for _, e in store.session("s").entities] == [
             "Picasso|PERSON", "John Lennon|PERSON", "English|NORP", "George Harrison|PERSON"
         ]
+
+
+def test_create_ranks_a_bare_querys_entities_as_explore_and_takes_guidelines(
+    setup: tuple[Path, Path], small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from sentret_core.annotation.session_setup import build_pool
+
+    db, topics = setup
+    guidelines = tmp_path / "guidelines.md"
+    guidelines.write_text("Grade 4 only when the sentence says *why*.\r\n", encoding="utf-8")
+    create = ["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path),
+              "--topics", str(topics), "--pool-depth", "1", "--top-entities", "3", "--json"]
+    assert run([*create, "--preview"], monkeypatch) == 0
+    preview = json.loads(capsys.readouterr().out)
+    assert preview["ranking"] == {"ranker": "bm25f.v1", "k": 100, "score": "kld", "weighting": "score"}
+    explore = build_pool(small_index, topics.read_text("utf-8"), depth=1, top_entities=3)  # Explore's ranking
+    assert [p["topic"] for p in preview["pairs"]] == [topic_label(t.topic_id) for t in explore.topics]
+    assert run([*create, "--guidelines", str(guidelines)], monkeypatch) == 0
+    assert json.loads(capsys.readouterr().out)["ranking"]["k"] == 100
+    with JudgmentStore(db) as store:
+        assert store.guidelines("s") == "Grade 4 only when the sentence says *why*."
+    guidelines.write_bytes(b"\xff\xfe bad")
+    assert run([*create[:4], "t", *create[5:], "--guidelines", str(guidelines)], monkeypatch) == 2
+    assert "the guidelines file is not UTF-8 text" in capsys.readouterr().err
 
 
 def test_create_with_an_overlap(

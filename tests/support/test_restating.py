@@ -54,6 +54,7 @@ def test_split_keeps_the_order_and_sets_aside_only_the_restating(index: Index) -
 
 
 def test_the_app_sets_them_aside_in_a_collapsed_group(index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sentret_core.ui.glossary import ranks_text
     from tests.ui.test_app_explore import entity_tables, explore
 
     app = explore(index, monkeypatch, {"q": "Spanish Civil War"})
@@ -63,6 +64,12 @@ def test_the_app_sets_them_aside_in_a_collapsed_group(index: Index, monkeypatch:
     [group] = [e for e in app.expander if e.label.startswith("Restating the query")]
     assert "3 entities" in group.label
     assert set(group_table) == {"Spanish Civil War|EVENT", "Spanish|NORP", "Civil War|EVENT"}
+    # the table's ranks count every entity, so its gaps are named: the set-aside ranks among the shown ones
+    result = support(index, "Spanish Civil War", k=100, entity_weighting="score", top_entities=30)
+    kept, restating = split_restating(index, result.terms, result.entities)
+    gaps = [e.entity.rank for e in restating if e.entity.rank < kept[:20][-1].entity.rank]
+    assert gaps and any(c.value == f"Ranks count every entity: {ranks_text(gaps)} only restate"
+                        f"{'s' if len(gaps) == 1 else ''} the query, set aside below." for c in app.caption)
     # they can still be explained: they follow the others in the chooser
     options = app.selectbox(key="explore_entity").options
     assert options[-3:] and all("restates the query" in o for o in options[-3:])

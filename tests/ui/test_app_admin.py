@@ -275,3 +275,18 @@ def test_flags_and_notes_reach_the_admin(store: JudgmentStore, small_index: Inde
         [second.position + 1, "bob", "", "names the war, not the prize"],
     ]
     assert "1 flagged · 1 with a note" in [c.value for c in app.caption]
+
+
+def test_the_admin_sees_index_names_never_the_servers_folders(store: JudgmentStore, small_index: Index) -> None:
+    """A projected or shared Admin page names the index by its folder, as links do, not by the server's path."""
+    graded_session(store, small_index)
+    app = signed_in()
+    assert not app.exception and not app.error
+    texts = [str(e.value) for kind in ("markdown", "caption", "info", "warning") for e in getattr(app, kind)]
+    texts += [app.dataframe[0].value.to_csv()]
+    absolute = str(small_index.path.resolve())
+    assert not [t for t in texts if absolute in t or str(small_index.path.parent) in t]
+    assert app.dataframe[0].value["index"].tolist() == [small_index.path.name]
+    assert any(f"index {small_index.path.name} ·" in t for t in texts)
+    assert app.dataframe[0].value["entities"].tolist() == [
+        "entities by kld over the top 100 sentences of bm25f.v1, sentences weighted by score"]

@@ -405,3 +405,22 @@ def test_k_is_suggested_from_the_corpus_size(small_index: Index, monkeypatch: py
     app = explore(small_index, monkeypatch, {"q": "peace"})
     assert f"This corpus has {small_index.N:,} sentences: k ≈ 10 keeps S_q near the query" in \
         app.number_input(key="explore_k").help
+
+
+def test_a_cached_result_says_so_beside_the_time_it_was_computed_in(
+    small_index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sentret_core.ui.glossary import took_text
+
+    def timing(page: AppTest) -> str:
+        [line] = [m.value for m in page.markdown if 'class="sentret-terms"' in m.value]
+        return line.rsplit(" · ", 1)[1]
+
+    app = explore(small_index, monkeypatch, {"q": "Guernica bombing"})
+    first = timing(app)
+    assert first.endswith(" ms</small></p>") and "cache" not in first
+    app.toggle(key="explore_graph").set_value(True).run()  # any rerun: the same request, from the cache
+    again = timing(app)
+    computed = first.split(" ms")[0]
+    assert again.startswith(tuple("0123456789")) and f"ms from the cache (computed in {computed} ms)" in again
+    assert took_text(12.0, 11.0) == "12.0 ms" and took_text(12.0, 0.25) == "0.2 ms from the cache (computed in 12.0 ms)"

@@ -18,16 +18,20 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from sentret_core import Index
+from sentret_core.annotation.session_setup import topic_label
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.errors import SentretError
+from sentret_core.evaluation.trec_io import topic_id
 from sentret_core.ui.session_form import FILE, FORM, TABLE, field_key, file_topics, table_topics
 from sentret_core.ui.text import md
 from tests.conftest import judgments_env
+from tests.ui.test_app_explore import entity_tables, explore
 
 SCRIPT = "from sentret_core.ui.pages import admin as admin_page\nadmin_page.render()\n"
 TOKEN = "session-form-test-token"
 FORM_KEYS = {"admin_new_name", TABLE, FILE, "admin_from_explore", "admin_depth", "admin_top_entities",
-             "admin_seed", "admin_models", "admin_preview"}
+             "admin_seed", "admin_models", "admin_preview", "admin_pool_ranker", "admin_pool_k", "admin_pool_score",
+             "admin_pool_weighting"}
 
 
 @pytest.fixture
@@ -78,7 +82,9 @@ def test_every_field_is_in_one_form_that_enter_does_not_submit(store: JudgmentSt
     assert list(app.data_editor[0].value.columns) == ["query", "entity"]
 
 
-def test_the_form_keeps_its_input_and_creates(store: JudgmentStore) -> None:
+def test_the_form_keeps_its_input_and_creates(
+    store: JudgmentStore, small_index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
     app = admin_app()
     app.text_input(key="admin_new_name").input("first")
     app.session_state[TABLE] = rows(("picasso peace", "Picasso|PERSON"), ("", "Guernica"))
@@ -99,11 +105,13 @@ def test_the_form_keeps_its_input_and_creates(store: JudgmentStore) -> None:
     assert not app.exception and not app.error, [e.value for e in app.error]
     assert store.sessions() == []  # a preview stores nothing
     preview = next(d.value for d in app.dataframe if "pair" in d.value.columns)
-    # the named Picasso, then the three top entities of "lennon religion": its third, "Lennon", only
-    # restates the query, so it is left out (as on Explore) and the fourth, George Harrison, pooled
-    assert preview["pair"].tolist() == ["picasso peace · Picasso (PERSON)", "lennon religion · John Lennon (PERSON)",
-                                        "lennon religion · English (NORP)",
-                                        "lennon religion · George Harrison (PERSON)"]
+    # the named Picasso, then the three top entities of "lennon religion" that the Explore page shows (its
+    # "Lennon" only restates the query, so it is left out there and here)
+    shown = entity_tables(explore(small_index, monkeypatch, {"q": "lennon religion"}))[0][:3]
+    assert preview["pair"].tolist() == ["picasso peace · Picasso (PERSON)",
+                                        *(topic_label(topic_id("lennon religion", key)) for key in shown)]
+    assert any("entities by kld over the top 100 sentences of bm25f.v1, sentences weighted by score "
+               "(the Explore page's)" in c.value for c in app.caption)
     assert any("only restate the query" in c.value and "lennon religion · Lennon" in c.value
                for c in app.caption)
     app.button(key="admin_create").click().run()
@@ -212,3 +220,30 @@ def test_the_admin_chooses_who_grades_what(store: JudgmentStore) -> None:
     assert not app.exception and not app.error, [e.value for e in app.error]
     assert store.session("split").item_order == ItemOrder(overlap=40, graders=2, shuffle=True, seed=5)
     assert "40% of the items graded by 2 annotators" in " ".join(m.value for m in app.markdown)
+
+
+def test_the_entity_ranking_defaults_to_this_browser_sessions_explore_settings(store: JudgmentStore) -> None:
+    """The form starts from the Explore page's k, score and weighting as this admin left them; the preview says
+    whether the pool still ranks as Explore does, and the session records the ranking it was pooled with."""
+    app = AppTest.from_string(SCRIPT, default_timeout=60)
+    app.session_state["explore_k"] = 20
+    app.session_state["explore_weighting"] = "none"
+    app.run()
+    app.text_input(key="admin_token").input(TOKEN)
+    app = app.button[0].click().run()
+    assert app.number_input(key="admin_pool_k").value == 20
+    assert app.selectbox(key="admin_pool_weighting").value == "none"
+    assert app.selectbox(key="admin_pool_score").value == "kld"
+    app.text_input(key="admin_new_name").input("ranked")
+    app.session_state[TABLE] = rows(("lennon religion", None))
+    app.button(key="admin_preview").click().run()
+    assert any("over the top 20 sentences of bm25f.v1, each sentence once (the Explore page's)" in c.value
+               for c in app.caption)
+    app.number_input(key="admin_pool_k").set_value(50)
+    app.button(key="admin_preview").click().run()
+    assert any("over the top 50 sentences" in c.value and "(not the Explore page's now)" in c.value
+               for c in app.caption)
+    app.button(key="admin_create").click().run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    ranking = store.session("ranked").settings.ranking
+    assert (ranking.k, ranking.weighting, ranking.score, ranking.ranker) == (50, "none", "kld", "bm25f.v1")

@@ -171,3 +171,9 @@ def test_a_query_from_the_url_is_shown_as_text(small_index: Index, monkeypatch: 
     rendered = MarkdownIt("commonmark").render(heading)  # raw HTML allowed, as st.markdown does here
     assert "<img" not in rendered and "<a " not in rendered and f"<{URL}" not in rendered
     assert rendered.count("<") == heading.count("<")  # Markdown added no tag: the block stays raw HTML
+
+
+def test_rank_lists_read_as_words() -> None:
+    from sentret_core.ui.glossary import ranks_text
+
+    assert [ranks_text(r) for r in ([3], [1, 3], [1, 3, 4])] == ["rank 3", "ranks 1 and 3", "ranks 1, 3 and 4"]

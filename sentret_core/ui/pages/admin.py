@@ -26,7 +26,7 @@ from sentret_core.ui.annotators import manage_annotators, session_caption
 from sentret_core.ui.disagreements import disagreement_view
 from sentret_core.ui.judgments import page_store
 from sentret_core.ui.session_form import create_session_form, guidelines_editor, pick_session
-from sentret_core.ui.state import error_guard, page_setup, uploaded_text
+from sentret_core.ui.state import error_guard, index_label, page_setup, uploaded_text
 from sentret_core.ui.text import md
 
 
@@ -110,7 +110,8 @@ def _sessions_table(sessions: list[SessionInfo]) -> pd.DataFrame:
                 "models": ", ".join(s.settings.models),
                 "depth": s.settings.depth,
                 "seed": s.settings.seed,
-                "index": s.index_path,
+                "index": index_label(s.index_path),
+                "entities": s.settings.ranking.describe(),
                 "created": s.created_at[:19].replace("T", " "),
             }
             for s in sessions
@@ -127,7 +128,7 @@ def _open_close(admin: Admin, info: SessionInfo) -> None:
     order = info.item_order
     shared = order.describe() if order is not None else "every item graded by every annotator, in one order"
     left.markdown(f"Session **{md(info.name)}** is **{state}** · {info.n_items} items · "
-                  f"index {md(info.index_path)} · {md(shared)}")
+                  f"index {md(index_label(info.index_path))} · {md(shared)}")
     if info.is_open:
         if right.button("Close session", key="admin_close"):
             _act("close the session", admin.close_session, info.name)

@@ -26,18 +26,18 @@ from sentret_core.annotation.topics import EVAL_METRICS
 from sentret_core.defaults import APP_MAX_K, DEFAULT_K, DEFAULT_RANKER, DEFAULT_SUPPORT_MODELS
 from sentret_core.ui.judgments import page_store, session_index
 from sentret_core.ui.learn_form import learn_form
-from sentret_core.ui.offered import default_ranker, offered_models, stored_rankers
-from sentret_core.ui.pages.admin import token_form
-from sentret_core.ui.pages.explore import (
-    LTR_MODEL,
+from sentret_core.ui.offered import (
+    default_ranker,
     is_learned,
-    learned_choice,
-    learned_params,
     model_title,
+    offered_models,
+    stored_rankers,
     support_models,
 )
+from sentret_core.ui.pages.admin import token_form
+from sentret_core.ui.pages.explore import LTR_MODEL, learned_choice, learned_params
 from sentret_core.ui.qrels_scale import choose_scale, guarded_text
-from sentret_core.ui.state import current_index, error_guard, guarded, page_setup, uploaded_text
+from sentret_core.ui.state import current_index, error_guard, guarded, index_label, page_setup, uploaded_text
 from sentret_core.ui.text import md
 from sentret_core.ui.url import UrlReader, show_warnings
 
@@ -192,7 +192,7 @@ def _evaluate_session(
     info = store.session(name)
     index = session_index(info.index_path)
     if index is None:
-        st.error(f"The index of session {md(repr(name))} ({md(info.index_path)}) cannot be opened.")
+        st.error(f"The index of session {md(repr(name))} ({md(index_label(info.index_path))}) cannot be opened.")
         return None
     return guarded("evaluate the session", evaluate_session, admin, name, index, rule=rule, annotator=who,
                    **options)

@@ -11,6 +11,7 @@ graph is drawn only when asked for.
 
 from __future__ import annotations
 
+import time
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -19,19 +20,38 @@ import streamlit as st
 
 from sentret_core import defaults
 from sentret_core.index.reader import Index
-from sentret_core.models import get_model
 from sentret_core.support.engine import support
 from sentret_core.support.entity_stats import ENTITY_SCORES
 from sentret_core.support.records import EntitySupport, SupportResult, SupportSentence
-from sentret_core.support.registry import support_model, support_model_names, title
+from sentret_core.support.registry import support_model
 from sentret_core.support.restating import split_restating
 from sentret_core.support.weighting import ENTITY_WEIGHTINGS
 from sentret_core.ui.downloads import entities_csv, entities_json, file_stem
 from sentret_core.ui.entity_graph import entity_graph_dot
 from sentret_core.ui.entity_table import ROW_PICK_JS, ROW_PICK_KEY, entity_table_html, glossary_markdown
-from sentret_core.ui.glossary import ALL_KLD_ZERO, NOT_COMPARABLE, WEIGHTING_HELP, WEIGHTING_NAMES, k_help
+from sentret_core.ui.glossary import (
+    ALL_KLD_ZERO,
+    NOT_COMPARABLE,
+    WEIGHTING_HELP,
+    WEIGHTING_NAMES,
+    k_help,
+    ranks_text,
+    took_text,
+)
 from sentret_core.ui.glossary import COLUMN_TITLES as SCORE_NAMES
-from sentret_core.ui.offered import default_ranker, offered_models, stored_rankers, untrained, untrained_label
+from sentret_core.ui.offered import (
+    LTR_MODEL,
+    default_ranker,
+    is_learned,
+    learned_choice,
+    learned_params,
+    model_title,
+    offered_models,
+    stored_rankers,
+    support_models,
+    untrained,
+    untrained_label,
+)
 from sentret_core.ui.render import shorten, support_html
 from sentret_core.ui.state import (
     PERSIST,
@@ -47,8 +67,6 @@ from sentret_core.ui.theme import run_script
 from sentret_core.ui.url import UrlReader, show_warnings, write
 
 QUERY_FILE = Path(__file__).resolve().parents[1] / "queries" / "demo.txt"  # package data: found from a wheel too
-LTR = "ltr.v1"
-LTR_MODEL = "p.ltr.model"  # the stored ranker ltr.v1 reads (its ``model`` parameter), by name
 URL_KEYS = ("q", "entity", "ranker", "k", "score", "weighting", "labels", "models", "per", "restating", "graph",
             LTR_MODEL)
 TOP_ENTITIES = defaults.DEFAULT_SUPPORT_ENTITIES
@@ -62,20 +80,6 @@ def example_queries() -> list[str]:
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
-def support_models() -> list[str]:
-    return [*offered_models(), *support_model_names()]
-
-
-def is_learned(name: str) -> bool:
-    """Whether ``name`` is a learned ranker's scorer (``ltr.v1``), which reads a stored ranker by name."""
-    return support_model(name) is None and get_model(name).family == "ltr"
-
-
-def model_title(name: str, learned: str | None = None) -> str:
-    """A model's display name; a learned ranker's with the stored ranker it reads: "Learned ranker (ltr)"."""
-    return f"{title(name)} ({learned})" if learned and is_learned(name) else title(name)
-
-
 def model_option(name: str) -> str:
     """A model's name in a list: marked when it needs a trained artefact the index does not have yet; a
     learned ranker's also by its code name, so that typing "ltr" finds it. A label never changes with
@@ -84,22 +88,6 @@ def model_option(name: str) -> str:
         return f"{model_title(name)} · {name}"
     missing = untrained_label(name, str(current_index_path())) if support_model(name) is None else ""
     return model_title(name) + missing
-
-
-def learned_params(learned: str | None) -> dict[str, dict[str, str]] | None:
-    """The models' parameters that make ``ltr.v1`` read the stored ranker ``learned``."""
-    return {LTR: {"model": learned}} if learned else None
-
-
-def learned_choice(url: UrlReader) -> str | None:
-    """The stored ranker a link names (``p.ltr.model``), else the default one; None when none is stored."""
-    rankers = stored_rankers()
-    if not rankers:
-        if url.has(LTR_MODEL):
-            url.warnings.append(f"The link's {LTR_MODEL}={url.text(LTR_MODEL)!r} names a learned ranker, but none "
-                                "is stored; learn one on the Evaluate page.")
-        return None
-    return url.choice(LTR_MODEL, rankers, default_ranker(rankers))
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
@@ -243,8 +231,10 @@ def _results(index: Index, path: str, query: str, stages: Stages) -> None:
         write(state, URL_KEYS)
         st.error("Choose at least one entity label.")
         return
+    asked = time.perf_counter()
     result = guarded("find the support sentences", cached_support, path, query, str(ranker), int(k), str(score),
                      str(weighting), tuple(labels), tuple(models), int(per_entity), used)
+    served_ms = (time.perf_counter() - asked) * 1000
     if result is None:
         write(state, URL_KEYS)
         return
@@ -264,7 +254,7 @@ def _results(index: Index, path: str, query: str, stages: Stages) -> None:
         f"<b>{html_text(' '.join(result.terms))}</b> · |S_q| = {result.n_top:,} (top {result.k:,} under "
         f"{html_text(model_title(result.ranker, used))}) · |Ŝ_q| = {result.n_context:,} with "
         f"±{defaults.DEFAULT_WINDOW} context sentences · "
-        f"{sum(result.timings.values()) * 1000:.1f} ms</small></p>"
+        f"{took_text(sum(result.timings.values()) * 1000, served_ms)}</small></p>"
     )
     stages.mark("restating")
     shown = _entity_table(result, kept, restating)
@@ -302,6 +292,10 @@ def _entity_table(
     the columns' glossary and the downloads; the entities a user may choose to explain, in that order."""
     if kept:
         st.subheader(f"Entities, by {SCORE_NAMES[result.entity_score]}")
+        gaps = [e.entity.rank for e in restating if e.entity.rank < kept[-1].entity.rank]
+        if gaps:
+            st.caption(f"Ranks count every entity: {ranks_text(gaps)} only restate{'s' if len(gaps) == 1 else ''} "
+                       "the query, set aside below.")
         show_html(entity_table_html(kept, result.entity_score))
     run_script(ROW_PICK_JS)
     if restating:
