@@ -263,14 +263,8 @@ class Admin(AnnotatorAdmin):
                         "grades never overwrite a person's: import them under another name"
                     )
                 judgment = (session_id, item, annotator_id)
-                wrote = store.db.write_grade(conn, judgment, key.grade, key.note, "import",
-                                           stamps=(key.created_at, key.updated_at))
-                flagged = conn.execute(
-                    "UPDATE judgments SET flagged = ? WHERE session_id = ? AND item_id = ? AND annotator_id = ?"
-                    " AND flagged IS NOT ?",
-                    (int(key.flagged), *judgment, int(key.flagged)),
-                ).rowcount
-                changed += bool(wrote or flagged)
+                changed += store.db.write_grade(conn, judgment, key.grade, key.note, "import", flagged=key.flagged,
+                                                stamps=(key.created_at, key.updated_at))
         return changed
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from sentret_core.annotation.auth import as_id, check_grade, check_note, timestamp_now
 from sentret_core.annotation.item_order import queue, queue_positions
+from sentret_core.annotation.marks import ItemState, item_state, write_mark
 from sentret_core.annotation.records import (
     ITEM_COLUMNS,
     ItemView,
@@ -26,6 +27,13 @@ from sentret_core.errors import SentretError
 if TYPE_CHECKING:
     from sentret_core.annotation.store import JudgmentStore
     from sentret_core.annotation.web_sessions import WebSessions
+
+
+class Keep:
+    """The default of :meth:`AnnotatorHandle.grade`'s note: keep the item's note as it is."""
+
+
+KEEP = Keep()
 
 
 class SignedOut(SentretError):
@@ -105,52 +113,64 @@ class AnnotatorHandle:
             raise SentretError(f"item {item} is not in session {self.session!r}")
         return item
 
-    def grade(self, item_id: int, grade: int, note: str | None = None, *, flagged: bool | None = None) -> None:
-        """Set this annotator's grade (and note) of an item; committed before returning.
-        ``flagged``: also set the judgment's flag (None: keep it as it is)."""
+    def grade(self, item_id: int, grade: int, note: str | Keep | None = KEEP, *, flagged: bool | None = None) -> None:
+        """Set this annotator's grade of an item; committed before returning. ``note``: the item's note
+        (None or blank: none; by default the one it has, given before grading too). ``flagged``: also set
+        its flag (None: keep the one it has)."""
         grade = check_grade(grade)
-        note = check_note(note)
         with self._store.db.transaction() as conn:
             item = self._open_item(conn, item_id)
             key = (self._session_id, item, self._annotator_id)
-            self._store.db.write_grade(conn, key, grade, note, _set_or_change(conn, key))
-            if flagged is not None:
-                conn.execute(
-                    "UPDATE judgments SET flagged = ? WHERE session_id = ? AND item_id = ? AND annotator_id = ?",
-                    (int(bool(flagged)), *key),
-                )
+            now = item_state(conn, key)
+            text = now.note if isinstance(note, Keep) else check_note(note)
+            self._store.db.write_grade(conn, key, grade, text, "set" if now.grade is None else "change",
+                                       flagged=flagged)
             conn.execute(
                 "DELETE FROM skips WHERE session_id = ? AND item_id = ? AND annotator_id = ?", key
             )
 
     def grade_of(self, item_id: int) -> int | None:
         """This annotator's grade of an item (None: not graded)."""
+        return self.state_of(item_id).grade
+
+    def state_of(self, item_id: int) -> ItemState:
+        """This annotator's grade, note and flag of an item (a note and flag are kept before grading too)."""
         with self._store.db.read() as conn:
             self.check_access(conn)
-            return _current(conn, (self._session_id, as_id(item_id, "an item id"), self._annotator_id))
+            return item_state(conn, (self._session_id, as_id(item_id, "an item id"), self._annotator_id))
 
     def flag(self, item_id: int, flagged: bool = True) -> None:
-        """Flag (or unflag) this annotator's judgment of an item, for the organiser to look at; the
-        item must be graded first. A flag is kept with the judgment (and its exports), not in the history."""
+        """Flag (or unflag) an item for the organiser to look at, graded or not. On a graded item the change
+        is a step of the judgment's history (undo takes it back); an ungraded one keeps it until it is graded."""
+        self._mark(item_id, flagged=bool(flagged))
+
+    def note(self, item_id: int, note: str | None) -> None:
+        """Write (None or blank: remove) the item's note, graded or not; on a graded item a history step."""
+        self._mark(item_id, note=check_note(note))
+
+    def _mark(self, item_id: int, **change: object) -> None:
         with self._store.db.transaction() as conn:
             item = self._open_item(conn, item_id)
             key = (self._session_id, item, self._annotator_id)
-            if _current(conn, key) is None:
-                raise SentretError(f"grade item {item} before flagging it")
-            conn.execute(
-                "UPDATE judgments SET flagged = ? WHERE session_id = ? AND item_id = ? AND annotator_id = ?",
-                (int(bool(flagged)), *key),
-            )
+            now = item_state(conn, key)
+            new = now._replace(**change)  # type: ignore[arg-type]
+            if now.grade is None:
+                write_mark(conn, key, new.note, new.flagged)
+            else:
+                self._store.db.write_grade(conn, key, now.grade, new.note, "change", flagged=new.flagged)
 
     def undo(self) -> ItemView | None:
-        """Revert this annotator's last grade action not yet undone; None if there is none.
+        """Take back this annotator's last change not yet undone; None if there is none.
 
-        Repeated calls walk further back. The undo is itself appended to the history.
+        A change of grade is taken back, the item's note and flag staying as they are now (a note written
+        with the grade is the annotator's text, never dropped: an item back to ungraded keeps it). A change of
+        note or flag alone brings back the earlier note and flag. Repeated calls walk further back; the undo
+        is itself appended to the history.
         """
         with self._store.db.transaction() as conn:
             self.check_access(conn)
             row = conn.execute(
-                "SELECT h.id, h.item_id, h.old_grade, h.old_note FROM history h"
+                "SELECT h.id, h.item_id, h.old_grade, h.new_grade, h.old_note, h.old_flagged FROM history h"
                 " WHERE h.session_id = ? AND h.annotator_id = ? AND h.action IN ('set', 'change')"
                 " AND NOT EXISTS (SELECT 1 FROM history u WHERE u.undoes = h.id)"
                 " ORDER BY h.id DESC LIMIT 1",
@@ -158,10 +178,15 @@ class AnnotatorHandle:
             ).fetchone()
             if row is None:
                 return None
-            history_id, item, old_grade, old_note = row
+            history_id, item, old_grade, new_grade, old_note, old_flagged = row
             self._open_item(conn, item)
             key = (self._session_id, item, self._annotator_id)
-            self._store.db.write_grade(conn, key, old_grade, old_note, "undo", undoes=history_id)
+            now = item_state(conn, key)
+            if old_grade != new_grade:
+                note, flagged = now.note, now.flagged
+            else:
+                note, flagged = old_note, now.flagged if old_flagged is None else bool(old_flagged)
+            self._store.db.write_grade(conn, key, old_grade, note, "undo", flagged=flagged, undoes=history_id)
             return self._item(conn, item)
 
     def skip(self, item_id: int) -> None:
@@ -169,7 +194,7 @@ class AnnotatorHandle:
         with self._store.db.transaction() as conn:
             item = self._open_item(conn, item_id)
             key = (self._session_id, item, self._annotator_id)
-            if _current(conn, key) is not None:
+            if item_state(conn, key).grade is not None:
                 raise SentretError(f"item {item} is already graded; grade it again or undo")
             conn.execute(
                 "INSERT OR REPLACE INTO skips (session_id, item_id, annotator_id, at)"
@@ -246,18 +271,6 @@ class AnnotatorHandle:
         with self._store.db.read() as conn:
             self.check_access(conn)
             return annotator_progress(conn, self._session_id, self._annotator_id)
-
-
-def _current(conn: sqlite3.Connection, key: tuple[int, int, int]) -> int | None:
-    row = conn.execute(
-        "SELECT grade FROM judgments WHERE session_id = ? AND item_id = ? AND annotator_id = ?",
-        key,
-    ).fetchone()
-    return None if row is None else int(row[0])
-
-
-def _set_or_change(conn: sqlite3.Connection, key: tuple[int, int, int]) -> str:
-    return "set" if _current(conn, key) is None else "change"
 
 
 def annotator_progress(conn: sqlite3.Connection, session_id: int, annotator_id: int) -> Progress:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from sentret_core.annotation.auth import name_key, normalise_name, timestamp_now
 from sentret_core.annotation.connect import caused_by_the_user, open_connection, sqlite_error
+from sentret_core.annotation.marks import drop_mark, item_state, write_mark
 from sentret_core.errors import SentretError
 
 
@@ -98,21 +99,19 @@ class Database:
         note: str | None,
         action: str,
         *,
+        flagged: bool | None = None,
         undoes: int | None = None,
         stamps: tuple[str | None, str | None] = (None, None),
     ) -> bool:
         """Set (or with ``grade=None`` remove) one judgment and append its history row.
 
-        ``key`` is (session id, item id, annotator id). Returns False when nothing changed.
+        ``key`` is (session id, item id, annotator id); ``flagged`` None keeps the item's flag. An item left
+        without a grade keeps its note and flag as its mark (:mod:`.marks`). Returns False when nothing changed.
         """
         session_id, item_id, annotator_id = key
-        old = conn.execute(
-            "SELECT grade, note FROM judgments"
-            " WHERE session_id = ? AND item_id = ? AND annotator_id = ?",
-            key,
-        ).fetchone()
-        old_grade, old_note = old if old is not None else (None, None)
-        if (old_grade, old_note) == (grade, note) and undoes is None:
+        old = item_state(conn, key)
+        flag = old.flagged if flagged is None else bool(flagged)
+        if old == (grade, note, flag) and undoes is None:
             return False
         now = timestamp_now()
         created, updated = stamps[0] or now, stamps[1] or now
@@ -121,18 +120,20 @@ class Database:
                 "DELETE FROM judgments WHERE session_id = ? AND item_id = ? AND annotator_id = ?",
                 key,
             )
+            write_mark(conn, key, note, flag)
         else:
             conn.execute(
-                "INSERT INTO judgments (session_id, item_id, annotator_id, grade, note,"
-                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT (session_id, item_id, annotator_id) DO UPDATE SET"
-                " grade = excluded.grade, note = excluded.note, updated_at = excluded.updated_at",
-                (*key, grade, note, created, updated),
+                "INSERT INTO judgments (session_id, item_id, annotator_id, grade, note, flagged,"
+                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (session_id, item_id, annotator_id) DO UPDATE SET grade = excluded.grade,"
+                " note = excluded.note, flagged = excluded.flagged, updated_at = excluded.updated_at",
+                (*key, grade, note, int(flag), created, updated),
             )
+            drop_mark(conn, key)
         conn.execute(
-            "INSERT INTO history (session_id, item_id, annotator_id, action, old_grade,"
-            " new_grade, old_note, new_note, undoes, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (session_id, item_id, annotator_id, action, old_grade, grade, old_note, note,
-             undoes, now),
+            "INSERT INTO history (session_id, item_id, annotator_id, action, old_grade, new_grade, old_note,"
+            " new_note, old_flagged, new_flagged, undoes, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (session_id, item_id, annotator_id, action, old.grade, grade, old.note, note, int(old.flagged),
+             int(flag), undoes, now),
         )
         return True

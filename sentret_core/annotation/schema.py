@@ -220,8 +220,26 @@ _KNOWN_BROWSERS: tuple[Step, ...] = (
         token_hash TEXT NOT NULL)""",
 )
 
+# marks (see marks.py): the note and flag an annotator gave an item not graded (yet, or any more after an
+# undo), so that neither lives only in a browser tab; and the flag before and after each history row, so
+# that a flag is part of a judgment's history as its grade and note are (NULL in rows written before).
+_MARKS: tuple[Step, ...] = (
+    """CREATE TABLE marks (
+        session_id INTEGER NOT NULL,
+        item_id INTEGER NOT NULL,
+        annotator_id INTEGER NOT NULL,
+        note TEXT,
+        flagged INTEGER NOT NULL DEFAULT 0 CHECK (flagged IN (0, 1)),
+        at TEXT NOT NULL,
+        PRIMARY KEY (session_id, item_id, annotator_id),
+        FOREIGN KEY (session_id, item_id) REFERENCES pool_items(session_id, id),
+        FOREIGN KEY (session_id, annotator_id) REFERENCES annotators(session_id, id))""",
+    "ALTER TABLE history ADD COLUMN old_flagged INTEGER CHECK (old_flagged IN (0, 1))",
+    "ALTER TABLE history ADD COLUMN new_flagged INTEGER CHECK (new_flagged IN (0, 1))",
+)
+
 MIGRATIONS: tuple[tuple[Step, ...], ...] = (
-    _V1, _V2, _V3, _V4, _V5, _ADJUDICATIONS, _ITEM_ORDER, _DOCNOS, _KNOWN_BROWSERS,
+    _V1, _V2, _V3, _V4, _V5, _ADJUDICATIONS, _ITEM_ORDER, _DOCNOS, _KNOWN_BROWSERS, _MARKS,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # A read-only connection can read a database this old as it is: what came after (the sign-in

@@ -203,7 +203,7 @@ _HISTORY_MISMATCH = """
     SELECT e.item_id, e.annotator_id, e.new_grade, j.grade
     FROM expected e LEFT JOIN judgments j
         ON j.item_id = e.item_id AND j.annotator_id = e.annotator_id
-    WHERE j.grade IS NOT e.new_grade OR j.note IS NOT e.new_note
+    WHERE j.grade IS NOT e.new_grade OR (j.grade IS NOT NULL AND j.note IS NOT e.new_note)
     UNION ALL
     SELECT j.item_id, j.annotator_id, NULL, j.grade FROM judgments j
     WHERE NOT EXISTS (

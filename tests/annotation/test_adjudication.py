@@ -128,6 +128,9 @@ def test_a_database_from_before_adjudication_still_opens(graded: tuple[JudgmentS
         conn.execute("ALTER TABLE pool_items DROP COLUMN docno")  # and the docnos after that
         conn.execute("DROP TABLE known_browsers")  # and the known browsers after those
         conn.execute("DROP TABLE admin_token")
+        conn.execute("DROP TABLE marks")  # and the marks after those
+        conn.execute("ALTER TABLE history DROP COLUMN old_flagged")
+        conn.execute("ALTER TABLE history DROP COLUMN new_flagged")
         conn.execute("DROP TABLE adjudication_log")
         conn.execute("DROP TABLE adjudications")
         conn.execute(f"PRAGMA user_version = {version}")

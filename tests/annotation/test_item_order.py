@@ -167,6 +167,9 @@ def test_an_old_database_migrates_and_loses_nothing(tmp_path: Path, monkeypatch:
         conn.execute("ALTER TABLE pool_items DROP COLUMN docno")  # added after item orders
         conn.execute("DROP TABLE known_browsers")  # and the known browsers after those
         conn.execute("DROP TABLE admin_token")
+        conn.execute("DROP TABLE marks")  # and the marks after those
+        conn.execute("ALTER TABLE history DROP COLUMN old_flagged")
+        conn.execute("ALTER TABLE history DROP COLUMN new_flagged")
         conn.execute(f"PRAGMA user_version = {version}")
     conn.close()
     with JudgmentStore(path, read_only=True) as old:  # read as it is: one shared order

@@ -198,7 +198,7 @@ def test_the_whole_team_loop(bakers: Index, env: dict[str, str], tmp_path: Path)
             wait_until_idle(alice)
             expect(note).to_have_value(NOTE)
             alice.keyboard.press("f")
-            expect(alice.get_by_text("Flagged for the organiser (with your grade).")).to_be_visible()
+            expect(alice.get_by_text("Flagged for the organiser (kept until you grade it).")).to_be_visible()
             grade_by_keys(alice, queues["Alice"], 1, 5, 30)
             assert grades_in(db, "Alice")[noted] == (rule(queues["Alice"][1][1]), NOTE, True)
 

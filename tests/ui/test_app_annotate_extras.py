@@ -79,8 +79,11 @@ def test_a_note_and_a_flag_are_kept_with_the_grade_and_exported(store: JudgmentS
     app = sign_in()
     first = button(app, "grade3_").key.split("_")[1]  # type: ignore[attr-defined]
     app.text_area(key=NOTE_KEY.format(item=first)).input("=HYPERLINK(\"x\") odd wording")
-    button(app, "annotate_flag").click().run()  # flagged before grading: set with the grade
-    assert any(c.value.startswith("Flagged for the organiser (with your grade)") for c in app.caption)
+    button(app, "annotate_flag").click().run()  # flagged before grading: stored at once, kept until graded
+    assert any(c.value == "Flagged for the organiser (kept until you grade it)." for c in app.caption)
+    other_tab = sign_in()  # the flag is the judgment store's, not this tab's
+    assert any(c.value == "Flagged for the organiser (kept until you grade it)." for c in other_tab.caption)
+    assert store.admin(TOKEN).all_judgments("s") == []  # nothing graded yet
     button(app, "grade3_").click().run()
     admin = store.admin(TOKEN)
     [judgment] = admin.all_judgments("s")
@@ -154,3 +157,21 @@ def test_a_late_grade_for_an_item_already_graded_is_refused_aloud(store: Judgmen
     )
     button(second_tab, "grade4_").click().run()  # pressed again: the item shown now, item 2
     assert [(j.position, j.grade) for j in store.admin(TOKEN).all_judgments("s")] == [(0, 3), (1, 4)]
+
+
+def test_undo_of_a_noted_item_brings_it_back_with_its_note(store: JudgmentStore) -> None:
+    """Undo takes back the grade and says what happened; the note written with it is in the box again."""
+    app = sign_in()
+    first = button(app, "grade3_").key.split("_")[1]  # type: ignore[attr-defined]
+    app.text_area(key=NOTE_KEY.format(item=first)).input("names only the founders")
+    button(app, "grade4_").click().run()
+    assert button(app, "grade3_").key.split("_")[1] != first  # type: ignore[attr-defined]  # the next item
+    button(app, "annotate_undo").click().run()
+    assert not app.exception and not app.error
+    assert any(i.value.startswith(r"Undid your last change \(item 1\).") for i in app.info)
+    assert button(app, "grade3_").key.split("_")[1] == first  # type: ignore[attr-defined]
+    assert app.text_area(key=NOTE_KEY.format(item=first)).value == "names only the founders"
+    assert store.admin(TOKEN).all_judgments("s") == []
+    button(app, "grade2_").click().run()  # graded again: with the note it kept
+    [judgment] = store.admin(TOKEN).all_judgments("s")
+    assert (judgment.grade, judgment.note) == (2, "names only the founders")

@@ -16,7 +16,7 @@ import streamlit as st
 from sentret_core.annotation.annotator import AnnotatorHandle, SignedOut
 from sentret_core.annotation.records import ItemView
 from sentret_core.errors import SentretError
-from sentret_core.ui.annotate.keys import CURSOR, HANDLE, NOTE_KEY, PENDING_FLAGS, flash
+from sentret_core.ui.annotate.keys import CURSOR, HANDLE, NOTE_KEY, flash
 from sentret_core.ui.state import error_message
 
 P = ParamSpec("P")
@@ -48,7 +48,7 @@ def action(name: str) -> Callable[[Callable[Concatenate[AnnotatorHandle, P], Non
 
 @action("grade")
 def grade(handle: AnnotatorHandle, item: int, position: int, value: int, note: str | None = None) -> None:
-    """Grade ``item``; with the note typed in its box (else ``note``, the one it had) and a flag set before grading."""
+    """Grade ``item``, with the note typed in its box (else ``note``, the one it had); its flag stays as it is."""
     revisiting = st.session_state.get(CURSOR) is not None
     if not revisiting and handle.grade_of(item) is not None:
         # the page showed the next item to grade, never a graded one: a late key meant for the item
@@ -57,9 +57,7 @@ def grade(handle: AnnotatorHandle, item: int, position: int, value: int, note: s
                       "Press it again to grade the item shown, or Back to change that one.")
         return
     typed = st.session_state.get(NOTE_KEY.format(item=item))
-    pending: set[int] = st.session_state.get(PENDING_FLAGS, set())
-    handle.grade(item, value, typed if isinstance(typed, str) else note, flagged=True if item in pending else None)
-    pending.discard(item)
+    handle.grade(item, value, typed if isinstance(typed, str) else note)
     st.session_state[CURSOR] = _after(handle, item, position) if revisiting else None
 
 
@@ -91,7 +89,8 @@ def undo(handle: AnnotatorHandle) -> None:
     frontier = handle.next_item()
     at_frontier = frontier is not None and frontier.item_id == item.item_id
     st.session_state[CURSOR] = None if at_frontier else item.item_id
-    flash("info", f"Undid your last grade (item {item.position + 1}).")
+    flash("info", f"Undid your last change (item {item.position + 1}). A grade taken back leaves the item's note "
+                  "and flag as they are; a note or flag change brings back the one before.")
 
 
 @action("skip")
@@ -117,18 +116,15 @@ def current() -> None:
 
 
 @action("flag")
-def flag(handle: AnnotatorHandle, item: int, graded: bool, flagged: bool) -> None:
-    """Flag or unflag the item: a graded one at once, an ungraded one with its grade."""
-    if graded:
-        handle.flag(item, not flagged)
-        return
-    pending: set[int] = st.session_state.setdefault(PENDING_FLAGS, set())
-    pending.symmetric_difference_update({item})
+def flag(handle: AnnotatorHandle, item: int, flagged: bool) -> None:
+    """Flag or unflag the item, graded or not: stored at once."""
+    handle.flag(item, not flagged)
 
 
 @action("save the note")
-def save_note(handle: AnnotatorHandle, item: int, given: int) -> None:
-    handle.grade(item, given, st.session_state.get(NOTE_KEY.format(item=item)))
+def save_note(handle: AnnotatorHandle, item: int) -> None:
+    typed = st.session_state.get(NOTE_KEY.format(item=item))
+    handle.note(item, typed if isinstance(typed, str) else None)
     flash("info", "Note saved.")
 
 

@@ -15,10 +15,11 @@ import time
 import streamlit as st
 
 from sentret_core.annotation.annotator import AnnotatorHandle, SignedOut
+from sentret_core.annotation.marks import ItemState
 from sentret_core.annotation.records import GRADE_LABELS, ItemView, Judgment
 from sentret_core.errors import SentretError
 from sentret_core.ui.annotate.actions import flag, jump, save_note
-from sentret_core.ui.annotate.keys import EXPIRES, NOTE_KEY, PENDING_FLAGS
+from sentret_core.ui.annotate.keys import EXPIRES, NOTE_KEY
 from sentret_core.ui.text import html_text, show_html
 
 WATCH_S = 20.0
@@ -35,19 +36,18 @@ def show_guidelines(text: str, expanded: bool) -> None:
         show_html(f'<div class="annotate-guidelines">{lines}</div>')
 
 
-def note_and_flag(item: ItemView, mine: Judgment | None) -> None:
-    """The item's note box (saved with the grade, or at once with "Save note" once graded) and flag."""
-    flagged = mine.flagged if mine is not None else item.item_id in st.session_state.get(PENDING_FLAGS, set())
+def note_and_flag(item: ItemView, state: ItemState) -> None:
+    """The item's note box (saved with the grade, or at once with "Save note", graded or not) and its flag
+    (stored at once, graded or not)."""
     columns = st.columns([5, 1, 1])
-    columns[0].text_area("Note (optional, saved with your grade)", value=mine.note or "" if mine else "",
+    columns[0].text_area("Note (optional, saved with your grade)", value=state.note or "",
                          key=NOTE_KEY.format(item=item.item_id), height=68, max_chars=5000)
-    columns[1].button("Save note", key="annotate_save_note", on_click=save_note,
-                      args=(item.item_id, mine.grade if mine else 0), disabled=mine is None)
-    columns[2].button("⚑ Unflag (f)" if flagged else "⚑ Flag (f)", key="annotate_flag", on_click=flag,
-                      args=(item.item_id, mine is not None, flagged),
-                      type="primary" if flagged else "secondary")
-    if flagged:
-        st.caption("Flagged for the organiser" + ("" if mine is not None else " (with your grade)") + ".")
+    columns[1].button("Save note", key="annotate_save_note", on_click=save_note, args=(item.item_id,))
+    columns[2].button("⚑ Unflag (f)" if state.flagged else "⚑ Flag (f)", key="annotate_flag", on_click=flag,
+                      args=(item.item_id, state.flagged), type="primary" if state.flagged else "secondary")
+    if state.flagged:
+        st.caption("Flagged for the organiser" + ("" if state.grade is not None else " (kept until you grade it)")
+                   + ".")
 
 
 def my_grades(judgments: list[Judgment]) -> None:

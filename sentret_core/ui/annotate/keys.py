@@ -15,7 +15,6 @@ GRADE_KEY = "grade{grade}_{item}"
 WEB_ID = "annotate_web_id"  # the id of this browser's web session (also in its cookie)
 EXPIRES = "annotate_expires"  # when that web session ends (wall-clock seconds)
 NOTE_KEY = "annotate_note_{item}"  # the note box of an item
-PENDING_FLAGS = "annotate_pending_flags"  # ids of items flagged before their grade (set with it)
 ENDED = "annotate_ended"  # why the web session ended, for the sign-in form to say
 
 

@@ -21,6 +21,7 @@ from typing import NamedTuple
 import streamlit as st
 
 from sentret_core.annotation.annotator import AnnotatorHandle, SignedOut
+from sentret_core.annotation.marks import ItemState
 from sentret_core.annotation.records import ItemView, Judgment, Progress, SessionInfo
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.errors import SentretError
@@ -69,6 +70,7 @@ class _View(NamedTuple):
     cursor: int | None
     item: ItemView | None
     mine: Judgment | None  # this annotator's judgment of the item, if any
+    state: ItemState | None  # this annotator's grade, note and flag of the item (given before grading too)
     judgments: list[Judgment]  # all of this annotator's, in the session's order
     guidelines: str
 
@@ -81,7 +83,8 @@ def _read(store: JudgmentStore, handle: AnnotatorHandle) -> _View:
     judgments = handle.my_judgments()
     by_key = {(j.query, j.entity, j.sentence_id): j for j in judgments}
     mine = by_key.get((item.query, item.entity, item.sentence_id)) if item is not None else None
-    return _View(info, progress, cursor, item, mine, judgments, store.guidelines(handle.session))
+    state = handle.state_of(item.item_id) if item is not None else None
+    return _View(info, progress, cursor, item, mine, state, judgments, store.guidelines(handle.session))
 
 
 def _annotate(store: JudgmentStore, handle: AnnotatorHandle) -> None:
@@ -108,8 +111,9 @@ def _annotate(store: JudgmentStore, handle: AnnotatorHandle) -> None:
     st.session_state[ANCHOR] = view.item.item_id
     given = view.mine.grade if view.mine is not None else None
     index = show_item(view.info.index_path, view.item, given, view.cursor is not None)
-    buttons(view.item, given, progress.total, view.mine.note if view.mine is not None else None)
-    note_and_flag(view.item, view.mine)
+    state = view.state or ItemState(given, None, False)
+    buttons(view.item, given, progress.total, state.note)
+    note_and_flag(view.item, state)
     show_context(index, view.item)
     _footer(view)
 
