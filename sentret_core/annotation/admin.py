@@ -264,7 +264,7 @@ class Admin(AnnotatorAdmin):
                     )
                 judgment = (session_id, item, annotator_id)
                 changed += store.db.write_grade(conn, judgment, key.grade, key.note, "import", flagged=key.flagged,
-                                                stamps=(key.created_at, key.updated_at))
+                                                seconds=key.seconds, stamps=(key.created_at, key.updated_at))
         return changed
 
 

@@ -22,6 +22,7 @@ from sentret_core.annotation.records import (
     judgment_from_row,
     judgment_select,
 )
+from sentret_core.annotation.time_on_task import seconds_on, show, showing
 from sentret_core.errors import SentretError
 
 if TYPE_CHECKING:
@@ -124,10 +125,21 @@ class AnnotatorHandle:
             now = item_state(conn, key)
             text = now.note if isinstance(note, Keep) else check_note(note)
             self._store.db.write_grade(conn, key, grade, text, "set" if now.grade is None else "change",
-                                       flagged=flagged)
+                                       flagged=flagged, seconds=_time_spent(conn, key))
             conn.execute(
                 "DELETE FROM skips WHERE session_id = ? AND item_id = ? AND annotator_id = ?", key
             )
+
+    def show(self, item_id: int) -> None:
+        """The grading page shows this item now: its time on task runs until it is graded
+        (:mod:`.time_on_task`); reporting the item already shown changes nothing."""
+        item = as_id(item_id, "an item id")
+        with self._store.db.read() as conn:
+            self.check_access(conn)
+            if showing(conn, self._session_id, self._annotator_id) == item:
+                return  # a rerun of the same page: no write
+        with self._store.db.transaction() as conn:
+            show(conn, self._session_id, self._annotator_id, self._open_item(conn, item))
 
     def grade_of(self, item_id: int) -> int | None:
         """This annotator's grade of an item (None: not graded)."""
@@ -271,6 +283,16 @@ class AnnotatorHandle:
         with self._store.db.read() as conn:
             self.check_access(conn)
             return annotator_progress(conn, self._session_id, self._annotator_id)
+
+
+def _time_spent(conn: sqlite3.Connection, key: tuple[int, int, int]) -> float | None:
+    """The judgment's time on task after this grade: its earlier seconds plus those the item was just on screen."""
+    spent = seconds_on(conn, key)
+    if spent is None:
+        return None
+    before = conn.execute("SELECT seconds FROM judgments WHERE session_id = ? AND item_id = ? AND annotator_id = ?",
+                          key).fetchone()
+    return spent + (float(before[0]) if before is not None and before[0] is not None else 0.0)
 
 
 def annotator_progress(conn: sqlite3.Connection, session_id: int, annotator_id: int) -> Progress:

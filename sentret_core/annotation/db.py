@@ -100,12 +100,14 @@ class Database:
         action: str,
         *,
         flagged: bool | None = None,
+        seconds: float | None = None,
         undoes: int | None = None,
         stamps: tuple[str | None, str | None] = (None, None),
     ) -> bool:
         """Set (or with ``grade=None`` remove) one judgment and append its history row.
 
-        ``key`` is (session id, item id, annotator id); ``flagged`` None keeps the item's flag. An item left
+        ``key`` is (session id, item id, annotator id); ``flagged`` None keeps the item's flag; ``seconds``, time
+        on task, is set when given (else kept). An item left
         without a grade keeps its note and flag as its mark (:mod:`.marks`). Returns False when nothing changed.
         """
         session_id, item_id, annotator_id = key
@@ -123,11 +125,12 @@ class Database:
             write_mark(conn, key, note, flag)
         else:
             conn.execute(
-                "INSERT INTO judgments (session_id, item_id, annotator_id, grade, note, flagged,"
-                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                "INSERT INTO judgments (session_id, item_id, annotator_id, grade, note, flagged, seconds,"
+                " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (session_id, item_id, annotator_id) DO UPDATE SET grade = excluded.grade,"
-                " note = excluded.note, flagged = excluded.flagged, updated_at = excluded.updated_at",
-                (*key, grade, note, int(flag), created, updated),
+                " note = excluded.note, flagged = excluded.flagged, updated_at = excluded.updated_at,"
+                " seconds = coalesce(excluded.seconds, judgments.seconds)",
+                (*key, grade, note, int(flag), seconds, created, updated),
             )
             drop_mark(conn, key)
         conn.execute(

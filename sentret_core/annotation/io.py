@@ -31,6 +31,7 @@ MAX_NUMBER_DIGITS = 20
 MAX_DEPTH = 2
 MAX_TIMESTAMP = 40
 MAX_DOCNO = 2_000
+MAX_SECONDS = 366 * 24 * 3600  # a time on task longer than a year is not one
 _NUMBER = re.compile(r"[+-]?\d+")  # any digits: a docno always has a document id before its "-<position>"
 IMPORTED_SUFFIX = " (imported)"
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
@@ -221,7 +222,17 @@ def _jsonl_key(number: int, record: dict[str, Any]) -> ImportLine:
         _timestamp(record.get("updated_at")),
         flagged,
         None if record.get("docno") is None else _docno(record["docno"], "docno"),
+        _seconds(record.get("seconds")),
     )
+
+
+def _seconds(value: object) -> float | None:
+    """Time on task: a number of seconds from 0 to a year; None when absent."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_SECONDS:
+        raise SentretError(f"seconds must be a number from 0 to {MAX_SECONDS:,}; got {str(value)[:40]!r}")
+    return float(value)
 
 
 def _timestamp(value: object) -> str | None:

@@ -158,6 +158,7 @@ class Judgment(NamedTuple):
     updated_at: str
     flagged: bool = False  # the annotator's flag ("look at this one again"); not in the history
     docno: str | None = None  # the sentence's docno (None: pooled before sentret recorded them)
+    seconds: float | None = None  # time on task: seconds on screen before its grades (None: not measured)
 
 
 JUDGMENT_FIELDS: tuple[str, ...] = Judgment._fields
@@ -223,7 +224,7 @@ class Progress(NamedTuple):
 
 _JUDGMENT_SELECT = """
     SELECT s.name, p.query, p.entity, p.sentence_id, p.position, p.title, p.text,
-           a.name, a.kind, j.grade, j.note, j.created_at, j.updated_at, j.flagged, p.docno
+           a.name, a.kind, j.grade, j.note, j.created_at, j.updated_at, j.flagged, p.docno, j.seconds
     FROM judgments j
     JOIN pool_items p ON p.id = j.item_id
     JOIN annotators a ON a.id = j.annotator_id
@@ -239,6 +240,8 @@ def judgment_select(conn: Any) -> str:
         select = select.replace("j.flagged", "0")
     if not any(row[1] == "docno" for row in conn.execute("PRAGMA table_info(pool_items)")):
         select = select.replace("p.docno", "NULL")  # a database older than the docnos (read-only)
+    if not any(row[1] == "seconds" for row in conn.execute("PRAGMA table_info(judgments)")):
+        select = select.replace("j.seconds", "NULL")  # older than time on task (read-only)
     return select
 
 
@@ -247,9 +250,9 @@ ITEM_COLUMNS = "p.id, p.position, p.query, p.entity, p.sentence_id, p.text, p.ti
 
 def judgment_from_row(row: Sequence[Any]) -> Judgment:
     (session, query, entity, sentence_id, position, title, text, annotator, kind, grade, note, created, updated,
-     flagged, docno) = row
+     flagged, docno, seconds) = row
     return Judgment(session, topic_id(query, entity), query, entity, sentence_id, position, title, text,
-                    annotator, kind, grade, note, created, updated, bool(flagged), docno)
+                    annotator, kind, grade, note, created, updated, bool(flagged), docno, seconds)
 
 
 class ImportLine(NamedTuple):
@@ -267,6 +270,7 @@ class ImportLine(NamedTuple):
     updated_at: str | None
     flagged: bool = False
     docno: str | None = None  # the item named by its docno (``sentence_id`` is then -1)
+    seconds: float | None = None  # time on task, when the line has one
 
     @property
     def sentence(self) -> str:

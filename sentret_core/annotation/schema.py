@@ -238,8 +238,22 @@ _MARKS: tuple[Step, ...] = (
     "ALTER TABLE history ADD COLUMN new_flagged INTEGER CHECK (new_flagged IN (0, 1))",
 )
 
+# time on task (see time_on_task.py): the seconds each judgment's item was on screen before its grades
+# (NULL: graded without being shown, or before this step), and the item each annotator has on screen now.
+_TIME_ON_TASK: tuple[Step, ...] = (
+    "ALTER TABLE judgments ADD COLUMN seconds REAL CHECK (seconds >= 0)",
+    """CREATE TABLE current_views (
+        session_id INTEGER NOT NULL,
+        annotator_id INTEGER NOT NULL,
+        item_id INTEGER NOT NULL,
+        since REAL NOT NULL,
+        PRIMARY KEY (session_id, annotator_id),
+        FOREIGN KEY (session_id, item_id) REFERENCES pool_items(session_id, id),
+        FOREIGN KEY (session_id, annotator_id) REFERENCES annotators(session_id, id))""",
+)
+
 MIGRATIONS: tuple[tuple[Step, ...], ...] = (
-    _V1, _V2, _V3, _V4, _V5, _ADJUDICATIONS, _ITEM_ORDER, _DOCNOS, _KNOWN_BROWSERS, _MARKS,
+    _V1, _V2, _V3, _V4, _V5, _ADJUDICATIONS, _ITEM_ORDER, _DOCNOS, _KNOWN_BROWSERS, _MARKS, _TIME_ON_TASK,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # A read-only connection can read a database this old as it is: what came after (the sign-in

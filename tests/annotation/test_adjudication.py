@@ -3,7 +3,6 @@ adjudicated grade, kept apart from theirs, winning over majority and mean in qre
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,10 +13,11 @@ from sentret_core.annotation.adjudication import Disagreement, adjudicate, adjud
 from sentret_core.annotation.admin import Admin
 from sentret_core.annotation.judged_eval import session_qrels
 from sentret_core.annotation.records import ItemView
-from sentret_core.annotation.schema import _ADJUDICATIONS, MIGRATIONS
+from sentret_core.annotation.schema import _ADJUDICATIONS
 from sentret_core.annotation.session_setup import create_session
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.errors import SentretError
+from tests.annotation.downgrade import downgrade
 from tests.conftest import judgments_env
 from tests.sign_in_util import sign_in_handle
 
@@ -122,19 +122,7 @@ def test_a_database_from_before_adjudication_still_opens(graded: tuple[JudgmentS
     path = store.path
     expected = store.admin(TOKEN).export_qrels("s")
     store.close()
-    version = MIGRATIONS.index(_ADJUDICATIONS)  # the schema just before adjudications
-    with sqlite3.connect(path) as conn:
-        conn.execute("ALTER TABLE sessions DROP COLUMN item_order")  # added after adjudications
-        conn.execute("ALTER TABLE pool_items DROP COLUMN docno")  # and the docnos after that
-        conn.execute("DROP TABLE known_browsers")  # and the known browsers after those
-        conn.execute("DROP TABLE admin_token")
-        conn.execute("DROP TABLE marks")  # and the marks after those
-        conn.execute("ALTER TABLE history DROP COLUMN old_flagged")
-        conn.execute("ALTER TABLE history DROP COLUMN new_flagged")
-        conn.execute("DROP TABLE adjudication_log")
-        conn.execute("DROP TABLE adjudications")
-        conn.execute(f"PRAGMA user_version = {version}")
-    conn.close()
+    downgrade(path, _ADJUDICATIONS)  # the schema just before adjudications
     with JudgmentStore(path, read_only=True) as old:  # read as it is: no adjudications
         admin = old.admin(TOKEN)
         assert admin.export_qrels("s") == expected and len(disagreements(admin, "s")) == 2

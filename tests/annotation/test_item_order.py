@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections import Counter
 from pathlib import Path
 
@@ -10,9 +9,10 @@ import pytest
 
 from sentret_core.annotation.item_order import ItemOrder, assign, overlapping
 from sentret_core.annotation.records import ADMIN_TOKEN_ENV, PoolItem, PoolSettings
-from sentret_core.annotation.schema import _ITEM_ORDER, MIGRATIONS
+from sentret_core.annotation.schema import _ITEM_ORDER
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.errors import SentretError
+from tests.annotation.downgrade import downgrade
 
 TOKEN = "order-token"
 # 4 topics × 5 items = 20 items, in the session's order (topic by topic)
@@ -161,17 +161,7 @@ def test_an_old_database_migrates_and_loses_nothing(tmp_path: Path, monkeypatch:
         ann.grade(ann.next_item().item_id, 1)  # type: ignore[union-attr]
         exported = admin.export_jsonl("s")
         history = admin.history("s")
-    version = MIGRATIONS.index(_ITEM_ORDER)  # the schema just before item orders
-    with sqlite3.connect(path) as conn:
-        conn.execute("ALTER TABLE sessions DROP COLUMN item_order")
-        conn.execute("ALTER TABLE pool_items DROP COLUMN docno")  # added after item orders
-        conn.execute("DROP TABLE known_browsers")  # and the known browsers after those
-        conn.execute("DROP TABLE admin_token")
-        conn.execute("DROP TABLE marks")  # and the marks after those
-        conn.execute("ALTER TABLE history DROP COLUMN old_flagged")
-        conn.execute("ALTER TABLE history DROP COLUMN new_flagged")
-        conn.execute(f"PRAGMA user_version = {version}")
-    conn.close()
+    downgrade(path, _ITEM_ORDER)  # the schema just before item orders
     with JudgmentStore(path, read_only=True) as old:  # read as it is: one shared order
         assert old.session("s").item_order is None and old.admin(TOKEN).export_jsonl("s") == exported
     with JudgmentStore(path) as upgraded:  # migrated: every grade, note, flag and history row kept

@@ -3,7 +3,6 @@ never drops a note, and a note or flag change is undone like a grade (sentret_co
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,8 +10,9 @@ import pytest
 
 from sentret_core.annotation.marks import ItemState
 from sentret_core.annotation.records import ADMIN_TOKEN_ENV
-from sentret_core.annotation.schema import _MARKS, MIGRATIONS
+from sentret_core.annotation.schema import _MARKS
 from sentret_core.annotation.store import JudgmentStore
+from tests.annotation.downgrade import downgrade
 from tests.annotation.test_store import SETTINGS, TOKEN, join, make_items
 
 
@@ -94,12 +94,7 @@ def test_a_database_from_before_marks_is_read_as_it_is_and_migrated_on_writing(s
     ann.grade(1, 3, "kept", flagged=True)
     path = store.path
     store.close()
-    with sqlite3.connect(path) as conn:  # the schema just before marks: history rows without flags
-        conn.execute("DROP TABLE marks")
-        conn.execute("ALTER TABLE history DROP COLUMN old_flagged")
-        conn.execute("ALTER TABLE history DROP COLUMN new_flagged")
-        conn.execute(f"PRAGMA user_version = {MIGRATIONS.index(_MARKS)}")
-    conn.close()
+    downgrade(path, _MARKS)  # the schema just before marks: history rows without flags
     with JudgmentStore(path, read_only=True) as old:
         [judgment] = old.admin(TOKEN).all_judgments("s")
         assert (judgment.grade, judgment.note, judgment.flagged) == (3, "kept", True)

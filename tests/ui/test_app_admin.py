@@ -290,3 +290,8 @@ def test_the_admin_sees_index_names_never_the_servers_folders(store: JudgmentSto
     assert any(f"index {small_index.path.name} ·" in t for t in texts)
     assert app.dataframe[0].value["entities"].tolist() == [
         "entities by kld over the top 100 sentences of bm25f.v1, sentences weighted by score"]
+
+
+def test_durations_read_as_people_say_them() -> None:
+    shown = [admin_page._duration(s) for s in (None, 4.25, 42.4, 185, 3725)]
+    assert shown == ["—", "4.2 s", "42 s", "3 min 05 s", "1 h 02 min"]

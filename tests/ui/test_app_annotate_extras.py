@@ -175,3 +175,18 @@ def test_undo_of_a_noted_item_brings_it_back_with_its_note(store: JudgmentStore)
     button(app, "grade2_").click().run()  # graded again: with the note it kept
     [judgment] = store.admin(TOKEN).all_judgments("s")
     assert (judgment.grade, judgment.note) == (2, "names only the founders")
+
+
+def test_the_grading_page_times_each_item_it_shows(store: JudgmentStore) -> None:
+    """The page reports the item it shows, so the grade carries its time on task (Admin shows the median)."""
+    app = sign_in()
+    button(app, "grade3_").click().run()
+    button(app, "grade1_").click().run()
+    judgments = store.admin(TOKEN).all_judgments("s")
+    assert len(judgments) == 2 and all(j.seconds is not None and 0 <= j.seconds < 120 for j in judgments)
+    admin = AppTest.from_string("from sentret_core.ui.pages import admin\nadmin.render()\n", default_timeout=60).run()
+    admin.text_input(key="admin_token").input(TOKEN)
+    admin = admin.button[0].click().run()
+    progress = next(d.value for d in admin.dataframe if "median time per item" in d.value.columns)
+    row = progress.set_index("annotator").loc["alice"]
+    assert row["graded"] == 2 and row["median time per item"].endswith(" s") and row["time on task"] != "—"

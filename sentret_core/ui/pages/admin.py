@@ -21,6 +21,7 @@ from sentret_core.annotation.agreement_summary import MIN_SHARED, AgreementSumma
 from sentret_core.annotation.auth import admin_token
 from sentret_core.annotation.records import ADMIN_TOKEN_ENV, IMPORT_SCALES, RULES, SCALES, Judgment, SessionInfo
 from sentret_core.annotation.scales import AUTO, qrels_grades, read_scale, relevance_rule, scale_note
+from sentret_core.annotation.time_on_task import by_annotator
 from sentret_core.ui.admin_sign_in import token_form
 from sentret_core.ui.annotators import manage_annotators, session_caption
 from sentret_core.ui.disagreements import disagreement_view
@@ -142,12 +143,25 @@ def _act(what: str, action: Callable[[str], object], name: str) -> None:
         st.rerun()  # the table of sessions shows the change
 
 
+def _duration(seconds: float | None) -> str:
+    """"42 s", "3 min 05 s", "1 h 02 min"; "—" when not measured."""
+    if seconds is None:
+        return "—"
+    whole = round(seconds)
+    if whole < 60:
+        return f"{seconds:.1f} s" if seconds < 10 else f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+
+
 def _progress_and_agreement(admin: Admin, info: SessionInfo) -> None:
     st.subheader("Progress")
     progress = admin.progress_by_annotator(info.name)
     if not progress:
         st.info("No annotator has been added to this session yet.")
     else:
+        timed = {t.annotator: t for t in by_annotator(admin.all_judgments(info.name))}
         st.dataframe(
             pd.DataFrame(
                 [
@@ -157,6 +171,8 @@ def _progress_and_agreement(admin: Admin, info: SessionInfo) -> None:
                         "skipped": p.skipped,
                         "remaining": p.remaining,
                         "done": f"{p.graded / p.total:.0%}" if p.total else "—",
+                        "median time per item": _duration(timed[who].median_s) if who in timed else "—",
+                        "time on task": _duration(timed[who].total_s) if who in timed else "—",
                     }
                     for who, p in progress.items()
                 ]

@@ -109,6 +109,7 @@ def _annotate(store: JudgmentStore, handle: AnnotatorHandle) -> None:
         _footer(view)
         return
     st.session_state[ANCHOR] = view.item.item_id
+    guarded("note the item shown (time on task)", handle.show, view.item.item_id)
     given = view.mine.grade if view.mine is not None else None
     index = show_item(view.info.index_path, view.item, given, view.cursor is not None)
     state = view.state or ItemState(given, None, False)
