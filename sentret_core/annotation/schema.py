@@ -252,8 +252,19 @@ _TIME_ON_TASK: tuple[Step, ...] = (
         FOREIGN KEY (session_id, annotator_id) REFERENCES annotators(session_id, id))""",
 )
 
+# narratives (see narratives.py): the information need of each (query, entity) topic, shown while grading.
+_NARRATIVES: tuple[Step, ...] = (
+    """CREATE TABLE narratives (
+        session_id INTEGER NOT NULL REFERENCES sessions(id),
+        query TEXT NOT NULL,
+        entity TEXT NOT NULL,
+        text TEXT NOT NULL,
+        PRIMARY KEY (session_id, query, entity))""",
+)
+
 MIGRATIONS: tuple[tuple[Step, ...], ...] = (
     _V1, _V2, _V3, _V4, _V5, _ADJUDICATIONS, _ITEM_ORDER, _DOCNOS, _KNOWN_BROWSERS, _MARKS, _TIME_ON_TASK,
+    _NARRATIVES,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # A read-only connection can read a database this old as it is: what came after (the sign-in

@@ -10,11 +10,12 @@ pairs can be shown before :func:`create_session` stores that very plan.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sentret_core.annotation.item_order import ItemOrder
+from sentret_core.annotation.narratives import store_narratives
 from sentret_core.annotation.pooling import pool
 from sentret_core.annotation.records import EntityRanking, PoolItem, PoolSettings, SessionInfo
 from sentret_core.annotation.topics import (
@@ -63,6 +64,7 @@ class PoolPlan:
     notes: tuple[str, ...] = ()  # requested topics that added nothing, and why
     set_aside: tuple[tuple[str, str], ...] = ()  # (query, entity key) left out: they restate the query
     index_path: str = ""  # the index the plan was pooled from
+    narratives: Mapping[tuple[str, str], str] = field(default_factory=dict)  # (query, entity key) → need
 
     @property
     def pairs(self) -> list[tuple[str, str]]:
@@ -146,6 +148,7 @@ def build_pool(
     notes: list[str] = []
     set_aside: list[tuple[str, str]] = []
     seen: set[tuple[str, int]] = set()
+    told: dict[tuple[str, int], str] = {}  # (query, entity id) → its narrative: a named line's, else its query's
     for query, asked in _reported(list(by_query.items()), progress):
         ctx = QueryContext.of(index, query, **chosen)
         if ctx.reason:
@@ -155,6 +158,7 @@ def build_pool(
         for line in asked:
             if line.entity is not None:
                 entities.append(find_entity(index, line.entity))
+                told[(query, entities[-1])] = line.narrative
                 continue
             found = support(index, query, **chosen, entity_score=ranking.score,
                             top_entities=top_entities + RESTATING_SPARE, models=(names[0],), per_entity=1)
@@ -169,6 +173,7 @@ def build_pool(
                     set_aside.append((query, index_entity_key(index, entity)))
                 else:
                     top.append(entity)
+                    told.setdefault((query, entity), line.narrative)
             entities += top
         for entity in entities:
             if (query, entity) in seen:
@@ -191,7 +196,8 @@ def build_pool(
     for query, key in set_aside:
         notes.append(f"{query!r} / {key}: it only restates the query (name it in the topics to pool it)")
     settings = PoolSettings(names, depth, seed, ranking)
-    return PoolPlan(items, settings, tuple(pooled), tuple(notes), tuple(set_aside), str(index.path))
+    narratives = {(t.query, t.entity): told[(t.query, t.entity_id)] for t in pooled if told.get((t.query, t.entity_id))}
+    return PoolPlan(items, settings, tuple(pooled), tuple(notes), tuple(set_aside), str(index.path), narratives)
 
 
 
@@ -277,7 +283,8 @@ def create_session(
     elif plan.index_path != str(index.path):
         raise SentretError(f"the pool was made from the index {plan.index_path}, not {index.path}: preview it again")
     info = store.create_session(name, index.path, list(plan.items), plan.settings, order)
-    if guidelines:
-        with store.db.transaction() as conn:
-            conn.execute("UPDATE sessions SET guidelines = ? WHERE name = ?", (guidelines, info.name))
+    with store.db.transaction() as conn:
+        session_id = store.db.session_row(conn, info.name)[0]
+        conn.execute("UPDATE sessions SET guidelines = ? WHERE id = ?", (guidelines, session_id))
+        store_narratives(conn, session_id, plan.narratives)
     return info, plan

@@ -25,6 +25,7 @@ from sentret_core.annotation.db import Database
 from sentret_core.annotation.identity import sign_in_with_link, sign_in_with_passphrase
 from sentret_core.annotation.item_order import ItemOrder, session_order
 from sentret_core.annotation.known_browsers import KnownBrowsers
+from sentret_core.annotation.narratives import read_narratives
 from sentret_core.annotation.records import ADMIN_TOKEN_ENV, BUSY_TIMEOUT_S, PoolItem, PoolSettings, SessionInfo
 from sentret_core.annotation.throttle import SignInThrottle
 from sentret_core.annotation.web_sessions import WebSessions, end_other_tokens
@@ -152,6 +153,11 @@ class JudgmentStore:
         if row is None:
             raise SentretError(f"no session named {name!r}")
         return str(row[0])
+
+    def narratives(self, name: str) -> dict[tuple[str, str], str]:
+        """The information need of each (query, entity key) topic of the session that has one."""
+        with self.db.read() as conn:
+            return read_narratives(conn, self.db.session_row(conn, name)[0])
 
     def sign_in(
         self, session_name: str, annotator: str, passphrase: str, *, client: str = "local", known: object = None

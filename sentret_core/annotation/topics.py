@@ -46,31 +46,40 @@ def open_store(path: str | os.PathLike[str] | None = None, *, read_only: bool = 
 
 
 class TopicLine(NamedTuple):
-    """One requested topic: a query and an entity key, or None for all the query's top entities."""
+    """One requested topic: a query and an entity key, or None for all the query's top entities; and the
+    information need in words, shown to annotators while grading ("" for none)."""
 
     query: str
     entity: str | None
     line: int = 0
+    narrative: str = ""
 
 
 def parse_topics(text: str) -> list[TopicLine]:
-    """``query<TAB>entity`` lines (entity optional); blank and ``#`` lines skipped, repeats dropped."""
+    """``query<TAB>entity<TAB>narrative`` lines (entity and narrative optional); blank and ``#`` lines
+    skipped, repeats dropped."""
+    from sentret_core.annotation.narratives import check_narrative
+
     found: dict[tuple[str, str | None], TopicLine] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip() or raw.lstrip().startswith("#"):
             continue
         parts = raw.split("\t")
-        if len(parts) > 2:
+        if len(parts) > 3:
             raise SentretError(
-                f"topics line {number}: expected 'query<TAB>entity' (one tab at most), "
+                f"topics line {number}: expected 'query<TAB>entity<TAB>narrative' (two tabs at most), "
                 f"found {len(parts) - 1} tabs"
             )
         query = " ".join(parts[0].split())
-        entity = " ".join(parts[1].split()) if len(parts) == 2 else ""
+        entity = " ".join(parts[1].split()) if len(parts) >= 2 else ""
+        narrative = check_narrative(parts[2], f"topics line {number}: the narrative") if len(parts) == 3 else ""
+        if narrative.replace("_", "").isalpha() and narrative.isupper():  # "Picasso<TAB>PERSON" meant a label
+            raise SentretError(f"topics line {number}: the third column is the topic's narrative, not a label "
+                               f"({narrative!r}): write the entity as text|LABEL, e.g. '{entity}|{narrative}'")
         if not query:
             raise SentretError(f"topics line {number}: the query is empty")
         key = (query, entity or None)
-        found.setdefault(key, TopicLine(query, entity or None, number))
+        found.setdefault(key, TopicLine(query, entity or None, number, narrative))
     if not found:
         raise SentretError("no topics: give one 'query<TAB>entity' per line (the entity is optional)")
     return list(found.values())

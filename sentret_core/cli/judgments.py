@@ -68,7 +68,8 @@ def register(sub: Any) -> None:
 
     create = _sub(commands, "create", "Pool the topics' candidate sentences into a new session.", _create)
     create.add_argument("--index", required=True, help="the index folder the candidates come from")
-    create.add_argument("--topics", required=True, help="'query<TAB>entity' lines (entity optional)")
+    create.add_argument("--topics", required=True, help="'query<TAB>entity<TAB>narrative' lines (entity and "
+                        "narrative optional; the narrative, what the topic asks, is shown while grading)")
     create.add_argument("--pool-depth", type=int, default=10, help="top-n of each model pooled (default 10)")
     create.add_argument("--models", default=",".join(DEFAULT_SUPPORT_MODELS), help="pooling models, comma-separated")
     create.add_argument("--top-entities", type=int, default=5, help="entities per bare query (default 5)")
@@ -76,9 +77,8 @@ def register(sub: Any) -> None:
     create.add_argument("--ranker", default=DEFAULT_RANKER, help="a bare query's S_q: the sentence scorer "
                         "its entities come from (default %(default)s, as the Explore page)")
     create.add_argument("--k", type=int, default=EXPLORE_K, help="|S_q| (default %(default)s, as the Explore page)")
-    create.add_argument("--entity-score", default=DEFAULT_ENTITY_SCORE,
-                        choices=["kld", "frequency", "rarity", "combination"],
-                        help="how a bare query's entities are ranked (default %(default)s)")
+    create.add_argument("--entity-score", default=DEFAULT_ENTITY_SCORE, choices=["kld", "frequency", "rarity",
+                        "combination"], help="how a bare query's entities are ranked (default %(default)s)")
     create.add_argument("--entity-weighting", default=EXPLORE_ENTITY_WEIGHTING, choices=["none", "rank", "score"],
                         help="how each sentence of S_q counts in the entity scores (default %(default)s, as the "
                         "Explore page; none is Blanco & Zaragoza's)")
@@ -257,8 +257,8 @@ def _preview(index: Any, topics: str, models: list[str], args: argparse.Namespac
     if args.json:
         _print_json({"session": args.session, "items": len(plan.items), "stored": False,
                      "ranking": plan.settings.ranking.to_dict(),
-                     "pairs": [{"topic": topic_label(t.topic_id), "items": len(t.pooled)}
-                               for t in plan.topics]})
+                     "pairs": [{"topic": topic_label(t.topic_id), "items": len(t.pooled),
+                                "narrative": plan.narratives.get((t.query, t.entity), "")} for t in plan.topics]})
         return 0
     for topic in plan.topics:
         n = len(topic.pooled)

@@ -7,8 +7,8 @@ it in; only "Preview the pairs" sends the form. It pools the topics and shows th
 pairs (restating entities left out as Explore does, :mod:`~sentret_core.annotation.session_setup`);
 "Create session" then stores that very pool, selects the new session and clears the name, the
 topics and the upload, so a second click cannot create it again. Topics are (query, entity) rows; a row without an
-entity stands for the query's top entities. A TSV file holds one ``query<TAB>entity`` per line
-(the entity optional; a ``query<TAB>entity`` header, blank and ``#`` lines are skipped). The
+entity stands for the query's top entities. A TSV file holds one ``query<TAB>entity<TAB>narrative`` per line
+(entity and narrative optional; a ``query<TAB>entity[<TAB>narrative]`` header, blank and ``#`` lines are skipped). The
 form also takes the session's guidelines for its annotators, which :func:`guidelines_editor`
 changes later.
 """
@@ -23,6 +23,7 @@ import streamlit as st
 
 from sentret_core.annotation.admin import Admin
 from sentret_core.annotation.item_order import MAX_GRADERS, ItemOrder
+from sentret_core.annotation.narratives import MAX_NARRATIVE, check_narrative
 from sentret_core.annotation.records import EntityRanking
 from sentret_core.annotation.session_setup import (
     MAX_GUIDELINES,
@@ -61,7 +62,7 @@ GENERATION = "admin_form_generation"  # bumped after a creation: the cleared fie
 GUIDELINES = "admin_new_guidelines"  # the guidelines field (its widget key is field_key(GUIDELINES))
 JUST_CREATED = "admin_form_just_created"  # the session to select after the rerun
 SESSION_PICK = "admin_session"
-COLUMNS = ("query", "entity")
+COLUMNS = ("query", "entity", "narrative")
 CLEARED = ("admin_new_name", TABLE, FILE, "admin_from_explore", GUIDELINES)  # the fields a creation clears
 
 
@@ -104,7 +105,8 @@ def _form() -> dict[str, Any] | None:
     with st.form(FORM, enter_to_submit=False, border=False):
         name = st.text_input("Session name", key=field_key("admin_new_name"))
         st.markdown("**Topics** — one (query, entity) per row; leave the entity empty for the query's top "
-                    "entities. An entity is `text|LABEL` (e.g. `Picasso|PERSON`) or its text.")
+                    "entities. An entity is `text|LABEL` (e.g. `Picasso|PERSON`) or its text. A narrative (optional) "
+                    "says what the topic asks, in words the annotators read while grading.")
         table = st.data_editor(
             pd.DataFrame({c: pd.Series(dtype="string") for c in COLUMNS}),
             key=field_key(TABLE),
@@ -114,10 +116,12 @@ def _form() -> dict[str, Any] | None:
             column_config={
                 "query": st.column_config.TextColumn("query", width="large"),
                 "entity": st.column_config.TextColumn("entity (optional)", width="medium"),
+                "narrative": st.column_config.TextColumn("narrative (optional)", width="large",
+                                                         max_chars=MAX_NARRATIVE),
             },
         )
-        upload = st.file_uploader("…and/or a topics file (TSV): a query, a tab and an entity per line; "
-                                  "the tab and entity are optional", type=["tsv", "txt"],
+        upload = st.file_uploader("…and/or a topics file (TSV): a query, a tab and an entity per line, then "
+                                  "optionally a tab and a narrative; the entity may be empty", type=["tsv", "txt"],
                                   key=field_key(FILE))
         add_explore = st.checkbox(
             f"Add the Explore page's query ({md(explore)})"
@@ -193,13 +197,14 @@ def table_topics(table: pd.DataFrame) -> list[TopicLine]:
     """The topics of the table's rows (1-based row numbers); empty rows skipped, repeats dropped."""
     found: dict[tuple[str, str | None], TopicLine] = {}
     rows = table.reindex(columns=list(COLUMNS)).itertuples(index=False)
-    for number, (query, entity) in enumerate(rows, start=1):
+    for number, (query, entity, narrative) in enumerate(rows, start=1):
         query, entity = _cell(query), _cell(entity)
         if not query and not entity:
             continue
         if not query:
             raise SentretError(f"topics table row {number}: the query is empty (entity {entity!r})")
-        found.setdefault((query, entity or None), TopicLine(query, entity or None, number))
+        told = check_narrative(narrative, f"topics table row {number}: the narrative") if _cell(narrative) else ""
+        found.setdefault((query, entity or None), TopicLine(query, entity or None, number, told))
     return list(found.values())
 
 
@@ -207,7 +212,8 @@ def file_topics(text: str) -> list[TopicLine]:
     """The topics of a TSV file's text (:func:`~sentret_core.annotation.topics.parse_topics`), after
     an optional ``query<TAB>entity`` header line."""
     lines = text.splitlines()
-    if lines and [c.strip().casefold() for c in lines[0].split("\t")] in (["query"], ["query", "entity"]):
+    if lines and [c.strip().casefold() for c in lines[0].split("\t")] in (["query"], ["query", "entity"],
+                                                                          ["query", "entity", "narrative"]):
         lines[0] = ""  # the header: a blank line keeps the line numbers of the rest
     return parse_topics("\n".join(lines))
 

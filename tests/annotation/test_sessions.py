@@ -99,8 +99,8 @@ def test_parse_topics_lines_comments_repeats_and_errors() -> None:
         TopicLine("picasso peace", "Picasso|PERSON", 2),
         TopicLine("spanish war", None, 4),
     ]
-    with pytest.raises(SentretError, match="line 2: expected 'query<TAB>entity'"):
-        parse_topics("ok\na\tb\tc")
+    with pytest.raises(SentretError, match="line 2: expected 'query<TAB>entity<TAB>narrative'"):
+        parse_topics("ok\na\tb\tc\td")
     with pytest.raises(SentretError, match="line 1: the query is empty"):
         parse_topics("\tPicasso")
     with pytest.raises(SentretError, match="no topics"):

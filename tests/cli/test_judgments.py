@@ -132,7 +132,7 @@ def test_bad_input_exits_2_with_one_message(
     assert "cannot read the topics file" in _one_error(
         run([*base, "--topics", str(tmp_path / "missing.tsv")], monkeypatch), capsys)
     bad = tmp_path / "bad.tsv"
-    bad.write_text("a\tb\tc\n", encoding="utf-8")
+    bad.write_text("a\tb\tc\td\n", encoding="utf-8")
     assert "topics line 1" in _one_error(run([*base, "--topics", str(bad)], monkeypatch), capsys)
     assert "unknown model" in _one_error(
         run([*base, "--topics", str(topics), "--models", "nope"], monkeypatch), capsys)

@@ -79,7 +79,7 @@ def test_every_field_is_in_one_form_that_enter_does_not_submit(store: JudgmentSt
     assert keys_in(form) >= FORM_KEYS  # typing in any of them reruns nothing
     assert form.proto.form.enter_to_submit is False
     assert app.data_editor[0].key == TABLE and app.data_editor[0].editing_mode == "dynamic"
-    assert list(app.data_editor[0].value.columns) == ["query", "entity"]
+    assert list(app.data_editor[0].value.columns) == ["query", "entity", "narrative"]
 
 
 def test_the_form_keeps_its_input_and_creates(
@@ -154,7 +154,8 @@ def test_table_and_file_together_and_bad_files(store: JudgmentStore) -> None:
     app.file_uploader(key=FILE).set_value(("bad.tsv", b"picasso peace\tPicasso\tPERSON\n", "text/plain"))
     app.button(key="admin_preview").click().run()
     assert [e.value for e in app.error] == [
-        md("topics line 1: expected 'query<TAB>entity' (one tab at most), found 2 tabs")
+        md("topics line 1: the third column is the topic's narrative, not a label ('PERSON'): write the entity "
+           "as text|LABEL, e.g. 'Picasso|PERSON'")
     ]
     app.file_uploader(key=FILE).set_value(("latin1.tsv", "café\tPicasso".encode("latin-1"), "text/plain"))
     app.button(key="admin_preview").click().run()
@@ -247,3 +248,14 @@ def test_the_entity_ranking_defaults_to_this_browser_sessions_explore_settings(s
     assert not app.exception and not app.error, [e.value for e in app.error]
     ranking = store.session("ranked").settings.ranking
     assert (ranking.k, ranking.weighting, ranking.score, ranking.ranker) == (50, "none", "kld", "bm25f.v1")
+
+
+def test_a_narrative_typed_in_the_table_is_stored_with_its_topic(store: JudgmentStore) -> None:
+    app = admin_app()
+    app.text_input(key="admin_new_name").input("told")
+    app.session_state[TABLE] = {"edited_rows": {}, "deleted_rows": [], "added_rows": [
+        {"query": "picasso peace", "entity": "Picasso|PERSON", "narrative": "  His part in the peace movement. "}]}
+    app = create(app)
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    assert store.narratives("told") == {("picasso peace", "Picasso|PERSON"): "His part in the peace movement."}
+    assert table_topics(pd.DataFrame({"query": ["q"], "entity": [None], "narrative": ["why"]}))[0].narrative == "why"

@@ -18,8 +18,10 @@ from sentret_core.ui.render import sentence_html
 from sentret_core.ui.text import html_text, show_html
 
 
-def show_item(index_path: str, item: ItemView, current: int | None, revisiting: bool) -> Index | None:
-    """The item's query, entity and sentence (highlighted); the session's index if it is available."""
+def show_item(index_path: str, item: ItemView, current: int | None, revisiting: bool, narrative: str = ""
+              ) -> Index | None:
+    """The item's query, entity, the topic's narrative (what it asks, when the admin wrote one) and sentence
+    (highlighted); the session's index if it is available."""
     text, label = split_entity_key(item.entity)
     index = session_index(index_path)
     if index is not None and not _same_sentence(index, item):
@@ -31,7 +33,9 @@ def show_item(index_path: str, item: ItemView, current: int | None, revisiting: 
     shown = f"{html_text(text)} <small>({html_text(label)})</small>" if label else html_text(text)
     show_html(
         f'<div class="annotate-topic"><p><b>Query</b> &nbsp; {html_text(item.query)}</p>'
-        f"<p><b>Entity</b> &nbsp; {shown}</p></div>"
+        f"<p><b>Entity</b> &nbsp; {shown}</p>"
+        + (f'<p class="annotate-narrative"><b>What it asks</b> &nbsp; {html_text(narrative)}</p>' if narrative else "")
+        + "</div>"
     )
     body = _sentence(index, item) if index is not None else _snapshot_html(item)
     title = f"<small><i>{html_text(item.title)}</i></small>" if item.title else ""

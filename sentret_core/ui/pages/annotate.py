@@ -73,6 +73,7 @@ class _View(NamedTuple):
     state: ItemState | None  # this annotator's grade, note and flag of the item (given before grading too)
     judgments: list[Judgment]  # all of this annotator's, in the session's order
     guidelines: str
+    narrative: str  # what the item's topic asks ("" when the admin wrote none)
 
 
 def _read(store: JudgmentStore, handle: AnnotatorHandle) -> _View:
@@ -84,7 +85,8 @@ def _read(store: JudgmentStore, handle: AnnotatorHandle) -> _View:
     by_key = {(j.query, j.entity, j.sentence_id): j for j in judgments}
     mine = by_key.get((item.query, item.entity, item.sentence_id)) if item is not None else None
     state = handle.state_of(item.item_id) if item is not None else None
-    return _View(info, progress, cursor, item, mine, state, judgments, store.guidelines(handle.session))
+    narrative = store.narratives(handle.session).get((item.query, item.entity), "") if item is not None else ""
+    return _View(info, progress, cursor, item, mine, state, judgments, store.guidelines(handle.session), narrative)
 
 
 def _annotate(store: JudgmentStore, handle: AnnotatorHandle) -> None:
@@ -111,7 +113,7 @@ def _annotate(store: JudgmentStore, handle: AnnotatorHandle) -> None:
     st.session_state[ANCHOR] = view.item.item_id
     guarded("note the item shown (time on task)", handle.show, view.item.item_id)
     given = view.mine.grade if view.mine is not None else None
-    index = show_item(view.info.index_path, view.item, given, view.cursor is not None)
+    index = show_item(view.info.index_path, view.item, given, view.cursor is not None, view.narrative)
     state = view.state or ItemState(given, None, False)
     buttons(view.item, given, progress.total, state.note)
     note_and_flag(view.item, state)
