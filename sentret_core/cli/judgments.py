@@ -9,9 +9,10 @@ Wired into ``cli.py`` through :func:`register`; heavy imports happen inside the 
                              [--guidelines FILE] [--shared-order] [--annotators a,b] [--preview]
     sentret judgments annotators DB --session NAME [--add NAME] [--new-secret NAME]
                              [--rename OLD NEW] [--disable NAME] [--enable NAME] [--remove NAME]
-    sentret judgments export DB --session NAME --format qrels|csv|jsonl|topics [--scale trec|1-4] [--ids docno|internal]
-                             [--adjudicate majority|mean|ANNOTATOR] [--out FILE]
-    sentret judgments import DB --session NAME --format qrels|jsonl FILE [--annotator NAME]
+    sentret judgments export DB --session NAME --format qrels|csv|jsonl|topics|label-studio|hf-jsonl
+                             [--scale trec|1-4] [--ids docno|internal] [--adjudicate majority|mean|ANNOTATOR]
+                             [--out FILE]
+    sentret judgments import DB --session NAME --format qrels|jsonl|label-studio|hf-jsonl FILE [--annotator NAME]
                              [--scale auto|trec|1-4|binary]
     sentret judgments agreement DB --session NAME [--json]
 
@@ -55,8 +56,8 @@ if TYPE_CHECKING:
     from sentret_core.annotation.store import JudgmentStore
 
 DEFAULT_URL = "http://localhost:8501"
-FORMATS_OUT = ("qrels", "csv", "jsonl", "topics")
-FORMATS_IN = ("qrels", "jsonl")
+FORMATS_OUT = ("qrels", "csv", "jsonl", "topics", "label-studio", "hf-jsonl")
+FORMATS_IN = ("qrels", "jsonl", "label-studio", "hf-jsonl")
 
 
 def register(sub: Any) -> None:
@@ -320,6 +321,7 @@ def _annotators(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from sentret_core.annotation.interchange import exporters
     from sentret_core.errors import SentretError
 
     with open_store(args.db, read_only=True) as store:
@@ -333,12 +335,8 @@ def _export(args: argparse.Namespace) -> int:
                                           ids=args.ids)
         elif args.adjudicate != "majority" or args.scale != DEFAULT_QRELS_SCALE or args.ids != "docno":
             raise SentretError("--adjudicate, --scale and --ids apply to --format qrels only")
-        elif args.format == "csv":
-            text = admin.export_csv(args.session)
-        elif args.format == "topics":
-            text = admin.export_topics(args.session)
         else:
-            text = admin.export_jsonl(args.session)
+            text = exporters(admin)[args.format](args.session)
     if args.format == "qrels":
         from sentret_core.annotation.scales import export_note
 
@@ -352,13 +350,14 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
+    from sentret_core.annotation.interchange import jsonl_lines
     from sentret_core.annotation.scales import AUTO, qrels_grades, sniff_or_default
     from sentret_core.errors import SentretError
 
     if args.format == "qrels" and not args.annotator:
         raise SentretError("importing qrels needs --annotator NAME, the import annotator of the grades")
-    if args.format == "jsonl" and (args.annotator or args.scale != AUTO):
-        raise SentretError("--annotator and --scale apply to qrels only: JSONL lines name their annotators")
+    if args.format != "qrels" and (args.annotator or args.scale != AUTO):
+        raise SentretError(f"--annotator and --scale apply to qrels only: {args.format} names its annotators")
     text = _read(args.file, args.format)
     with open_store(args.db) as store:
         admin = admin_of(store, args)
@@ -370,7 +369,7 @@ def _import(args: argparse.Namespace) -> int:
             if reading is not None:  # said once the import has worked: an error stays the one message
                 print(f"sentret: {reading.sentence()} (--scale to choose another)", file=sys.stderr)
         else:
-            changed = admin.import_jsonl(args.session, text.splitlines())
+            changed = admin.import_jsonl(args.session, jsonl_lines(args.format, text))
     if args.json:
         _print_json({"file": args.file, "session": args.session, "changed": changed,
                      "scale": scale if args.format == "qrels" else None})

@@ -342,3 +342,28 @@ def test_create_annotators_and_import_print_json(
     assert run([*argv, "--scale", "1-4", "--json"], monkeypatch) == 0
     assert json.loads(capsys.readouterr().out) == {"file": str(qrels), "session": "s", "changed": len(lines),
                                                    "scale": "1-4"}
+
+
+def test_export_and_import_label_studio_and_hugging_face(
+    setup: tuple[Path, Path], small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    db, topics = setup
+    assert run(["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path), "--topics",
+                str(topics), "--pool-depth", "1", "--top-entities", "1"], monkeypatch) == 0
+    with JudgmentStore(db) as store:
+        handle = store.sign_in("s", "ann", store.admin(TOKEN).add_annotator("s", "ann").passphrase)
+        while (item := handle.next_item()) is not None:
+            handle.grade(item.item_id, 3)
+    capsys.readouterr()
+    files = {"label-studio": tmp_path / "s.json", "hf-jsonl": tmp_path / "s.jsonl"}
+    for kind, out in files.items():
+        assert run(["judgments", "export", str(db), "--session", "s", "--format", kind, "--out", str(out)],
+                   monkeypatch) == 0
+    for kind, changed in (("label-studio", 2), ("hf-jsonl", 0)):  # as "ann (imported)"; the same grades again
+        assert run(["judgments", "import", str(db), "--session", "s", "--format", kind, str(files[kind])],
+                   monkeypatch) == 0
+        assert f"{changed} judgment(s) added or changed" in capsys.readouterr().out
+    assert run(["judgments", "import", str(db), "--session", "s", "--format", "hf-jsonl", "--annotator", "x",
+                str(tmp_path / "s.jsonl")], monkeypatch) == 2
+    assert "--annotator and --scale apply to qrels only: hf-jsonl names its annotators" in capsys.readouterr().err

@@ -19,6 +19,7 @@ import streamlit as st
 from sentret_core.annotation.admin import Admin
 from sentret_core.annotation.agreement_summary import MIN_SHARED, AgreementSummary, Coefficient, agreement_summary
 from sentret_core.annotation.auth import admin_token
+from sentret_core.annotation.interchange import hf_records, jsonl_lines, label_studio_tasks
 from sentret_core.annotation.records import ADMIN_TOKEN_ENV, IMPORT_SCALES, RULES, SCALES, Judgment, SessionInfo
 from sentret_core.annotation.scales import AUTO, qrels_grades, read_scale, relevance_rule, scale_note
 from sentret_core.annotation.time_on_task import by_annotator
@@ -263,6 +264,15 @@ def _downloads(admin: Admin, info: SessionInfo, rule: str, who: str | None, scal
     cols[3].download_button("Download topics", admin.export_topics(info.name), f"{stem}.topics.tsv",
                             "text/tab-separated-values", key="admin_topics",
                             help="for `sentret run --topics`: its qids are the qrels' topic ids")
+    other = st.columns(4)
+    other[0].download_button("Download for Label Studio", label_studio_tasks(admin, info.name),
+                             f"{stem}.label-studio.json", "application/json", key="admin_label_studio",
+                             help="Label Studio JSON tasks with their annotations; the labeling interface is in "
+                             "docs/annotation.md, and Label Studio's JSON export imports back here")
+    other[1].download_button("Download for Hugging Face", hf_records(admin, info.name), f"{stem}.hf.jsonl",
+                             "application/jsonl", key="admin_hf",
+                             help="one pool item a line with its grades and majority label: "
+                             "datasets.load_dataset('json', data_files=...)")
     with st.expander(f"qrels preview ({qrels.count(chr(10))} lines; {scale_note(scale)})"):
         st.code(qrels[:20_000] or "(no judgments yet)", language=None)
 
@@ -270,9 +280,11 @@ def _downloads(admin: Admin, info: SessionInfo, rule: str, who: str | None, scal
 def _import(admin: Admin, info: SessionInfo) -> None:
     st.subheader("Import")
     st.caption(session_caption(info))
-    kind = st.radio("Format", ["qrels", "jsonl"], horizontal=True, key="admin_import_format",
+    kind = st.radio("Format", ["qrels", "jsonl", "label-studio", "hf-jsonl"], horizontal=True,
+                    key="admin_import_format",
                     help="qrels: 'topic 0 docno grade' lines (or internal sentence ids), as one import annotator; "
-                    "jsonl: judgments exported by this page, each person's as '<name> (imported)'. "
+                    "jsonl, label-studio (Label Studio's JSON export) and hf-jsonl: judgments that name their "
+                    "annotators, each person's as '<name> (imported)'. "
                     "Imported grades never overwrite a person's.")
     left, right = st.columns(2)
     who = left.text_input("Import as annotator", value="imported", key="admin_import_annotator",
@@ -285,11 +297,12 @@ def _import(admin: Admin, info: SessionInfo) -> None:
     if upload is None or not st.button("Import", key="admin_import"):
         return
     with error_guard(f"import {upload.name}"):
-        lines = uploaded_text(upload).splitlines()
+        text = uploaded_text(upload)
+        lines = text.splitlines()
         if kind == "qrels":
             changed = admin.import_qrels(info.name, lines, who, scale=scale)
         else:
-            changed = admin.import_jsonl(info.name, lines)
+            changed = admin.import_jsonl(info.name, jsonl_lines(str(kind), text))
         st.success(f"Imported {md(upload.name)}: {changed} judgment(s) added or changed.")
         if kind == "qrels" and qrels_grades(lines):
             st.caption(read_scale(qrels_grades(lines), scale).sentence() + ".")
