@@ -39,6 +39,7 @@ from sentret_core.ui.glossary import (
     took_text,
 )
 from sentret_core.ui.glossary import COLUMN_TITLES as SCORE_NAMES
+from sentret_core.ui.judgments import explore_judged, judged_mark, judged_summary
 from sentret_core.ui.offered import (
     LTR_MODEL,
     default_ranker,
@@ -367,24 +368,27 @@ def _support_columns(index: Index, result: SupportResult, entity: EntitySupport,
     if len(result.models) > 1:
         st.caption(NOT_COMPARABLE)
     agreed = entity.agreement()
+    judged = explore_judged(str(index.path), result.query, f"{e.text}|{e.label}")  # the team's grades, if any
     columns = st.columns(len(result.models))
     for column, model in zip(columns, result.models):
         sentences = entity.sentences[model]
         title = html_text(model_title(model, learned))
-        parts = [f"<p><b>{title}</b><br><small>{entity.candidates[model]} candidate sentences</small></p>"]
+        parts = [f"<p><b>{title}</b><br><small>{entity.candidates[model]} candidate sentences</small>"
+                 f"{judged_summary(judged, [s.sentence for s in sentences])}</p>"]
         if not sentences:
             parts.append('<p class="sentret-none"><small>No candidate sentence: no sentence mentioning this '
                          "entity is in this model's top k.</small></p>")
         for s in sentences:
-            parts.append(_sentence_card(index, s, e.entity, agreed.get(s.sentence, []) if s.rank == 1 else []))
+            parts.append(_sentence_card(index, s, e.entity, agreed.get(s.sentence, []) if s.rank == 1 else [],
+                                        judged_mark(judged, s.sentence)))
         show_html(f'<div class="support-column">{"".join(parts)}</div>', column)
 
 
-def _sentence_card(index: Index, s: SupportSentence, entity: int, agreeing: list[str]) -> str:
+def _sentence_card(index: Index, s: SupportSentence, entity: int, agreeing: list[str], judged: str) -> str:
     """One support sentence as HTML, its context sentences (±DEFAULT_WINDOW) in a closed ``<details>``."""
     body = support_html(index, s, entity)
     mark = f" · ✅ top sentence of {len(agreeing)} models" if agreeing else ""
-    meta = f"#{s.rank} · score {s.score:.3f} · <i>{html_text(s.title)}</i>{mark}"
+    meta = f"#{s.rank} · score {s.score:.3f} · <i>{html_text(s.title)}</i>{mark}{judged}"
     context = ""
     if s.context:
         before = "".join(f"<p style='opacity:0.7'>{html_text(c.text)}</p>" for c in s.context if c.offset < 0)
