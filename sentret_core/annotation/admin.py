@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hmac
 import json
-import sqlite3
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -248,7 +247,7 @@ class Admin(AnnotatorAdmin):
         with store.db.transaction() as conn:
             session_id = store.db.session_row(conn, name)[0]
             for key in keys:
-                item = _find_item(conn, session_id, key, name)
+                item = store.db.find_item(conn, session_id, key, name)
                 who = key.annotator  # always an import annotator's name (see .io)
                 if (item, name_key(who)) in seen:
                     raise SentretError(f"line {key.line}: repeats the judgment of line {seen[item, name_key(who)]}")
@@ -266,21 +265,3 @@ class Admin(AnnotatorAdmin):
                 changed += store.db.write_grade(conn, judgment, key.grade, key.note, "import", flagged=key.flagged,
                                                 seconds=key.seconds, stamps=(key.created_at, key.updated_at))
         return changed
-
-
-def _find_item(conn: sqlite3.Connection, session_id: int, key: ImportLine, session: str) -> int:
-    """The pool item a line names: by its docno when it has one (an item pooled before sentret recorded
-    docnos by the line's internal id, when it has that too), else by its internal id."""
-    row = None
-    for column, value in (("docno", key.docno), ("sentence_id", key.sentence_id)):
-        if row is None and value is not None and value != -1:
-            row = conn.execute(
-                f"SELECT id FROM pool_items WHERE session_id = ? AND query = ? AND entity = ? AND {column} = ?",
-                (session_id, key.query, key.entity, value),
-            ).fetchone()
-    if row is None:
-        raise SentretError(
-            f"line {key.line}: ({key.query!r}, {key.entity!r}, sentence {key.sentence}) "
-            f"is not in the pool of session {session!r}"
-        )
-    return int(row[0])

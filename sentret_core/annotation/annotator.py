@@ -22,6 +22,7 @@ from sentret_core.annotation.records import (
     judgment_from_row,
     judgment_select,
 )
+from sentret_core.annotation.suggested import Suggestion, suggestions_of
 from sentret_core.annotation.time_on_task import seconds_on, show, showing
 from sentret_core.errors import SentretError
 
@@ -140,6 +141,13 @@ class AnnotatorHandle:
                 return  # a rerun of the same page: no write
         with self._store.db.transaction() as conn:
             show(conn, self._session_id, self._annotator_id, self._open_item(conn, item))
+
+    def suggestions(self, item_id: int) -> list[Suggestion]:
+        """The grades models or files suggest for an item (:mod:`.suggestions`): shown, never counted."""
+        item = as_id(item_id, "an item id")
+        with self._store.db.read() as conn:
+            self.check_access(conn)
+            return suggestions_of(conn, self._session_id, item)
 
     def grade_of(self, item_id: int) -> int | None:
         """This annotator's grade of an item (None: not graded)."""

@@ -18,6 +18,7 @@ from pathlib import Path
 from sentret_core.annotation.auth import name_key, normalise_name, timestamp_now
 from sentret_core.annotation.connect import caused_by_the_user, open_connection, sqlite_error
 from sentret_core.annotation.marks import drop_mark, item_state, write_mark
+from sentret_core.annotation.records import ImportLine
 from sentret_core.errors import SentretError
 
 
@@ -90,6 +91,24 @@ class Database:
             (session_id, shown, key, kind, timestamp_now()),
         )
         return int(cursor.lastrowid or 0), kind
+
+    @staticmethod
+    def find_item(conn: sqlite3.Connection, session_id: int, key: ImportLine, session: str) -> int:
+        """The pool item a line names: by its docno when it has one (an item pooled before sentret recorded
+        docnos by the line's internal id, when it has that too), else by its internal id."""
+        row = None
+        for column, value in (("docno", key.docno), ("sentence_id", key.sentence_id)):
+            if row is None and value is not None and value != -1:
+                row = conn.execute(
+                    f"SELECT id FROM pool_items WHERE session_id = ? AND query = ? AND entity = ? AND {column} = ?",
+                    (session_id, key.query, key.entity, value),
+                ).fetchone()
+        if row is None:
+            raise SentretError(
+                f"line {key.line}: ({key.query!r}, {key.entity!r}, sentence {key.sentence}) "
+                f"is not in the pool of session {session!r}"
+            )
+        return int(row[0])
 
     @staticmethod
     def write_grade(

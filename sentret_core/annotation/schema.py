@@ -262,9 +262,22 @@ _NARRATIVES: tuple[Step, ...] = (
         PRIMARY KEY (session_id, query, entity))""",
 )
 
+# suggestions (see suggestions.py): a model's or a file's guessed grade per pooled sentence, shown to
+# annotators and never counted as a grade.
+_SUGGESTIONS: tuple[Step, ...] = (
+    """CREATE TABLE suggestions (
+        session_id INTEGER NOT NULL,
+        item_id INTEGER NOT NULL,
+        source TEXT NOT NULL,
+        grade INTEGER NOT NULL CHECK (grade BETWEEN 1 AND 4),
+        at TEXT NOT NULL,
+        PRIMARY KEY (session_id, item_id, source),
+        FOREIGN KEY (session_id, item_id) REFERENCES pool_items(session_id, id))""",
+)
+
 MIGRATIONS: tuple[tuple[Step, ...], ...] = (
     _V1, _V2, _V3, _V4, _V5, _ADJUDICATIONS, _ITEM_ORDER, _DOCNOS, _KNOWN_BROWSERS, _MARKS, _TIME_ON_TASK,
-    _NARRATIVES,
+    _NARRATIVES, _SUGGESTIONS,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # A read-only connection can read a database this old as it is: what came after (the sign-in

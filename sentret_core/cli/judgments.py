@@ -33,27 +33,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sentret_core import defaults
+from sentret_core.cli import suggest
 from sentret_core.cli.common import PROGRESS_S, every, write_output
+from sentret_core.cli.judgments_access import admin_of, open_store, read_file
 from sentret_core.cli.outputs import Files, declare, output
-from sentret_core.defaults import (
-    DEFAULT_ENTITY_SCORE,
-    DEFAULT_QRELS_SCALE,
-    DEFAULT_RANKER,
-    DEFAULT_SUPPORT_MODELS,
-    EXPLORE_ENTITY_WEIGHTING,
-    EXPLORE_K,
-    RELEVANT_GRADE,
-    TREC_RELEVANT_GRADE,
-)
 
 if TYPE_CHECKING:
-    from sentret_core.annotation.admin import Admin
-    from sentret_core.annotation.store import JudgmentStore
+    pass
 
 DEFAULT_URL = "http://localhost:8501"
 FORMATS_OUT = ("qrels", "csv", "jsonl", "topics", "label-studio", "hf-jsonl")
@@ -72,17 +62,20 @@ def register(sub: Any) -> None:
     create.add_argument("--topics", required=True, help="'query<TAB>entity<TAB>narrative' lines (entity and "
                         "narrative optional; the narrative, what the topic asks, is shown while grading)")
     create.add_argument("--pool-depth", type=int, default=10, help="top-n of each model pooled (default 10)")
-    create.add_argument("--models", default=",".join(DEFAULT_SUPPORT_MODELS), help="pooling models, comma-separated")
+    create.add_argument("--models", default=",".join(defaults.DEFAULT_SUPPORT_MODELS),
+                        help="pooling models, comma-separated")
     create.add_argument("--top-entities", type=int, default=5, help="entities per bare query (default 5)")
     create.add_argument("--seed", type=int, default=0, help="shuffle seed, recorded (default 0)")
-    create.add_argument("--ranker", default=DEFAULT_RANKER, help="a bare query's S_q: the sentence scorer "
+    create.add_argument("--ranker", default=defaults.DEFAULT_RANKER, help="a bare query's S_q: the sentence scorer "
                         "its entities come from (default %(default)s, as the Explore page)")
-    create.add_argument("--k", type=int, default=EXPLORE_K, help="|S_q| (default %(default)s, as the Explore page)")
-    create.add_argument("--entity-score", default=DEFAULT_ENTITY_SCORE, choices=["kld", "frequency", "rarity",
-                        "combination"], help="how a bare query's entities are ranked (default %(default)s)")
-    create.add_argument("--entity-weighting", default=EXPLORE_ENTITY_WEIGHTING, choices=["none", "rank", "score"],
-                        help="how each sentence of S_q counts in the entity scores (default %(default)s, as the "
-                        "Explore page; none is Blanco & Zaragoza's)")
+    create.add_argument("--k", type=int, default=defaults.EXPLORE_K,
+                        help="|S_q| (default %(default)s, as the Explore page)")
+    create.add_argument("--entity-score", default=defaults.DEFAULT_ENTITY_SCORE,
+                        choices=["kld", "frequency", "rarity", "combination"],
+                        help="how a bare query's entities are ranked (default %(default)s)")
+    create.add_argument("--entity-weighting", default=defaults.EXPLORE_ENTITY_WEIGHTING,
+                        choices=["none", "rank", "score"], help="how each sentence of S_q counts in the entity "
+                        "scores (default %(default)s, as the Explore page; none is Blanco & Zaragoza's)")
     create.add_argument("--guidelines", default=None, metavar="FILE",
                         help="the annotators' guidelines, a UTF-8 text file shown on their grading page")
     create.add_argument("--graders", type=int, default=0,
@@ -118,9 +111,9 @@ def register(sub: Any) -> None:
     export = _sub(commands, "export", "Write a session's judgments as qrels, CSV or JSONL, or its topics for "
                   "`sentret run` (their qids are the qrels' topic ids).", _export)
     export.add_argument("--format", required=True, choices=FORMATS_OUT)
-    export.add_argument("--scale", default=DEFAULT_QRELS_SCALE, choices=("trec", "1-4"),
-                        help=f"qrels grades: trec 0 non-relevant … 3 (relevant ≥ {TREC_RELEVANT_GRADE}); "
-                        f"1-4 as stored (relevant ≥ {RELEVANT_GRADE}); default {DEFAULT_QRELS_SCALE}")
+    export.add_argument("--scale", default=defaults.DEFAULT_QRELS_SCALE, choices=("trec", "1-4"),
+                        help=f"qrels grades: trec 0 non-relevant … 3 (relevant ≥ {defaults.TREC_RELEVANT_GRADE}); "
+                        f"1-4 as stored (relevant ≥ {defaults.RELEVANT_GRADE}); default {defaults.DEFAULT_QRELS_SCALE}")
     export.add_argument("--adjudicate", default="majority", metavar="RULE",
                         help="qrels only: majority (default), mean, or an annotator's name")
     export.add_argument("--ids", default="docno", choices=("docno", "internal"),
@@ -147,6 +140,7 @@ def register(sub: Any) -> None:
     agree = _sub(commands, "agreement", "Cohen's κ per pair, Fleiss' κ and Krippendorff's α.", _agreement)
     agree.add_argument("--json", action="store_true", help="print one JSON object")
     add_token_option(agree)
+    suggest.register(commands, _sub, add_token_option)
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
@@ -170,41 +164,6 @@ def add_token_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--token", default=None, help="the admin token (default: $SENTRET_ADMIN_TOKEN)")
 
 
-def open_store(path: str, *, create: bool = False, read_only: bool = False) -> JudgmentStore:
-    """The store; ``read_only`` for the commands that only read (they never wait for the write lock)."""
-    from sentret_core.annotation.topics import open_store
-    from sentret_core.errors import SentretError
-
-    if not create and not Path(path).is_file():
-        raise SentretError(f"no judgments database at {path} (`sentret judgments create` makes one)")
-    return open_store(path, read_only=read_only)
-
-
-def admin_of(store: JudgmentStore, args: argparse.Namespace) -> Admin:
-    from sentret_core.annotation.records import ADMIN_TOKEN_ENV
-    from sentret_core.errors import SentretError
-
-    given = args.token
-    if not os.environ.get(ADMIN_TOKEN_ENV, "").strip():
-        if not given:
-            raise SentretError(f"this command needs the admin token: set {ADMIN_TOKEN_ENV} or pass --token")
-        os.environ[ADMIN_TOKEN_ENV] = given  # see the module docstring
-    return store.admin(given if given is not None else os.environ[ADMIN_TOKEN_ENV])
-
-
-def _read(path: str, what: str) -> str:
-    from sentret_core.errors import SentretError
-
-    if path == "-":
-        return sys.stdin.read()
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SentretError(f"cannot read the {what} file {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise SentretError(f"{path}: the {what} file is not UTF-8 text") from None
-
-
 def _create(args: argparse.Namespace) -> int:
     from sentret_core.annotation.item_order import ItemOrder
     from sentret_core.annotation.records import EntityRanking
@@ -212,8 +171,8 @@ def _create(args: argparse.Namespace) -> int:
     from sentret_core.index.reader import Index
 
     order = ItemOrder(args.overlap, args.graders, not args.shared_order, args.seed)  # checked before the pool
-    topics = _read(args.topics, "topics")
-    guidelines = check_guidelines(_read(args.guidelines, "guidelines")) if args.guidelines else ""
+    topics = read_file(args.topics, "topics")
+    guidelines = check_guidelines(read_file(args.guidelines, "guidelines")) if args.guidelines else ""
     args.ranking = EntityRanking(args.ranker, args.k, args.entity_score, args.entity_weighting)
     index = Index.load(args.index)
     models = [m.strip() for m in args.models.split(",") if m.strip()]
@@ -333,7 +292,7 @@ def _export(args: argparse.Namespace) -> int:
             else:
                 text = admin.export_qrels(args.session, rule="annotator", annotator=rule, scale=args.scale,
                                           ids=args.ids)
-        elif args.adjudicate != "majority" or args.scale != DEFAULT_QRELS_SCALE or args.ids != "docno":
+        elif args.adjudicate != "majority" or args.scale != defaults.DEFAULT_QRELS_SCALE or args.ids != "docno":
             raise SentretError("--adjudicate, --scale and --ids apply to --format qrels only")
         else:
             text = exporters(admin)[args.format](args.session)
@@ -358,7 +317,7 @@ def _import(args: argparse.Namespace) -> int:
         raise SentretError("importing qrels needs --annotator NAME, the import annotator of the grades")
     if args.format != "qrels" and (args.annotator or args.scale != AUTO):
         raise SentretError(f"--annotator and --scale apply to qrels only: {args.format} names its annotators")
-    text = _read(args.file, args.format)
+    text = read_file(args.file, args.format)
     with open_store(args.db) as store:
         admin = admin_of(store, args)
         if args.format == "qrels":

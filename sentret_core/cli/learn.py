@@ -9,7 +9,8 @@ import sys
 from typing import Any
 
 from sentret_core.cli.common import command
-from sentret_core.cli.judgments import add_token_option, admin_of, open_store
+from sentret_core.cli.judgments import add_token_option
+from sentret_core.cli.judgments_access import admin_of, open_store
 from sentret_core.cli.outputs import Files, declare, output
 
 

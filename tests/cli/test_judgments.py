@@ -367,3 +367,30 @@ def test_export_and_import_label_studio_and_hugging_face(
     assert run(["judgments", "import", str(db), "--session", "s", "--format", "hf-jsonl", "--annotator", "x",
                 str(tmp_path / "s.jsonl")], monkeypatch) == 2
     assert "--annotator and --scale apply to qrels only: hf-jsonl names its annotators" in capsys.readouterr().err
+
+
+def test_suggest_from_a_model_and_from_a_file(
+    setup: tuple[Path, Path], small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    db, topics = setup
+    assert run(["judgments", "create", str(db), "--session", "s", "--index", str(small_index.path), "--topics",
+                str(topics), "--pool-depth", "1", "--top-entities", "1"], monkeypatch) == 0
+    base = ["judgments", "suggest", str(db), "--session", "s"]
+    assert run([*base, "--model", "bm25f.v1"], monkeypatch) == 0  # the session's own index
+    assert "stored 2 suggestion(s) from 'bm25f.v1' in session 's'" in capsys.readouterr().err
+    from sentret_core.evaluation.trec_io import topic_id
+
+    with JudgmentStore(db) as store:
+        assert store.admin(TOKEN).all_judgments("s") == []  # suggestions are not grades
+    with JudgmentStore(db) as store:
+        first = store.sign_in("s", "ann", store.admin(TOKEN).add_annotator("s", "ann").passphrase).next_item()
+    assert first is not None
+    gold = tmp_path / "gold.qrels"
+    gold.write_text(f"{topic_id(first.query, first.entity)} 0 {first.sentence_id} 3\n", encoding="utf-8")
+    assert run([*base, "--file", str(gold), "--format", "qrels", "--scale", "trec"], monkeypatch) == 0
+    assert "stored 1 suggestion(s) from 'gold.qrels'" in capsys.readouterr().err
+    assert run([*base, "--file", str(gold)], monkeypatch) == 2
+    assert "--file needs --format qrels or jsonl" in capsys.readouterr().err
+    assert run([*base, "--model", "no-such-model"], monkeypatch) == 2
+    assert "no-such-model" in capsys.readouterr().err

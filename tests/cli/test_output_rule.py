@@ -55,6 +55,8 @@ CASES = (
          ("judgments", "export", "IN:j.sqlite", "--session", "s", "--format", "csv", "--out", "OUT")),
     Case("judgments import", {"grades.qrels": "file"},
          ("judgments", "import", "OUT", "--session", "s", "--format", "qrels", "IN:grades.qrels")),
+    Case("judgments suggest", {"grades.qrels": "file"},
+         ("judgments", "suggest", "OUT", "--session", "s", "--file", "IN:grades.qrels", "--format", "qrels")),
     Case("judgments create", {"idx": "folder", "topics.tsv": "file"},
          ("judgments", "create", "OUT", "--session", "s", "--index", "IN:idx", "--topics", "IN:topics.tsv")),
     Case("index", {"docs.jsonl": "file"}, ("index", "IN:docs.jsonl", "--out", "OUT"), "folder"),
@@ -152,7 +154,7 @@ def test_no_output_ever_replaces_an_input_or_a_users_file(case: Case, alias: str
         assert out is not None
         argv = [out if part == "OUT" else str(inputs[part[3:]]) if part.startswith("IN:") else part
                 for part in case.argv]
-        if force and case.name not in ("judgments import", "judgments create", "add"):
+        if force and case.name not in ("judgments import", "judgments create", "judgments suggest", "add"):
             argv.append("--force")
         if alias == "derived":
             argv[argv.index(str(target))] = str(target.with_name(f"{target.stem}.tfisf.v1{target.suffix}"))

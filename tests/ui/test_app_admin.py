@@ -295,3 +295,18 @@ def test_the_admin_sees_index_names_never_the_servers_folders(store: JudgmentSto
 def test_durations_read_as_people_say_them() -> None:
     shown = [admin_page._duration(s) for s in (None, 4.25, 42.4, 185, 3725)]
     assert shown == ["—", "4.2 s", "42 s", "3 min 05 s", "1 h 02 min"]
+
+
+def test_the_admin_suggests_grades_with_a_model_and_sees_how_often_they_were_taken(
+    store: JudgmentStore, small_index: Index
+) -> None:
+    graded_session(store, small_index)  # ann and bob graded before any suggestion: nothing to compare yet
+    app = signed_in()
+    assert any(i.value == "No annotator has graded a suggested sentence yet." for i in app.info)
+    app.selectbox(key="admin_suggest_model").select("tfisf.v1")
+    app = app.button(key="admin_suggest").click().run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    assert any(s.value == "Stored 5 suggestions from tfisf.v1." for s in app.success)
+    table = next(d.value for d in app.dataframe if "same relevance (≥ 3 or not)" in d.value.columns)
+    assert table["annotator"].tolist() == ["ann", "bob"] and table["compared"].tolist() == [5, 3]
+    assert all(v.endswith("%") for v in table["same relevance (≥ 3 or not)"])

@@ -17,10 +17,11 @@ import streamlit as st
 from sentret_core.annotation.annotator import AnnotatorHandle, SignedOut
 from sentret_core.annotation.marks import ItemState
 from sentret_core.annotation.records import GRADE_LABELS, ItemView, Judgment
+from sentret_core.annotation.suggested import Suggestion
 from sentret_core.errors import SentretError
 from sentret_core.ui.annotate.actions import flag, jump, save_note
-from sentret_core.ui.annotate.keys import EXPIRES, NOTE_KEY
-from sentret_core.ui.text import html_text, show_html
+from sentret_core.ui.annotate.keys import EXPIRES, HIDE_SUGGESTIONS, NOTE_KEY
+from sentret_core.ui.text import html_text, md, show_html
 
 WATCH_S = 20.0
 WARN_S = 15 * 60.0
@@ -85,3 +86,14 @@ def watch(handle: AnnotatorHandle, shown_open: bool) -> None:
         if 0 < left <= WARN_S:
             st.warning(f"Your sign-in ends in {math.ceil(left / 60)} min; your grades are saved. "
                        "Sign in again then to go on.")
+
+
+def show_suggestions(suggested: list[Suggestion]) -> None:
+    """The grades models or files suggest for the item, unless the annotator hides them (to grade unanchored)."""
+    if not suggested:
+        return
+    hidden = st.toggle("Hide suggestions", key=HIDE_SUGGESTIONS, help="A suggestion is a model's guess, shown to "
+                       "be corrected; hide them to grade without it (the organiser sees how often grades equal them).")
+    if not hidden:
+        shown = " · ".join(f"**{s.grade}** {GRADE_LABELS[s.grade]} ({md(s.source)})" for s in suggested)
+        st.caption(f"Suggested: {shown}: a guess to correct, not a grade.")

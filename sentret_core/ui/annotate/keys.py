@@ -15,6 +15,7 @@ GRADE_KEY = "grade{grade}_{item}"
 WEB_ID = "annotate_web_id"  # the id of this browser's web session (also in its cookie)
 EXPIRES = "annotate_expires"  # when that web session ends (wall-clock seconds)
 NOTE_KEY = "annotate_note_{item}"  # the note box of an item
+HIDE_SUGGESTIONS = "annotate_hide_suggestions"  # the annotator hides the models' suggestions
 ENDED = "annotate_ended"  # why the web session ended, for the sign-in form to say
 
 

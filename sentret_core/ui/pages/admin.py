@@ -29,6 +29,7 @@ from sentret_core.ui.disagreements import disagreement_view
 from sentret_core.ui.judgments import page_store
 from sentret_core.ui.session_form import create_session_form, guidelines_editor, pick_session
 from sentret_core.ui.state import error_guard, index_label, page_setup, uploaded_text
+from sentret_core.ui.suggestions_admin import suggestions_part
 from sentret_core.ui.text import md
 
 
@@ -78,6 +79,7 @@ def render() -> None:
     manage_annotators(admin, info)
     _progress_and_agreement(admin, info)
     _flags_and_notes(admin, info)
+    suggestions_part(admin, info)
     disagreement_view(admin, info)
     _export(admin, info)
     _import(admin, info)

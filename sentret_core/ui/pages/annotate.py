@@ -24,9 +24,10 @@ from sentret_core.annotation.annotator import AnnotatorHandle, SignedOut
 from sentret_core.annotation.marks import ItemState
 from sentret_core.annotation.records import ItemView, Judgment, Progress, SessionInfo
 from sentret_core.annotation.store import JudgmentStore
+from sentret_core.annotation.suggested import Suggestion
 from sentret_core.errors import SentretError
 from sentret_core.ui.annotate.buttons import buttons
-from sentret_core.ui.annotate.extras import my_grades, note_and_flag, show_guidelines, watch
+from sentret_core.ui.annotate.extras import my_grades, note_and_flag, show_guidelines, show_suggestions, watch
 from sentret_core.ui.annotate.item import show_context, show_item
 from sentret_core.ui.annotate.keys import ANCHOR, CURSOR, HANDLE, show_flash
 from sentret_core.ui.annotate.shortcuts import LEGEND, shortcuts
@@ -74,6 +75,7 @@ class _View(NamedTuple):
     judgments: list[Judgment]  # all of this annotator's, in the session's order
     guidelines: str
     narrative: str  # what the item's topic asks ("" when the admin wrote none)
+    suggested: list[Suggestion]  # the grades models or files suggest for the item
 
 
 def _read(store: JudgmentStore, handle: AnnotatorHandle) -> _View:
@@ -86,7 +88,9 @@ def _read(store: JudgmentStore, handle: AnnotatorHandle) -> _View:
     mine = by_key.get((item.query, item.entity, item.sentence_id)) if item is not None else None
     state = handle.state_of(item.item_id) if item is not None else None
     narrative = store.narratives(handle.session).get((item.query, item.entity), "") if item is not None else ""
-    return _View(info, progress, cursor, item, mine, state, judgments, store.guidelines(handle.session), narrative)
+    suggested = handle.suggestions(item.item_id) if item is not None else []
+    return _View(info, progress, cursor, item, mine, state, judgments, store.guidelines(handle.session), narrative,
+                 suggested)
 
 
 def _annotate(store: JudgmentStore, handle: AnnotatorHandle) -> None:
@@ -116,6 +120,7 @@ def _annotate(store: JudgmentStore, handle: AnnotatorHandle) -> None:
     index = show_item(view.info.index_path, view.item, given, view.cursor is not None, view.narrative)
     state = view.state or ItemState(given, None, False)
     buttons(view.item, given, progress.total, state.note)
+    show_suggestions(view.suggested)
     note_and_flag(view.item, state)
     show_context(index, view.item)
     _footer(view)
