@@ -36,6 +36,12 @@ ALL_KLD_ZERO = (
     "Every KLD here is 0: in a small corpus the top k sentences are (almost) the whole corpus, so no entity "
     "is more frequent near the query than overall. Lower k (try {k}) or rank by frequency or combination."
 )
+WHAT_IT_IS = (
+    "An entity support sentence says why an entity matters to a query (Blanco & Zaragoza, SIGIR 2010): for the "
+    "query \u201cSpanish Civil War\u201d, \u201cFrancisco Franco led the Nationalists against the Republic\u201d "
+    "supports Francisco Franco. sentret finds the entities of a query's best sentences and, for each, the sentences "
+    "that say why, under several models side by side."
+)
 SHARE_OF_CORPUS = 100  # S_q about 1% of the corpus: near the query, yet enough sentences to count entities in
 
 

@@ -424,3 +424,33 @@ def test_a_cached_result_says_so_beside_the_time_it_was_computed_in(
     computed = first.split(" ms")[0]
     assert again.startswith(tuple("0123456789")) and f"ms from the cache (computed in {computed} ms)" in again
     assert took_text(12.0, 11.0) == "12.0 ms" and took_text(12.0, 0.25) == "0.2 ms from the cache (computed in 12.0 ms)"
+
+
+def test_a_plain_visit_to_the_demo_opens_with_its_first_example_explained(
+    small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first screen says what an entity support sentence is and shows the first example at once (on the
+    built-in demo: its examples are its own); a link's query, or another corpus, opens as asked."""
+    import json
+    import shutil
+
+    from sentret_core.index.validate import canonical_checksum
+    from sentret_core.ui.explore_seed import example_queries
+    from sentret_core.ui.glossary import WHAT_IT_IS
+
+    demo = tmp_path / "demo"
+    shutil.copytree(small_index.path, demo)
+    manifest = {**json.loads((demo / "manifest.json").read_text()), "source": "demo"}  # as `sentret index demo`
+    manifest.pop("checksum")
+    (demo / "manifest.json").write_text(json.dumps({**manifest, "checksum": canonical_checksum(manifest)}))
+    app = explore(Index.load(demo), monkeypatch)
+    assert not app.exception and not app.error
+    first = example_queries()[0]
+    assert app.text_input(key="explore_query").value == first and app.query_params["q"] == first
+    assert entity_tables(app) and any(c.value.startswith(WHAT_IT_IS) for c in app.caption)
+    linked = explore(Index.load(demo), monkeypatch, {"q": "peace"})
+    assert linked.text_input(key="explore_query").value == "peace"
+    assert not any(c.value.startswith(WHAT_IT_IS) for c in linked.caption)
+    other = explore(small_index, monkeypatch)  # not the demo: an empty box, and what the page is for
+    assert other.text_input(key="explore_query").value == ""
+    assert any(i.value.startswith(WHAT_IT_IS) for i in other.info)

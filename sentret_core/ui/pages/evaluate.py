@@ -27,15 +27,17 @@ from sentret_core.defaults import APP_MAX_K, DEFAULT_K, DEFAULT_RANKER, DEFAULT_
 from sentret_core.ui.judgments import page_store, session_index
 from sentret_core.ui.learn_form import learn_form
 from sentret_core.ui.offered import (
+    LTR_MODEL,
     default_ranker,
     is_learned,
+    learned_choice,
+    learned_params,
     model_title,
     offered_models,
     stored_rankers,
     support_models,
 )
 from sentret_core.ui.pages.admin import token_form
-from sentret_core.ui.pages.explore import LTR_MODEL, learned_choice, learned_params
 from sentret_core.ui.qrels_scale import choose_scale, guarded_text
 from sentret_core.ui.state import current_index, error_guard, guarded, index_label, page_setup, uploaded_text
 from sentret_core.ui.text import md

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -29,11 +28,13 @@ from sentret_core.support.weighting import ENTITY_WEIGHTINGS
 from sentret_core.ui.downloads import entities_csv, entities_json, file_stem
 from sentret_core.ui.entity_graph import entity_graph_dot
 from sentret_core.ui.entity_table import ROW_PICK_JS, ROW_PICK_KEY, entity_table_html, glossary_markdown
+from sentret_core.ui.explore_seed import FIRST_EXAMPLE, MAX_MODELS, example_queries, seed_from_url, url_warnings
 from sentret_core.ui.glossary import (
     ALL_KLD_ZERO,
     NOT_COMPARABLE,
     WEIGHTING_HELP,
     WEIGHTING_NAMES,
+    WHAT_IT_IS,
     k_help,
     ranks_text,
     took_text,
@@ -44,13 +45,11 @@ from sentret_core.ui.offered import (
     LTR_MODEL,
     default_ranker,
     is_learned,
-    learned_choice,
     learned_params,
     model_title,
     offered_models,
     stored_rankers,
     support_models,
-    untrained,
     untrained_label,
 )
 from sentret_core.ui.render import shorten, support_html
@@ -65,20 +64,13 @@ from sentret_core.ui.state import (
 )
 from sentret_core.ui.text import html_text, md, show_html
 from sentret_core.ui.theme import run_script
-from sentret_core.ui.url import UrlReader, show_warnings, write
+from sentret_core.ui.url import write
 
-QUERY_FILE = Path(__file__).resolve().parents[1] / "queries" / "demo.txt"  # package data: found from a wheel too
 URL_KEYS = ("q", "entity", "ranker", "k", "score", "weighting", "labels", "models", "per", "restating", "graph",
             LTR_MODEL)
 TOP_ENTITIES = defaults.DEFAULT_SUPPORT_ENTITIES
 SPARE = 10  # entities asked for beyond the 20 shown, so setting restating ones aside still shows 20
-MAX_MODELS = 4
 SHORT_QUERY = 60  # a longer query is shown cut, its full text on hover
-
-
-def example_queries() -> list[str]:
-    lines = QUERY_FILE.read_text(encoding="utf-8").splitlines()
-    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
 def model_option(name: str) -> str:
@@ -104,45 +96,6 @@ def cached_support(path: str, query: str, ranker: str, k: int, score: str, weigh
 # --- the URL ---------------------------------------------------------------------------------------
 
 
-def _from_url(index: Index) -> None:
-    """Seed the widgets from the URL once per session; a bad value is named in a warning."""
-    if st.session_state.get("explore_seeded"):
-        return
-    url = UrlReader()
-    labels = sorted(index.entity_labels.names)
-    st.session_state["explore_query"] = url.text("q").strip()
-    st.session_state["explore_ranker"] = url.choice("ranker", offered_models(), defaults.DEFAULT_RANKER)
-    st.session_state["explore_k"] = url.integer("k", 1, defaults.APP_MAX_K, defaults.EXPLORE_K)
-    st.session_state["explore_score"] = url.choice("score", ENTITY_SCORES, defaults.DEFAULT_ENTITY_SCORE)
-    st.session_state["explore_weighting"] = url.choice("weighting", ENTITY_WEIGHTINGS,
-                                                       defaults.EXPLORE_ENTITY_WEIGHTING)
-    st.session_state["explore_labels"] = url.many(
-        "labels", labels, [lab for lab in labels if lab not in defaults.DEFAULT_EXCLUDED_LABELS]
-    )
-    st.session_state["explore_models"] = url.many("models", support_models(), default_columns(), MAX_MODELS)
-    st.session_state["explore_per_entity"] = url.integer("per", 1, 10, defaults.DEFAULT_PER_ENTITY)
-    st.session_state["explore_restating"] = url.flag("restating", True)
-    st.session_state["explore_graph"] = url.flag("graph", False)
-    st.session_state["explore_ltr_model"] = learned_choice(url)
-    st.session_state["explore_url_entity"] = st.session_state["explore_link_entity"] = url.params.get("entity")
-    st.session_state["explore_url_warnings"] = (st.session_state["explore_query"], url.warnings)
-    st.session_state["explore_seeded"] = True
-
-
-def default_columns() -> list[str]:
-    """The support models shown until a user chooses: the defaults, and the transformer once its vectors exist."""
-    semantic = defaults.EXPLORE_SEMANTIC_MODEL
-    ready = untrained(semantic, str(current_index_path())) is None
-    return [*defaults.DEFAULT_SUPPORT_MODELS, *([semantic] if ready else [])]
-
-
-def _url_warnings(query: str) -> None:
-    """The link's bad values, shown while its query is the one on the page."""
-    seeded = st.session_state.get("explore_url_warnings")
-    if seeded and seeded[0] == query:
-        show_warnings(seeded[1])
-
-
 # --- the page --------------------------------------------------------------------------------------
 
 
@@ -155,7 +108,7 @@ def render() -> None:
     stages.mark("index")
     if index is None:
         return
-    _from_url(index)
+    seed_from_url(index)
     examples = example_queries()
     left, right = st.columns([3, 2])
     with right:
@@ -167,7 +120,7 @@ def render() -> None:
     with left:
         query = st.text_input("Query", key="explore_query", persist_state=PERSIST,
                               placeholder="e.g. Marie Curie and radioactivity")
-    _url_warnings(query)
+    url_warnings(query)
     stages.mark("query box")
     stages.done()
     results(str(current_index_path()), query.strip())
@@ -222,8 +175,10 @@ def _results(index: Index, path: str, query: str, stages: Stages) -> None:
     stages.mark("settings")
     if not query:
         write(state, URL_KEYS)
-        st.info("Type a query, or pick one of the examples.")
+        st.info(f"{WHAT_IT_IS} Type a query, or pick one of the examples.")
         return
+    if query == st.session_state.get(FIRST_EXAMPLE):
+        st.caption(f"{WHAT_IT_IS} Here, the first example query; type your own above, or pick another example.")
     if not models:
         write(state, URL_KEYS)
         st.error("Choose at least one support model.")
