@@ -44,7 +44,7 @@ def entity_table_html(entities: list[EntitySupport], score: str) -> str:
     others = [s for s in ("rarity", "combination", "kld") if s != score]
     head = "".join(f'<th title="{html_text(tip)}">{html_text(name)}</th>' for name, tip in columns(score))
     rows = []
-    for e, value in zip(entities, values):
+    for n, (e, value) in enumerate(zip(entities, values)):
         r = e.entity
         key = html_text(f"{r.text}|{r.label}")
         pair = label_pair(r.label)
@@ -57,12 +57,15 @@ def entity_table_html(entities: list[EntitySupport], score: str) -> str:
             f'<span class="track"><span class="sentret-bar" style="width:{100 * value / top:.1f}%"></span></span></td>'
             f'<td>{chip}</td><td class="num">{r.frequency}</td><td class="num">{r.context_frequency}</td>{rest}'
         )
-        rows.append(f'<tr data-entity="{key}" data-score="{float(r.score)!r}" tabindex="0" title="Click to explain '
-                    f'{html_text(r.text)}">{cells}</tr>')
-    return (f'<div class="sentret-scroll"><table class="sentret-entities"><tr>{head}</tr>'
+        # one tab stop for the whole table (a roving tabindex: the arrow keys move between rows)
+        rows.append(f'<tr data-entity="{key}" data-score="{float(r.score)!r}" tabindex="{0 if n == 0 else -1}" '
+                    f'title="Click to explain {html_text(r.text)}">{cells}</tr>')
+    return (f'<a class="sentret-skip" href="#{SUPPORT_ANCHOR}">Skip the entity table: to the support sentences</a>'
+            f'<div class="sentret-scroll"><table class="sentret-entities"><tr>{head}</tr>'
             f'{"".join(rows)}</table></div>')
 
 
+SUPPORT_ANCHOR = "sentret-support"  # the id of the support sentences' heading, where the skip link goes
 ROW_PICK_KEY = "explore_row_pick"  # the hidden text box a row click fills (its container: .st-key-sentret-row-pick)
 # A click on a row types its entity key into the hidden box and presses Enter: Streamlit's own widget
 # protocol carries the pick to the server, which selects that entity (no custom component to build).
@@ -74,6 +77,14 @@ ROW_PICK_JS = """<div class="sentret-script"></div><script>
     const row = event.target.closest && event.target.closest("table.sentret-entities tr[data-entity]");
     const input = document.querySelector(".st-key-sentret-row-pick input");
     if (!row || !input) return;
+    if (event.type === "keydown" && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
+      const next = event.key === "ArrowDown" ? row.nextElementSibling : row.previousElementSibling;
+      if (next && next.dataset && next.dataset.entity) {
+        event.preventDefault();
+        row.tabIndex = -1; next.tabIndex = 0; next.focus();
+      }
+      return;
+    }
     if (event.type === "keydown" && event.key !== "Enter" && event.key !== " ") return;
     event.preventDefault();
     const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
@@ -82,7 +93,7 @@ ROW_PICK_JS = """<div class="sentret-script"></div><script>
     input.dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", code: "Enter", keyCode: 13, bubbles: true}));
   };
   document.addEventListener("click", pick);
-  document.addEventListener("keydown", pick);  // a row has tabindex 0: Enter or Space on it picks too
+  document.addEventListener("keydown", pick);  // Enter or Space on the focused row picks it too
 })();
 </script>"""
 

@@ -64,6 +64,8 @@ def _theme_rules(theme: str) -> str:
         *(f"span.entity[data-label={_css_string(label)}]{{background:{label_pair(label, theme).background}"
           f"!important;color:{label_pair(label, theme).text}!important}}" for label in LIGHT_BACKGROUNDS),
         f"span.entity.focus{{box-shadow:0 0 0 2px {FOCUS[theme]}!important}}",
+        f"table.sentret-entities tr[data-entity]:focus-visible{{outline:3px solid {FOCUS[theme]};outline-offset:-3px}}",
+        f".sentret-skip:focus{{outline:3px solid {FOCUS[theme]}}}",
         f"mark.term{{background:{term.background};color:{term.text}}}",
         f".sentret-bar{{background:{BAR[theme]}!important}}",
     ]
@@ -106,6 +108,9 @@ ENTITY_TABLE_CSS = (
     "table.sentret-entities tr[data-entity]:hover td,table.sentret-entities tr[data-entity]:focus td"
     "{background:rgba(128,128,128,0.15)}"
     "table.sentret-entities span.chip{border-radius:0.3em;padding:0 0.3em;font-size:0.8em}"
+    # the skip link shows only when the keyboard reaches it
+    ".sentret-skip{position:absolute;left:-10000px}.sentret-skip:focus{position:static;display:inline-block;"
+    "margin:2px 0;padding:2px 6px}"
 )
 RANKING_TABLE_CSS = (
     "table.sentret-ranking{width:100%;border-collapse:collapse;font-size:0.9rem}"

@@ -71,6 +71,15 @@ def test_clicking_a_row_explains_that_entity(small_server: Server, tab: Any) -> 
     tab.keyboard.press("Enter")
     wait_until_idle(tab, 60_000)
     tab.wait_for_function(WHY, arg=second.split("|")[0])
+    # the table is one tab stop: the arrow keys walk its rows, Enter picks the one reached
+    third = rows.nth(2).get_attribute("data-entity")
+    rows.nth(0).focus()
+    tab.keyboard.press("ArrowDown")
+    tab.keyboard.press("ArrowDown")
+    assert rows.nth(2).evaluate("(row) => row === document.activeElement && row.tabIndex === 0")
+    tab.keyboard.press("Enter")
+    wait_until_idle(tab, 60_000)
+    tab.wait_for_function(WHY, arg=third.split("|")[0])
 
 
 def test_the_results_download_as_csv_and_json(small_server: Server, tab: Any) -> None:

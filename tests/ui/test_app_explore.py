@@ -237,7 +237,7 @@ def test_a_long_query_is_shortened_with_the_full_text_on_hover(
 ) -> None:
     long = "peace " + " ".join(["war and the long aftermath of the conflict"] * 6)
     app = explore(small_index, monkeypatch, {"q": long})
-    [heading] = [m.value for m in app.markdown if "<h3>Why " in m.value]
+    [heading] = [m.value for m in app.markdown if "<h3 " in m.value and ">Why " in m.value]
     assert f'title="{long}"' in heading and long not in heading.replace(f'title="{long}"', "")
     assert "…" in heading
 
@@ -454,3 +454,17 @@ def test_a_plain_visit_to_the_demo_opens_with_its_first_example_explained(
     other = explore(small_index, monkeypatch)  # not the demo: an empty box, and what the page is for
     assert other.text_input(key="explore_query").value == ""
     assert any(i.value.startswith(WHAT_IT_IS) for i in other.info)
+
+
+def test_the_entity_table_is_one_tab_stop_with_a_skip_link(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Twenty rows were twenty tab stops: now the first row is the table's one stop (the arrow keys move along
+    the rows, ROW_PICK_JS), and a skip link before it leads to the support sentences' heading."""
+    from sentret_core.ui.entity_table import ROW_PICK_JS, SUPPORT_ANCHOR
+
+    app = explore(small_index, monkeypatch, {"q": "peace"})
+    [table] = [m.value for m in app.markdown if 'class="sentret-entities"' in m.value][:1]
+    stops = re.findall(r'<tr data-entity="[^"]*" data-score="[^"]*" tabindex="(-?\d)"', table)
+    assert len(stops) > 1 and stops[0] == "0" and set(stops[1:]) == {"-1"}
+    assert f'<a class="sentret-skip" href="#{SUPPORT_ANCHOR}">' in table.split("<table", 1)[0]
+    assert any(f'<h3 id="{SUPPORT_ANCHOR}" tabindex="-1">Why ' in m.value for m in app.markdown)
+    assert '"ArrowDown"' in ROW_PICK_JS and "next.focus()" in ROW_PICK_JS

@@ -166,7 +166,7 @@ def test_a_query_from_the_url_is_shown_as_text(small_index: Index, monkeypatch: 
     app.query_params["q"] = query
     app.run()
     assert not app.exception
-    heading = next(m.value for m in app.markdown if "<h3>Why" in m.value)
+    heading = next(m.value for m in app.markdown if "<h3 " in m.value and ">Why" in m.value)
     assert f'title="{html_text(query)}"' in heading  # the full query on hover, escaped
     rendered = MarkdownIt("commonmark").render(heading)  # raw HTML allowed, as st.markdown does here
     assert "<img" not in rendered and "<a " not in rendered and f"<{URL}" not in rendered

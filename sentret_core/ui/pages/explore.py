@@ -27,7 +27,13 @@ from sentret_core.support.restating import split_restating
 from sentret_core.support.weighting import ENTITY_WEIGHTINGS
 from sentret_core.ui.downloads import entities_csv, entities_json, file_stem
 from sentret_core.ui.entity_graph import entity_graph_dot
-from sentret_core.ui.entity_table import ROW_PICK_JS, ROW_PICK_KEY, entity_table_html, glossary_markdown
+from sentret_core.ui.entity_table import (
+    ROW_PICK_JS,
+    ROW_PICK_KEY,
+    SUPPORT_ANCHOR,
+    entity_table_html,
+    glossary_markdown,
+)
 from sentret_core.ui.explore_seed import FIRST_EXAMPLE, MAX_MODELS, example_queries, seed_from_url, url_warnings
 from sentret_core.ui.glossary import (
     ALL_KLD_ZERO,
@@ -318,7 +324,7 @@ def explain(path: str, result: SupportResult, shown: list[EntitySupport], n_kept
 def _support_columns(index: Index, result: SupportResult, entity: EntitySupport, learned: str | None) -> None:
     e = entity.entity
     short = html_text(shorten(result.query, SHORT_QUERY))
-    show_html(f'<h3>Why {html_text(e.text)} ({html_text(e.label)}) matters to '
+    show_html(f'<h3 id="{SUPPORT_ANCHOR}" tabindex="-1">Why {html_text(e.text)} ({html_text(e.label)}) matters to '
               f'<span title="{html_text(result.query)}">“{short}”</span></h3>')
     if len(result.models) > 1:
         st.caption(NOT_COMPARABLE)
