@@ -61,6 +61,7 @@ QUERIES = [
 ]
 SCORES = ["frequency", "rarity", "combination", "KLD"]
 MODEL_TO_ADD = "BM25"
+MAX_COLUMNS = 4  # Explore shows at most four models side by side (sentret_core.ui.explore_seed.MAX_MODELS)
 TAB_QUERIES = ["Spanish Civil War", "Apollo Moon landing", "Picasso and peace"]
 IN_PAGE = ("query", "entity score", "model add/remove", "entity pick", "slider")
 TARGETS_MS = {**{kind: 300.0 for kind in IN_PAGE}, "page switch": 500.0, "new tab": 1500.0}
@@ -183,6 +184,9 @@ def run_script(url: str, log: Path) -> tuple[dict[str, list[float]], float]:
             option = radio.get_by_text(name, exact=True)
             times["entity score"].append(timed(page, option.click))
         models = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Support models").first
+        chosen = models.locator('button[aria-label^="Remove "]')
+        if chosen.count() >= MAX_COLUMNS:  # the demo's four columns once its sentences are encoded: make room, untimed
+            timed(page, chosen.last.click)
         for i in range(SAMPLES):
             if i % 2 == 0:  # add: the list is opened and filtered first; the timed action is the choice
                 box = models.locator("input").first

@@ -71,11 +71,11 @@ def _healthy(url: str) -> bool:
 @contextmanager
 def streamlit_server(
     index: Path, root: Path, log: Path, timeout: float = 60.0, extra_env: dict[str, str] | None = None,
-    app_root: Path = ROOT,
+    app_root: Path = ROOT, port: int | None = None,
 ) -> Iterator[Server]:
-    """``streamlit run app.py`` (of ``app_root``, this checkout by default) on a free port with the app
-    pointed at ``index`` (and ``extra_env`` set); stopped on exit."""
-    port = free_port()
+    """``streamlit run app.py`` (of ``app_root``, this checkout by default) on ``port`` (default: a free one)
+    with the app pointed at ``index`` (and ``extra_env`` set); stopped on exit."""
+    port = free_port() if port is None else port
     env = dict(os.environ, SENTRET_INDEX=str(index), SENTRET_INDEX_ROOT=str(root), PYTHONUNBUFFERED="1")
     env.update(extra_env or {})
     # never the real data/judgments/: a caller's own database, else one beside the server log

@@ -154,3 +154,48 @@ def test_every_key_in_sequence_twice(app10: App, page: Any) -> None:
         wait_until_idle(page)
         assert stored(app10.db, "keys") == (grades, skipped), where
     assert stored(app10.db, "other") == ({0: 2}, 0)  # another annotator's grade was never touched
+
+
+def test_a_key_pressed_while_the_server_is_away_is_refused_aloud_and_none_is_lost(
+    small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, page: Any
+) -> None:
+    """The server stops between two keys: the second is refused on the page at once (never kept silently and
+    dropped later); once a server is back on the same address the page reconnects, the sign-in holds, and
+    the key pressed again grades the item it was meant for."""
+    from playwright.sync_api import expect
+
+    from tests.browser_util import free_port
+
+    monkeypatch.setenv(ADMIN_TOKEN_ENV, TOKEN)
+    db = tmp_path / "judgments.sqlite"
+    with JudgmentStore(db) as store:
+        create_session(store, "s", small_index, "picasso peace", top_entities=5, depth=2)
+        enrol(store, TOKEN, "s", "keyboard", "keys")
+    env = {"SENTRET_JUDGMENTS_DB": str(db), ADMIN_TOKEN_ENV: TOKEN}
+    port = free_port()
+    state = "() => document.querySelector('[data-testid=\"stApp\"]').getAttribute('data-test-connection-state')"
+    with streamlit_server(small_index.path, small_index.path.parent, tmp_path / "first.log", extra_env=env,
+                          port=port) as server:
+        caption = signed_in(page, App(server.url, db), "keyboard")
+        expect(caption).to_have_text("Item 1")
+        page.keyboard.press("3")
+        expect(caption).to_have_text("Item 2")
+        wait_until_idle(page)
+    page.wait_for_function(f"() => ({state})() !== 'CONNECTED'", timeout=30_000)  # the page has lost its server
+    page.keyboard.press("4")
+    refused = page.locator("#sentret-key-refused")
+    expect(refused).to_contain_text("your key \u201c4\u201d was not sent")
+    expect(refused).to_contain_text("the server is not answering")
+    assert stored(db, "keyboard") == ({0: 3}, 0)
+    with streamlit_server(small_index.path, small_index.path.parent, tmp_path / "second.log", extra_env=env,
+                          port=port):
+        page.wait_for_function(f"() => ({state})() === 'CONNECTED'", timeout=60_000)
+        expect(page.get_by_text("Signed in as keyboard")).to_be_visible(timeout=60_000)
+        page.wait_for_function("() => typeof window.__sentretAnnotateKeys === 'function'")
+        wait_until_idle(page)
+        page.locator("h1").first.click()
+        expect(caption).to_have_text("Item 2")
+        page.keyboard.press("4")
+        expect(caption).to_have_text("Item 3")
+        expect(refused).to_be_hidden()
+    assert stored(db, "keyboard") == ({0: 3, 1: 4}, 0)

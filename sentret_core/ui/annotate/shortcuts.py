@@ -14,8 +14,12 @@ finished — seen either as the app's script state going back to ``notRunning`` 
 of a newer run — or, failing both, until ``timeout_ms`` has passed. After such a timeout a grade
 key never presses the button of the item graded last until the page has been redrawn: the
 answer may only be late, and the key was meant for the next item. A key whose button is absent
-or disabled does nothing, as a click on it would. Keys typed into a text field are left alone;
-keys older than five times the timeout are dropped. Streamlit itself uses c and r.
+or disabled does nothing, as a click on it would. Keys typed into a text field are left alone. A key
+is never dropped in silence: one pressed while the page has lost its server (Streamlit's
+``data-test-connection-state`` is not ``CONNECTED``: a restart, a network cut), one still queued when the
+server goes away, one older than five times the timeout and an eleventh waiting key are each refused at
+once with a notice on the page (``#sentret-key-refused``) that says so and asks for the key again.
+Streamlit itself uses c and r.
 
 Why not ``st.button(shortcut=...)`` (Streamlit ≥ 1.52): its handler sets the button's trigger at
 keydown, whatever the script is doing. A key pressed while a grade's rerun is still drawing presses
@@ -55,6 +59,29 @@ HANDLER_JS = r"""function install(win, keysJson, timeoutMs, version) {
     return app ? app.getAttribute("data-test-script-state") : null;
   }
   function idle() { return scriptState() === "notRunning"; }
+  function connected() {  // the page's websocket to the server (Streamlit's own attribute; absent: assume so)
+    const app = doc.querySelector('[data-testid="stApp"]');
+    const found = app ? app.getAttribute("data-test-connection-state") : null;
+    return found === null || found === "CONNECTED";
+  }
+  function refuse(key, why) {  // a key not sent is said on the page at once, never dropped in silence
+    let note = doc.getElementById("sentret-key-refused");
+    if (note === null) {
+      note = doc.createElement("div");
+      note.id = "sentret-key-refused";
+      note.setAttribute("role", "alert");
+      note.style.cssText = "position:fixed;bottom:1rem;left:50%;transform:translateX(-50%);z-index:1000000;" +
+        "padding:0.6rem 1rem;border-radius:0.4rem;background:#b00020;color:#fff;max-width:90vw";
+      doc.body.appendChild(note);
+    }
+    note.textContent = "Not saved: your key \u201c" + key + "\u201d was not sent, because " + why +
+      " Press it again once the page answers.";
+    note.hidden = false;
+  }
+  function accepted() {
+    const note = doc.getElementById("sentret-key-refused");
+    if (note !== null) note.hidden = true;
+  }
   function shownRun() {  // the run number of the newest shortcuts component on the page
     let newest = 0;
     for (const frame of doc.querySelectorAll("iframe[srcdoc]")) {
@@ -83,9 +110,17 @@ HANDLER_JS = r"""function install(win, keysJson, timeoutMs, version) {
     if (state.busy && ((redrawnSince(state.mark) && idle()) || now - state.pressedAt > timeoutMs)) {
       state.busy = false;
     }
+    if (!connected() && state.queue.length > 0) {  // the server went away meanwhile: say so for every key
+      state.queue.splice(0).forEach(([key]) => refuse(key, "the server stopped answering (it may be restarting)."));
+      return;
+    }
     while (!state.busy && state.queue.length > 0 && idle()) {
       const [key, since] = state.queue[0];
-      if (now - since > 5 * timeoutMs) { state.queue.shift(); continue; }  // too old to mean anything now
+      if (now - since > 5 * timeoutMs) {  // too old to mean anything now
+        state.queue.shift();
+        refuse(key, "the page did not answer for " + Math.round(5 * timeoutMs / 1000) + " s.");
+        continue;
+      }
       const control = find(keys[key]);
       if (control === null) { state.queue.shift(); continue; }  // nothing to press here: the key does nothing
       const item = gradedItem(control);
@@ -98,6 +133,7 @@ HANDLER_JS = r"""function install(win, keysJson, timeoutMs, version) {
       if (item !== null) state.graded = {item: item, mark: state.mark};
       state.pressed.push(key);
       if (state.pressed.length > 100) state.pressed.shift();
+      accepted();
       control.click();
     }
     if (state.busy || state.queue.length > 0) schedule();
@@ -115,7 +151,9 @@ HANDLER_JS = r"""function install(win, keysJson, timeoutMs, version) {
     if (!keys[key] || !doc.querySelector('[class*="st-key-annotate_undo"]')) return;  // not on Annotate
     event.preventDefault();
     event.stopPropagation();
+    if (!connected()) { refuse(key, "the server is not answering (it may be restarting)."); return; }
     if (state.queue.length < 10) state.queue.push([key, Date.now()]);
+    else refuse(key, "ten keys were already waiting for the page.");
     tick();
   }
   const observer = new MutationObserver(function (records) {
