@@ -3,25 +3,11 @@ never drops a note, and a note or flag change is undone like a grade (sentret_co
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
 from sentret_core.annotation.marks import ItemState
-from sentret_core.annotation.records import ADMIN_TOKEN_ENV
 from sentret_core.annotation.schema import _MARKS
 from sentret_core.annotation.store import JudgmentStore
 from tests.annotation.downgrade import downgrade
-from tests.annotation.test_store import SETTINGS, TOKEN, join, make_items
-
-
-@pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[JudgmentStore]:
-    monkeypatch.setenv(ADMIN_TOKEN_ENV, TOKEN)
-    with JudgmentStore(tmp_path / "judgments.db") as opened:
-        opened.create_session("s", "/indexes/demo", make_items(), SETTINGS)
-        yield opened
+from tests.annotation.test_store import TOKEN, join
 
 
 def history(store: JudgmentStore) -> list[tuple[object, ...]]:

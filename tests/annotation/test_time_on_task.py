@@ -4,13 +4,12 @@ regrades, in the exports and back through the JSONL import; the per-annotator me
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from sentret_core.annotation import time_on_task
-from sentret_core.annotation.records import ADMIN_TOKEN_ENV, Judgment
+from sentret_core.annotation.records import Judgment
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.annotation.time_on_task import TimeOnTask, by_annotator
 from sentret_core.errors import SentretError
@@ -30,14 +29,6 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     fake = Clock()
     monkeypatch.setattr(time_on_task, "now", fake)
     return fake
-
-
-@pytest.fixture
-def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[JudgmentStore]:
-    monkeypatch.setenv(ADMIN_TOKEN_ENV, TOKEN)
-    with JudgmentStore(tmp_path / "judgments.db") as opened:
-        opened.create_session("s", "/indexes/demo", make_items(), SETTINGS)
-        yield opened
 
 
 def seconds(store: JudgmentStore) -> dict[int, float | None]:
