@@ -140,6 +140,8 @@ class AnnotatorHandle:
             if showing(conn, self._session_id, self._annotator_id) == item:
                 return  # a rerun of the same page: no write
         with self._store.db.transaction() as conn:
+            if not conn.execute("SELECT is_open FROM sessions WHERE id = ?", (self._session_id,)).fetchone()[0]:
+                return  # a closed session takes no grades: nothing to time
             show(conn, self._session_id, self._annotator_id, self._open_item(conn, item))
 
     def suggestions(self, item_id: int) -> list[Suggestion]:

@@ -60,6 +60,10 @@ def test_the_seconds_an_item_was_on_screen_go_with_its_grade(store: JudgmentStor
     assert [line["seconds"] for line in exported] == [10.0, None, 1.0]
     with pytest.raises(SentretError, match="not in session"):
         ann.show(99)
+    store.admin(TOKEN).close_session("s")
+    ann.show(4)  # a closed session's page still shows its item: nothing to time, and no error
+    with store.db.read() as conn:
+        assert conn.execute("SELECT count(*) FROM current_views").fetchone()[0] == 0
 
 
 def test_time_on_task_round_trips_through_the_jsonl_import(store: JudgmentStore, clock: Clock,
