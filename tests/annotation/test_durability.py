@@ -214,7 +214,7 @@ def test_an_annotator_never_sees_or_changes_another_annotators_grades(
     # a handle offers nothing that takes another annotator or another session
     public = {name for name in dir(AnnotatorHandle) if not name.startswith("_")}
     assert public == {"grade", "undo", "skip", "next_item", "item", "my_judgments", "progress", "check_access",
-                      "flag", "note", "show", "grade_of", "state_of", "item_at",  # own items only, like the rest
+                      "flag", "note", "show", "suggestions", "grade_of", "state_of", "item_at",  # own items only
                       "signed_in_as", "web_session_hash", "bind_web_session", "end_web_session",
                       "session_is_open"}  # its own web session and session only
     with pytest.raises(SentretError, match="not in session 's'"):

@@ -109,7 +109,8 @@ def test_export_contents(store: JudgmentStore, small_index: Index) -> None:
     graded_session(store, small_index)
     app = signed_in()
     labels = [b.label for b in app.download_button]
-    assert labels == ["Download qrels", "Download CSV", "Download JSONL", "Download topics"]
+    assert labels == ["Download qrels", "Download CSV", "Download JSONL", "Download topics",
+                      "Download for Label Studio", "Download for Hugging Face"]
     topics = store.admin(TOKEN).export_topics("s").splitlines()  # what "Download topics" serves
     assert topics and all(len(line.split("\t")) == 3 for line in topics)  # topic id, query, entity
     qrels = app.code[0].value.splitlines()
