@@ -86,11 +86,14 @@ def test_tab_and_enter_keep_the_form_open_and_filled(app: tuple[str, Path], page
                            "[data-testid=stDataFrameResizable]').getBoundingClientRect().height > h",
                            arg=box["height"])
     editor = page.locator("textarea.gdg-input")  # the grid's cell editor
-    for x, text in ((0.3, "picasso peace"), (0.85, "Picasso|PERSON")):
-        page.mouse.dblclick(box["x"] + x * box["width"], row)
-        editor.fill(text)
-        editor.press("Enter")
-        expect(editor).to_have_count(0)
+    page.mouse.dblclick(box["x"] + 0.05 * box["width"], row)  # the query cell, the first column
+    editor.fill("picasso peace")
+    editor.press("Tab")  # kept, and the cell to its right (the entity) selected
+    expect(editor).to_have_count(0)
+    page.keyboard.press("Enter")  # edit the entity cell
+    editor.fill("Picasso|PERSON")
+    editor.press("Enter")
+    expect(editor).to_have_count(0)
     topics = tmp_path / "topics.tsv"
     topics.write_text("query\tentity\nlennon religion\tJohn Lennon\n")
     page.locator(".st-key-admin_topics_file input[type=file]").set_input_files(str(topics))
