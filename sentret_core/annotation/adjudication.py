@@ -15,6 +15,7 @@ import sqlite3
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sentret_core.annotation.auth import timestamp_now
+from sentret_core.annotation.connect import has_table
 from sentret_core.annotation.records import GRADES
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import topic_id
@@ -43,8 +44,7 @@ class Disagreement(NamedTuple):
 
 def has_adjudications(conn: sqlite3.Connection) -> bool:
     """Whether the database has the adjudications table (an older one opened read-only has not)."""
-    found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'adjudications'")
-    return found.fetchone() is not None
+    return has_table(conn, "adjudications")
 
 
 def disagreements(admin: Admin, session: str) -> list[Disagreement]:

@@ -38,6 +38,17 @@ def open_connection(path: Path, *, read_only: bool, timeout: float) -> sqlite3.C
     return conn
 
 
+def has_table(conn: sqlite3.Connection, name: str) -> bool:
+    """Whether the database has table ``name`` (a database opened read-only may be older than it)."""
+    found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+    return found.fetchone() is not None
+
+
+def has_column(conn: sqlite3.Connection, table: str, column: str) -> bool:
+    """Whether ``table`` has ``column`` (as :func:`has_table`, for a column a later schema step added)."""
+    return any(row[1] == column for row in conn.execute(f"PRAGMA table_info({table})"))
+
+
 def caused_by_the_user(exc: sqlite3.Error) -> bool:
     """A lock held too long, a file or folder the user may not write, a full disk: not a bug of ours."""
     name = str(getattr(exc, "sqlite_errorname", ""))

@@ -13,6 +13,7 @@ import sqlite3
 from typing import NamedTuple
 
 from sentret_core.annotation.auth import timestamp_now
+from sentret_core.annotation.connect import has_table
 
 Key = tuple[int, int, int]  # (session id, item id, annotator id)
 
@@ -25,8 +26,7 @@ class ItemState(NamedTuple):
 
 def has_marks(conn: sqlite3.Connection) -> bool:
     """Whether the database has the marks table (a read-only one may be older)."""
-    found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'marks'").fetchone()
-    return found is not None
+    return has_table(conn, "marks")
 
 
 def item_state(conn: sqlite3.Connection, key: Key) -> ItemState:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 
+from sentret_core.annotation.connect import has_table
 from sentret_core.errors import SentretError
 
 MAX_NARRATIVE = 2_000
@@ -37,8 +38,7 @@ def store_narratives(conn: sqlite3.Connection, session_id: int, narratives: Mapp
 
 def read_narratives(conn: sqlite3.Connection, session_id: int) -> dict[tuple[str, str], str]:
     """(query, entity key) → narrative of a session (none on a database older than narratives)."""
-    found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'narratives'").fetchone()
-    if found is None:
+    if not has_table(conn, "narratives"):
         return {}
     rows = conn.execute("SELECT query, entity, text FROM narratives WHERE session_id = ?", (session_id,))
     return {(str(q), str(e)): str(t) for q, e, t in rows}

@@ -6,6 +6,8 @@ from __future__ import annotations
 import sqlite3
 from typing import NamedTuple
 
+from sentret_core.annotation.connect import has_table
+
 
 class Suggestion(NamedTuple):
     source: str
@@ -13,8 +15,7 @@ class Suggestion(NamedTuple):
 
 
 def has_suggestions(conn: sqlite3.Connection) -> bool:
-    found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'suggestions'").fetchone()
-    return found is not None
+    return has_table(conn, "suggestions")
 
 
 def suggestions_of(conn: sqlite3.Connection, session_id: int, item_id: int) -> list[Suggestion]:
