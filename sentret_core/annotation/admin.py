@@ -37,6 +37,7 @@ from sentret_core.annotation.records import (
     judgment_from_row,
     judgment_select,
 )
+from sentret_core.annotation.roles import graders
 from sentret_core.annotation.scales import AUTO, qrels_grades, sniff_or_default
 from sentret_core.annotation.throttle import ceiling_of
 from sentret_core.errors import SentretError
@@ -72,14 +73,15 @@ class Admin(AnnotatorAdmin):
 
     def _set_open(self, name: str, is_open: bool) -> None:
         with self._store.db.transaction() as conn:
-            session_id = self._store.db.session_row(conn, name)[0]
+            session_id = self.session_id(conn, name)
             conn.execute("UPDATE sessions SET is_open = ? WHERE id = ?", (int(is_open), session_id))
 
     def progress_by_annotator(self, name: str) -> dict[str, Progress]:
         with self._store.db.read() as conn:
-            session_id = self._store.db.session_row(conn, name)[0]
+            session_id = self.session_id(conn, name)
             annotators = conn.execute(
-                "SELECT id, name FROM annotators WHERE session_id = ? AND removed_at IS NULL ORDER BY name_key",
+                f"SELECT id, name FROM annotators WHERE session_id = ? AND removed_at IS NULL{graders(conn)}"
+                " ORDER BY name_key",
                 (session_id,),
             ).fetchall()
             return {who: annotator_progress(conn, session_id, aid) for aid, who in annotators}
@@ -87,7 +89,7 @@ class Admin(AnnotatorAdmin):
     def all_judgments(self, name: str) -> list[Judgment]:
         """Every annotator's judgments in a session, in the session's order (removed annotators' left out)."""
         with self._store.db.read() as conn:
-            session_id = self._store.db.session_row(conn, name)[0]
+            session_id = self.session_id(conn, name)
             rows = conn.execute(
                 f"{judgment_select(conn)} WHERE j.session_id = ? AND a.removed_at IS NULL"
                 " ORDER BY p.position, a.name_key",
@@ -98,7 +100,7 @@ class Admin(AnnotatorAdmin):
     def history(self, name: str) -> list[HistoryEntry]:
         """The session's append-only history, oldest first (removed annotators' grades too)."""
         with self._store.db.read() as conn:
-            session_id = self._store.db.session_row(conn, name)[0]
+            session_id = self.session_id(conn, name)
             rows = conn.execute(
                 "SELECT h.id, a.name, p.query, p.entity, p.sentence_id, h.action, h.old_grade,"
                 " h.new_grade, h.old_note, h.new_note, h.undoes, h.at FROM history h"
@@ -184,7 +186,7 @@ class Admin(AnnotatorAdmin):
         from sentret_core.evaluation.trec_io import topic_id
 
         with self._store.db.read() as conn:
-            session_id = self._store.db.session_row(conn, name)[0]
+            session_id = self.session_id(conn, name)
             pairs = conn.execute("SELECT query, entity FROM pool_items WHERE session_id = ?"
                                  " GROUP BY query, entity ORDER BY min(position)", (session_id,)).fetchall()
         return "".join(f"{topic_id(query, entity)}\t{query}\t{entity}\n" for query, entity in pairs)
@@ -245,7 +247,7 @@ class Admin(AnnotatorAdmin):
         changed = 0
         seen: dict[tuple[int, str], int] = {}  # (item, annotator) → line: a docno and an id may name one item
         with store.db.transaction() as conn:
-            session_id = store.db.session_row(conn, name)[0]
+            session_id = self.session_id(conn, name)
             for key in keys:
                 item = store.db.find_item(conn, session_id, key, name)
                 who = key.annotator  # always an import annotator's name (see .io)

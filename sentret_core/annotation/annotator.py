@@ -22,6 +22,7 @@ from sentret_core.annotation.records import (
     judgment_from_row,
     judgment_select,
 )
+from sentret_core.annotation.roles import ANNOTATOR, not_a_grader
 from sentret_core.annotation.suggested import Suggestion, suggestions_of
 from sentret_core.annotation.time_on_task import seconds_on, show, showing
 from sentret_core.errors import SentretError
@@ -46,9 +47,11 @@ class AnnotatorHandle:
     """One annotator in one session: reads and writes that annotator's grades only."""
 
     def __init__(
-        self, store: JudgmentStore, session_id: int, session: str, annotator_id: int, name: str, credential: int = 0
+        self, store: JudgmentStore, session_id: int, session: str, annotator_id: int, name: str, credential: int = 0,
+        role: str = ANNOTATOR,
     ) -> None:
         self._store = store
+        self.role = role  # a change of role bumps the credential, so it holds as long as the handle does
         self._session_id = session_id
         self._annotator_id = annotator_id
         self._credential = credential
@@ -98,13 +101,19 @@ class AnnotatorHandle:
         if self._web is not None:
             self._web[1].check(conn, self._web[0], self.session)
 
+    def belongs_to(self, store: JudgmentStore) -> bool:
+        """Whether this handle was made by ``store`` (a reviewer or session admin acts in that store only)."""
+        return self._store is store
+
     def __repr__(self) -> str:
-        return f"AnnotatorHandle(session={self.session!r}, annotator={self.annotator!r})"
+        return f"AnnotatorHandle(session={self.session!r}, annotator={self.annotator!r}, role={self.role!r})"
 
     def _open_item(self, conn: sqlite3.Connection, item_id: object) -> int:
         """Check that the session is open and the item belongs to it; return the item id."""
         item = as_id(item_id, "an item id")
         self.check_access(conn)
+        if self.role != ANNOTATOR:
+            raise not_a_grader(self.role, self.session)
         row = conn.execute("SELECT is_open FROM sessions WHERE id = ?", (self._session_id,))
         if not row.fetchone()[0]:
             raise SentretError(f"session {self.session!r} is closed; no more grades are taken")

@@ -31,7 +31,9 @@ from sentret_core.annotation.auth import (
     split_token,
     timestamp_now,
 )
+from sentret_core.annotation.connect import has_column, has_table
 from sentret_core.annotation.records import PERSON, AnnotatorInfo, AnnotatorSecret
+from sentret_core.annotation.roles import ANNOTATOR, check_role, role_of
 from sentret_core.annotation.throttle import Key, ceiling_of
 from sentret_core.errors import SentretError
 
@@ -40,7 +42,7 @@ if TYPE_CHECKING:
 
 MIN_PASSPHRASE = 8
 
-_ROW = "id, name, kind, passphrase_hash, token_hash, disabled, credential"
+_ROW = "id, name, kind, passphrase_hash, token_hash, disabled, credential, role"
 
 
 # ----------------------------------------------------------------------------- signing in
@@ -115,12 +117,12 @@ def sign_in_with_link(
 
 
 def _handle(store: JudgmentStore, session: str, session_id: int, is_open: bool, row: Any) -> AnnotatorHandle:
-    annotator_id, shown, _, _, _, disabled, credential = row
+    annotator_id, shown, _, _, _, disabled, credential, role = row
     if disabled:
         raise SentretError(f"your access to session {session!r} is disabled; ask the organiser")
     if not is_open:
         raise SentretError(f"session {session!r} is closed; ask the organiser")
-    return AnnotatorHandle(store, session_id, session, int(annotator_id), str(shown), int(credential))
+    return AnnotatorHandle(store, session_id, session, int(annotator_id), str(shown), int(credential), str(role))
 
 
 # ----------------------------------------------------------------------------- the admin's side
@@ -136,39 +138,50 @@ class AnnotatorAdmin:
         """The store administered (its :attr:`~.store.JudgmentStore.db` for adjudication and session setup)."""
         return self._store
 
+    @property
+    def acting_as(self) -> str | None:
+        """Who acts, for the logs: None for the admin token; a session admin's name (:mod:`.session_admin`)."""
+        return None
+
     def annotators(self, session: str) -> list[AnnotatorInfo]:
         """The session's annotators (people and imports; removed ones are left out), by name."""
         with self._store.db.read() as conn:
-            session_id = self._store.db.session_row(conn, session)[0]
+            session_id = self.session_id(conn, session)
+            role = "a.role" if has_column(conn, "annotators", "role") else f"'{ANNOTATOR}'"
             rows = conn.execute(
                 "SELECT a.name, a.kind, a.disabled, a.passphrase_hash IS NOT NULL, a.token_hash IS NOT NULL,"
                 " (SELECT count(*) FROM judgments j WHERE j.session_id = a.session_id AND j.annotator_id = a.id),"
-                " a.created_at FROM annotators a WHERE a.session_id = ? AND a.removed_at IS NULL"
+                f" a.created_at, {role} FROM annotators a WHERE a.session_id = ? AND a.removed_at IS NULL"
                 " ORDER BY a.name_key",
                 (session_id,),
             ).fetchall()
-        return [AnnotatorInfo(r[0], r[1], bool(r[2]), bool(r[3]), bool(r[4]), int(r[5]), r[6]) for r in rows]
+        return [AnnotatorInfo(r[0], r[1], bool(r[2]), bool(r[3]), bool(r[4]), int(r[5]), r[6], r[7]) for r in rows]
 
-    def add_annotator(self, session: str, name: str, passphrase: str | None = None) -> AnnotatorSecret:
+    def add_annotator(
+        self, session: str, name: str, passphrase: str | None = None, *, role: str = ANNOTATOR
+    ) -> AnnotatorSecret:
         """Add a person to ``session`` with a new secret (returned once; only hashes are kept).
 
         ``passphrase``: the personal passphrase to use (at least 8 characters); default generated.
+        ``role``: what they do there (:mod:`.roles`): grade (the default), review, or administer it.
         """
         shown, key = normalise_name(name), name_key(name)
         chosen = _check_passphrase(passphrase)
+        role = self.may_give(check_role(role))
         with self._store.db.transaction() as conn:
-            session_id = self._store.db.session_row(conn, session)[0]
+            session_id = self.session_id(conn, session)
             if _find(conn, session_id, key) is not None:
                 raise SentretError(f"session {session!r} already has an annotator named {shown!r}")
             _name_free(conn, session_id, shown, None)
             annotator_id = int(
                 conn.execute(
-                    "INSERT INTO annotators (session_id, name, name_key, kind, created_at) VALUES (?, ?, ?, ?, ?)",
-                    (session_id, shown, key, PERSON, timestamp_now()),
+                    "INSERT INTO annotators (session_id, name, name_key, kind, created_at, role)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (session_id, shown, key, PERSON, timestamp_now(), role),
                 ).lastrowid
                 or 0
             )
-            _log(conn, session_id, annotator_id, "add", shown)
+            _log(conn, session_id, annotator_id, "add", shown if role == ANNOTATOR else f"{shown} ({role})")
             return _new_secret(conn, session, session_id, annotator_id, shown, chosen)
 
     def new_secret(self, session: str, name: str, passphrase: str | None = None) -> AnnotatorSecret:
@@ -180,6 +193,32 @@ class AnnotatorAdmin:
             if kind != PERSON:
                 raise SentretError(f"{shown!r} holds imported grades; nobody signs in as it")
             return _new_secret(conn, session, session_id, annotator_id, shown, chosen)
+
+    def set_role(self, session: str, name: str, role: str) -> None:
+        """Make a person an annotator, a reviewer or the session's admin (:mod:`.roles`); their open browsers
+        are signed out, and their grades, if any, stay and still count."""
+        role = self.may_give(check_role(role))
+        with self._store.db.transaction() as conn:
+            session_id, annotator_id, shown, kind = self._person_or_import(conn, session, name)
+            if kind != PERSON:
+                raise SentretError(f"{shown!r} holds imported grades; it has no role")
+            if role_of(conn, annotator_id) == role:
+                return
+            conn.execute("UPDATE annotators SET role = ?, credential = credential + 1 WHERE id = ?",
+                         (role, annotator_id))
+            conn.execute("INSERT INTO role_log (session_id, annotator_id, role, at) VALUES (?, ?, ?, ?)",
+                         (session_id, annotator_id, role, timestamp_now()))
+
+    def may_give(self, role: str) -> str:
+        """``role``, if this admin may give it (the admin token may give every role)."""
+        return role
+
+    def may_change(self, role: str, name: str) -> None:
+        """Refuse to change a person of ``role`` whom this admin may not change (the admin token may change anyone)."""
+
+    def session_id(self, conn: sqlite3.Connection, session: str) -> int:
+        """The id of ``session``, which this admin administers (the admin token: every session)."""
+        return self._store.db.session_row(conn, session)[0]
 
     def rename_annotator(self, session: str, name: str, new_name: str) -> str:
         """Give an annotator another name (unique in the session once case-folded); returns it."""
@@ -228,22 +267,27 @@ class AnnotatorAdmin:
             _log(conn, session_id, annotator_id, "remove", shown)
 
     def annotator_log(self, session: str) -> list[tuple[str, str, str | None, str]]:
-        """The admin's changes to the session's annotators: (annotator, action, detail, at), oldest first."""
+        """The admin's changes to the session's annotators: (annotator, action, detail, at), oldest first;
+        a change of role is action ``role`` with the new role as its detail."""
         with self._store.db.read() as conn:
-            session_id = self._store.db.session_row(conn, session)[0]
+            session_id = self.session_id(conn, session)
+            roles = (" UNION ALL SELECT a.name, 'role', r.role, r.at, 1, r.id FROM role_log r"
+                     " JOIN annotators a ON a.id = r.annotator_id WHERE r.session_id = ?1"
+                     if has_table(conn, "role_log") else "")
             rows = conn.execute(
-                "SELECT a.name, l.action, l.detail, l.at FROM annotator_log l"
-                " JOIN annotators a ON a.id = l.annotator_id WHERE l.session_id = ? ORDER BY l.id",
+                "SELECT a.name, l.action, l.detail, l.at, 0, l.id FROM annotator_log l"
+                f" JOIN annotators a ON a.id = l.annotator_id WHERE l.session_id = ?1{roles} ORDER BY 4, 5, 6",
                 (session_id,),
             ).fetchall()
         return [(r[0], r[1], r[2], r[3]) for r in rows]
 
     def _person_or_import(self, conn: sqlite3.Connection, session: str, name: str) -> tuple[int, int, str, str]:
-        session_id = self._store.db.session_row(conn, session)[0]
+        session_id = self.session_id(conn, session)
         found = _find(conn, session_id, name_key(name))
         if found is None:
             raise SentretError(f"no annotator named {normalise_name(name)!r} in session {session!r}")
         shown, kind = conn.execute("SELECT name, kind FROM annotators WHERE id = ?", (found,)).fetchone()
+        self.may_change(role_of(conn, found), str(shown))
         return session_id, found, str(shown), str(kind)
 
 

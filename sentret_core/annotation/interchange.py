@@ -55,7 +55,7 @@ def _items(admin: Admin, session: str) -> list[dict[str, Any]]:
     store = admin.store
     narratives = store.narratives(session)
     with store.db.read() as conn:
-        session_id = store.db.session_row(conn, session)[0]
+        session_id = admin.session_id(conn, session)
         docno = "p.docno" if any(r[1] == "docno" for r in conn.execute("PRAGMA table_info(pool_items)")) else "NULL"
         rows = conn.execute(f"SELECT p.query, p.entity, {docno}, p.sentence_id, p.title, p.text FROM pool_items p"
                             " WHERE p.session_id = ? ORDER BY p.position", (session_id,)).fetchall()

@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from sentret_core.annotation.records import PERSON
+from sentret_core.annotation.roles import ANNOTATOR, graders, role_of
 from sentret_core.errors import SentretError
 
 MAX_GRADERS = 1000
@@ -133,14 +134,17 @@ def queue(conn: sqlite3.Connection, session_id: int, annotator_id: int) -> list[
         "SELECT id, query, entity FROM pool_items WHERE session_id = ? ORDER BY position", (session_id,)
     ).fetchall()
     order = session_order(conn, session_id)
-    if order is None:
+    grader = role_of(conn, annotator_id) == ANNOTATOR  # a reviewer's queue: what they graded before, if anything
+    if order is None and grader:
         return [int(row[0]) for row in items]
+    order = order or ItemOrder(shuffle=False)
     topics = [f"{query}\x00{entity}" for _, query, entity in items]
     team = [int(r[0]) for r in conn.execute(
-        "SELECT id FROM annotators WHERE session_id = ? AND kind = ? AND removed_at IS NULL ORDER BY id",
+        f"SELECT id FROM annotators WHERE session_id = ? AND kind = ? AND removed_at IS NULL{graders(conn)}"
+        " ORDER BY id",
         (session_id, PERSON),
     )]
-    mine = set(assign(topics, team, order).get(annotator_id, ()))
+    mine = set(assign(topics, team, order).get(annotator_id, ())) if grader else set()
     touched = {int(r[0]) for r in conn.execute(
         "SELECT item_id FROM judgments WHERE session_id = ?1 AND annotator_id = ?2"
         " UNION SELECT item_id FROM skips WHERE session_id = ?1 AND annotator_id = ?2",

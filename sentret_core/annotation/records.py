@@ -189,6 +189,7 @@ class AnnotatorInfo(NamedTuple):
     has_link: bool
     graded: int
     created_at: str
+    role: str = "annotator"  # see roles.py
 
     @property
     def status(self) -> str:

@@ -275,9 +275,27 @@ _SUGGESTIONS: tuple[Step, ...] = (
         FOREIGN KEY (session_id, item_id) REFERENCES pool_items(session_id, id))""",
 )
 
+# roles (see roles.py): an annotator grades, a reviewer adjudicates and cannot grade, a session's admin
+# administers that session with a personal secret; who made each adjudication (NULL: the admin token); and
+# every change of role, append-only (annotator_log's CHECK names its actions, and SQLite cannot widen it).
+_ROLES: tuple[Step, ...] = (
+    "ALTER TABLE annotators ADD COLUMN role TEXT NOT NULL DEFAULT 'annotator'"
+    " CHECK (role IN ('annotator', 'reviewer', 'admin'))",
+    "ALTER TABLE adjudication_log ADD COLUMN by_name TEXT",
+    """CREATE TABLE role_log (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id INTEGER NOT NULL,
+        annotator_id INTEGER NOT NULL,
+        role TEXT NOT NULL CHECK (role IN ('annotator', 'reviewer', 'admin')),
+        at TEXT NOT NULL,
+        FOREIGN KEY (session_id, annotator_id) REFERENCES annotators(session_id, id))""",
+    f"CREATE TRIGGER role_log_no_update BEFORE UPDATE ON role_log BEGIN {_APPEND_ONLY}; END",
+    f"CREATE TRIGGER role_log_no_delete BEFORE DELETE ON role_log BEGIN {_APPEND_ONLY}; END",
+)
+
 MIGRATIONS: tuple[tuple[Step, ...], ...] = (
     _V1, _V2, _V3, _V4, _V5, _ADJUDICATIONS, _ITEM_ORDER, _DOCNOS, _KNOWN_BROWSERS, _MARKS, _TIME_ON_TASK,
-    _NARRATIVES, _SUGGESTIONS,
+    _NARRATIVES, _SUGGESTIONS, _ROLES,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 # A read-only connection can read a database this old as it is: what came after (the sign-in

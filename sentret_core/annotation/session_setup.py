@@ -254,7 +254,7 @@ def set_guidelines(admin: Admin, session: str, text: object) -> str:
     clean = check_guidelines(text)
     store = admin.store
     with store.db.transaction() as conn:
-        session_id = store.db.session_row(conn, session)[0]
+        session_id = admin.session_id(conn, session)
         conn.execute("UPDATE sessions SET guidelines = ? WHERE id = ?", (clean, session_id))
     return clean
 

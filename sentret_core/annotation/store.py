@@ -27,6 +27,8 @@ from sentret_core.annotation.item_order import ItemOrder, session_order
 from sentret_core.annotation.known_browsers import KnownBrowsers
 from sentret_core.annotation.narratives import read_narratives
 from sentret_core.annotation.records import ADMIN_TOKEN_ENV, BUSY_TIMEOUT_S, PoolItem, PoolSettings, SessionInfo
+from sentret_core.annotation.review import Reviewer
+from sentret_core.annotation.session_admin import SessionAdmin
 from sentret_core.annotation.throttle import SignInThrottle
 from sentret_core.annotation.web_sessions import WebSessions, end_other_tokens
 from sentret_core.errors import SentretError
@@ -183,6 +185,14 @@ class JudgmentStore:
         down per ``client`` and from every client, except for a browser ``known`` as the admin's
         (as :meth:`sign_in`)."""
         return Admin(self, token, client, known)
+
+    def reviewer(self, handle: AnnotatorHandle) -> Reviewer:
+        """The adjudication of a reviewer (or session admin) signed in with ``handle`` (:mod:`.roles`)."""
+        return Reviewer(self, handle)
+
+    def session_admin(self, handle: AnnotatorHandle) -> SessionAdmin:
+        """The administration of one session, for its admin signed in with ``handle`` (:mod:`.roles`)."""
+        return SessionAdmin(self, handle)
 
     def check(self) -> list[str]:
         """Problems: ``integrity_check``, foreign keys, history that disagrees with judgments."""

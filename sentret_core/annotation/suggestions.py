@@ -46,7 +46,7 @@ def add_suggestions(admin: Admin, session: str, source: str, grades: Mapping[int
     checked = {int(item): check_grade(grade) for item, grade in grades.items()}
     store = admin.store
     with store.db.transaction() as conn:
-        session_id = store.db.session_row(conn, session)[0]
+        session_id = admin.session_id(conn, session)
         known = {int(r[0]) for r in conn.execute("SELECT id FROM pool_items WHERE session_id = ?", (session_id,))}
         strangers = sorted(set(checked) - known)
         if strangers:
@@ -73,15 +73,14 @@ def model_suggestions(admin: Admin, session: str, index: Index, model: str) -> d
     from sentret_core.support.context import QueryContext, check_support_model
 
     model = check_support_model(model)
-    info = admin.store.session(session)
-    ranking = info.settings.ranking
     items: dict[tuple[str, str], dict[int, int]] = {}  # topic → sentence id → item id
     store = admin.store
     with store.db.read() as conn:
-        session_id = store.db.session_row(conn, session)[0]
+        session_id = admin.session_id(conn, session)
         for item, query, entity, sentence in conn.execute(
                 "SELECT id, query, entity, sentence_id FROM pool_items WHERE session_id = ?", (session_id,)):
             items.setdefault((str(query), str(entity)), {})[int(sentence)] = int(item)
+    ranking = store.session(session).settings.ranking
     grades: dict[int, int] = {}
     contexts: dict[str, QueryContext] = {}
     for (query, entity), pooled in items.items():
@@ -98,7 +97,7 @@ def file_suggestions(admin: Admin, session: str, lines: list[ImportLine]) -> dic
     """Item id → grade of parsed qrels or JSONL lines (:mod:`.io`); a line outside the pool is an error."""
     store = admin.store
     with store.db.read() as conn:
-        session_id = store.db.session_row(conn, session)[0]
+        session_id = admin.session_id(conn, session)
         return {store.db.find_item(conn, session_id, line, session): line.grade for line in lines}
 
 
@@ -108,7 +107,7 @@ def agreement_with_suggestions(admin: Admin, session: str) -> list[SuggestionAgr
     with store.db.read() as conn:
         if not has_suggestions(conn):
             return []
-        session_id = store.db.session_row(conn, session)[0]
+        session_id = admin.session_id(conn, session)
         rows = conn.execute(
             "SELECT a.name, s.source, j.grade, s.grade FROM judgments j"
             " JOIN suggestions s ON s.session_id = j.session_id AND s.item_id = j.item_id"

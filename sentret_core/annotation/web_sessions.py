@@ -139,15 +139,16 @@ class WebSessions:
         assert isinstance(web_id, str)
         with store.db.read() as conn:
             row = conn.execute(
-                "SELECT w.expires_at, w.credential, s.id, s.name, a.id, a.name FROM web_sessions w"
+                "SELECT w.expires_at, w.credential, s.id, s.name, a.id, a.name, a.role FROM web_sessions w"
                 " JOIN sessions s ON s.id = w.session_id JOIN annotators a ON a.id = w.annotator_id"
                 " WHERE w.id_hash = ? AND w.kind = 'annotator'",
                 (_hash(web_id),),
             ).fetchone()
         if row is None:
             raise SessionEnded("your sign-in has ended (you signed out, or it was removed); sign in again")
-        expires_at, credential, session_id, session, annotator_id, name = row
-        handle = AnnotatorHandle(store, int(session_id), str(session), int(annotator_id), str(name), int(credential))
+        expires_at, credential, session_id, session, annotator_id, name, role = row
+        handle = AnnotatorHandle(store, int(session_id), str(session), int(annotator_id), str(name), int(credential),
+                                 str(role))
         handle.bind_web_session(_hash(web_id), self)
         try:
             handle.check_access()  # SignedOut/SessionEnded: expired, disabled, removed or re-keyed

@@ -216,7 +216,7 @@ def test_an_annotator_never_sees_or_changes_another_annotators_grades(
     assert public == {"grade", "undo", "skip", "next_item", "item", "my_judgments", "progress", "check_access",
                       "flag", "note", "show", "suggestions", "grade_of", "state_of", "item_at",  # own items only
                       "signed_in_as", "web_session_hash", "bind_web_session", "end_web_session",
-                      "session_is_open"}  # its own web session and session only
+                      "session_is_open", "belongs_to"}  # its own web session, session and store only
     with pytest.raises(SentretError, match="not in session 's'"):
         alice.grade(5, 3)  # item 5 is session t's
     with pytest.raises(SentretError, match="not in session 's'"):
