@@ -7,7 +7,8 @@ Wired into ``cli.py`` through :func:`register`; heavy imports happen inside the 
                              [--models a,b,c] [--top-entities N] [--seed S] [--graders K] [--overlap PCT]
                              [--ranker M] [--k K] [--entity-score S] [--entity-weighting W]
                              [--guidelines FILE] [--shared-order] [--annotators a,b] [--preview]
-    sentret judgments annotators DB --session NAME [--add NAME] [--new-secret NAME]
+    sentret judgments annotators DB --session NAME [--add NAME] [--add-reviewer NAME] [--add-admin NAME]
+                             [--role NAME ROLE] [--new-secret NAME]
                              [--rename OLD NEW] [--disable NAME] [--enable NAME] [--remove NAME]
     sentret judgments export DB --session NAME --format qrels|csv|jsonl|topics|label-studio|hf-jsonl
                              [--scale trec|1-4] [--ids docno|internal] [--adjudicate majority|mean|ANNOTATOR]
@@ -97,6 +98,12 @@ def register(sub: Any) -> None:
     people = _sub(commands, "annotators", "List a session's annotators; add, rename, disable or remove them.",
                   _annotators)
     people.add_argument("--add", action="append", default=[], metavar="NAME", help="add an annotator (repeatable)")
+    people.add_argument("--add-reviewer", action="append", default=[], metavar="NAME",
+                        help="add a reviewer: adjudicates disagreements, does not grade")
+    people.add_argument("--add-admin", action="append", default=[], metavar="NAME",
+                        help="add an admin of this session only (signs in with a personal secret)")
+    people.add_argument("--role", nargs=2, action="append", default=[], metavar=("NAME", "ROLE"),
+                        help="give a person the role annotator, reviewer or admin (they are signed out)")
     people.add_argument("--new-secret", action="append", default=[], metavar="NAME",
                         help="give an annotator a new link and passphrase (the old ones stop working)")
     people.add_argument("--rename", nargs=2, action="append", default=[], metavar=("OLD", "NEW"))
@@ -254,8 +261,10 @@ def _annotators(args: argparse.Namespace) -> int:
         admin = admin_of(store, args)
         store.session(args.session)  # the session exists
         secrets = []
-        for name in args.add:
-            secrets.append(admin.add_annotator(args.session, name))
+        for role, names in (("annotator", args.add), ("reviewer", args.add_reviewer), ("admin", args.add_admin)):
+            secrets += [admin.add_annotator(args.session, name, role=role) for name in names]
+        for name, role in args.role:
+            admin.set_role(args.session, name, role)
         for name in args.new_secret:
             secrets.append(admin.new_secret(args.session, name))
         for old, new in args.rename:
@@ -269,13 +278,13 @@ def _annotators(args: argparse.Namespace) -> int:
         people = admin.annotators(args.session)
     if args.json:
         _print_json({"session": args.session, "new_secrets": _secret_records(secrets, args.url),
-                     "annotators": [{"name": w.name, "status": w.status, "graded": w.graded}
+                     "annotators": [{"name": w.name, "role": w.role, "status": w.status, "graded": w.graded}
                                     for w in people]})
         return 0
     _print_secrets(secrets, args.url)
     print(f"session {args.session!r}: {len(people)} annotator(s)")
     for who in people:
-        print(f"  {who.name}  {who.status}  {who.graded} graded")
+        print(f"  {who.name}  {who.role}  {who.status}  {who.graded} graded")
     return 0
 
 

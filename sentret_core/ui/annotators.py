@@ -1,4 +1,5 @@
-"""The Admin page's annotators of a session: add them, give them a new secret, rename, disable, remove.
+"""The Admin page's people of a session: add annotators, reviewers and (for the admin token) the session's
+admins; give them a new secret, change their role, rename, disable, remove.
 
 A new annotator's secret — a sign-in link with a token, and a personal passphrase — is shown once,
 right after it is made; only scrypt hashes are stored, so a lost secret is replaced, never shown
@@ -15,6 +16,7 @@ import streamlit as st
 from sentret_core.annotation.admin import Admin
 from sentret_core.annotation.identity import sign_in_link
 from sentret_core.annotation.records import AnnotatorSecret, SessionInfo
+from sentret_core.annotation.roles import ANNOTATOR, ROLE_HELP, ROLES, SESSION_ADMIN
 from sentret_core.ui.state import error_guard, guarded
 from sentret_core.ui.text import md
 
@@ -53,7 +55,7 @@ def manage_annotators(admin: Admin, info: SessionInfo) -> None:
         return
     if people:
         table = pd.DataFrame(
-            [{"annotator": p.name, "status": p.status, "graded": p.graded, "sign-in link": p.has_link,
+            [{"annotator": p.name, "role": p.role, "status": p.status, "graded": p.graded, "sign-in link": p.has_link,
               "passphrase": p.has_passphrase, "added": p.created_at[:19].replace("T", " ")} for p in people]
         )
         st.dataframe(table, hide_index=True, width="stretch")
@@ -62,10 +64,12 @@ def manage_annotators(admin: Admin, info: SessionInfo) -> None:
     with st.form("admin_add_annotator", clear_on_submit=True):
         name = st.text_input("Name of a new annotator", key="admin_annotator_new",
                              help="Names are unique in a session regardless of case and spaces")
-        add = st.form_submit_button("Add annotator")
+        role = st.radio("Role", _roles(admin), key="admin_annotator_role", horizontal=True,
+                        format_func=_role_label, help=" · ".join(f"{r}: {h}" for r, h in ROLE_HELP.items()))
+        add = st.form_submit_button("Add")
     if add:
-        with error_guard("add the annotator"):
-            _keep(admin.add_annotator(info.name, name))
+        with error_guard("add the person"):
+            _keep(admin.add_annotator(info.name, name, role=role or ANNOTATOR))
             st.rerun()
     if people:
         _change(admin, info, [p.name for p in people])
@@ -107,12 +111,26 @@ def _change(admin: Admin, info: SessionInfo, names: list[str]) -> None:
         _act("remove the annotator", admin.remove_annotator, info.name, who,
              f"Removed {who}: their grades stay in the history only.")
     left, right = st.columns([3, 1])
+    role_left, role_right = st.columns([3, 1])
+    role = role_left.selectbox("Role", _roles(admin), key="admin_annotator_role_to", format_func=_role_label)
+    if role_right.button("Change role", key="admin_annotator_set_role", help="They are signed out; grades stay"):
+        _act("change the role", lambda session, name: admin.set_role(session, name, role or ANNOTATOR), info.name,
+             who, f"{who} is now {role}.")
     new_name = left.text_input("New name", key="admin_annotator_rename_to")
     if right.button("Rename", key="admin_annotator_rename"):
         with error_guard("rename the annotator"):
             shown = admin.rename_annotator(info.name, who, new_name)
             st.session_state[DONE] = f"Renamed {who} to {shown}."
             st.rerun()
+
+
+def _roles(admin: Admin) -> list[str]:
+    """The roles this admin may give: a session's admin cannot make another."""
+    return [r for r in ROLES if r != SESSION_ADMIN or admin.acting_as is None]
+
+
+def _role_label(role: str) -> str:
+    return f"{role} — {ROLE_HELP[role]}"
 
 
 def _act(what: str, action: Callable[[str, str], None], session: str, who: str, done: str) -> None:

@@ -1,14 +1,13 @@
-"""The Admin page's disagreement view: the items annotators graded differently, side by side, and the
-"Adjudicate" control that records an adjudicated grade, kept apart from the annotators' own
-(:mod:`sentret_core.annotation.adjudication`)."""
+"""The disagreement view of the Admin page (and of a reviewer's Annotate page): the items annotators graded
+differently, side by side, and the "Adjudicate" control that records an adjudicated grade, kept apart
+from the annotators' own (:mod:`sentret_core.annotation.adjudication`)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from sentret_core.annotation.adjudication import Disagreement, adjudicate, disagreements
-from sentret_core.annotation.admin import Admin
+from sentret_core.annotation.adjudication import Adjudicator, Disagreement, adjudicate, disagreements
 from sentret_core.annotation.records import GRADE_LABELS, GRADES, SessionInfo
 from sentret_core.ui.annotators import session_caption
 from sentret_core.ui.state import error_guard, guarded
@@ -33,11 +32,12 @@ def disagreement_table(found: list[Disagreement]) -> pd.DataFrame:
         text = d.text if len(d.text) <= SHORT else d.text[: SHORT - 1] + "…"
         rows.append({"item": d.position + 1, "query": d.query, "entity": d.entity, "sentence": text,
                      **{who: given.get(who, "—") for who in annotators},
-                     "adjudicated": d.adjudicated if d.adjudicated is not None else "—"})
+                     "adjudicated": d.adjudicated if d.adjudicated is not None else "—",
+                     "by": d.adjudicated_by or "—"})
     return pd.DataFrame(rows).astype(str)
 
 
-def disagreement_view(admin: Admin, info: SessionInfo) -> None:
+def disagreement_view(admin: Adjudicator, info: SessionInfo) -> None:
     """The disagreements of session ``info`` and the control that adjudicates one of them."""
     st.subheader("Disagreements")
     st.caption(f"{session_caption(info)} · {RULE}")
@@ -73,7 +73,7 @@ def disagreement_view(admin: Admin, info: SessionInfo) -> None:
         _record(admin, info, chosen, None)
 
 
-def _record(admin: Admin, info: SessionInfo, item: Disagreement, grade: int | None) -> None:
+def _record(admin: Adjudicator, info: SessionInfo, item: Disagreement, grade: int | None) -> None:
     with error_guard("record the adjudication"):
         adjudicate(admin, info.name, item.item_id, grade)
         what = f"adjudicated as {grade_label(grade)}" if grade is not None else "no longer adjudicated"

@@ -180,14 +180,22 @@ def test_annotators_command_adds_renames_disables_and_removes(
     assert run([*people, "--add", "Alice", "--add", "bob", "--url", "https://team.example/app/"], monkeypatch) == 0
     out = capsys.readouterr().out
     assert "annotator 'Alice': link https://team.example/app/annotate?session=s&token=" in out
-    assert "  Alice  active  0 graded" in out and "  bob  active  0 graded" in out
+    assert "  Alice  annotator  active  0 graded" in out and "  bob  annotator  active  0 graded" in out
     assert "already has an annotator named 'ALICE'" in _one_error(run([*people, "--add", " ALICE "], monkeypatch),
                                                                   capsys)
     assert run([*people, "--rename", "bob", "Bob B", "--disable", "alice"], monkeypatch) == 0
     out = capsys.readouterr().out
-    assert "  Alice  disabled  0 graded" in out and "  Bob B  active  0 graded" in out
+    assert "  Alice  annotator  disabled  0 graded" in out and "  Bob B  annotator  active  0 graded" in out
     assert run([*people, "--remove", "bob b"], monkeypatch) == 0
     assert "1 annotator(s)" in capsys.readouterr().out
+    assert run([*people, "--add-reviewer", "Rita", "--add-admin", "Sam", "--role", "alice", "reviewer", "--json"],
+               monkeypatch) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert [s["name"] for s in summary["new_secrets"]] == ["Rita", "Sam"]
+    assert {w["name"]: w["role"] for w in summary["annotators"]} == {"Alice": "reviewer", "Rita": "reviewer",
+                                                                      "Sam": "admin"}
+    assert "a role is one of annotator, reviewer, admin; got 'boss'" in _one_error(
+        run([*people, "--role", "Rita", "boss"], monkeypatch), capsys)
     assert "wrong admin token" in _one_error(run([*people, "--token", "nope"], monkeypatch), capsys)
 
 

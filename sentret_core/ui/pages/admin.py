@@ -22,6 +22,7 @@ from sentret_core.annotation.auth import admin_token
 from sentret_core.annotation.interchange import hf_records, jsonl_lines, label_studio_tasks
 from sentret_core.annotation.records import ADMIN_TOKEN_ENV, IMPORT_SCALES, RULES, SCALES, Judgment, SessionInfo
 from sentret_core.annotation.scales import AUTO, qrels_grades, read_scale, relevance_rule, scale_note
+from sentret_core.annotation.store import JudgmentStore
 from sentret_core.annotation.time_on_task import by_annotator
 from sentret_core.ui.admin_sign_in import token_form
 from sentret_core.ui.annotators import manage_annotators, session_caption
@@ -73,7 +74,11 @@ def render() -> None:
     name = pick_session(names)  # the newest, or the one just created
     if name is None:
         return
-    info = next(s for s in sessions if s.name == name)
+    administer(store, admin, next(s for s in sessions if s.name == name))
+
+
+def administer(store: JudgmentStore, admin: Admin, info: SessionInfo) -> None:
+    """Every part that acts on one session; also what a session's admin sees on the Annotate page."""
     _open_close(admin, info)
     guidelines_editor(store, admin, info.name)
     manage_annotators(admin, info)

@@ -8,7 +8,8 @@ and named by a cookie, so a reload, a new tab or a server restart keeps the anno
 until it expires (:mod:`sentret_core.ui.browser_session`). Every grade is committed when it is
 given, so closing the tab loses nothing and signing in again resumes at the first item not yet
 graded or skipped. Beside the item: the session's guidelines, a key legend, a note and a flag,
-and the annotator's own list of grades.
+and the annotator's own list of grades. A session's reviewer signs in the same way and sees its
+disagreements to adjudicate instead; a session's admin, the Admin page's parts for that session.
 
 This module composes the page; its parts (sign-in, the button callbacks, the item, the buttons
 and the keyboard shortcuts) live in :mod:`sentret_core.ui.annotate`.
@@ -23,6 +24,7 @@ import streamlit as st
 from sentret_core.annotation.annotator import AnnotatorHandle, SignedOut
 from sentret_core.annotation.marks import ItemState
 from sentret_core.annotation.records import ItemView, Judgment, Progress, SessionInfo
+from sentret_core.annotation.roles import ANNOTATOR, REVIEWER, ROLE_HELP
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.annotation.suggested import Suggestion
 from sentret_core.errors import SentretError
@@ -33,7 +35,9 @@ from sentret_core.ui.annotate.keys import ANCHOR, CURSOR, HANDLE, show_flash
 from sentret_core.ui.annotate.shortcuts import LEGEND, shortcuts
 from sentret_core.ui.annotate.sign_in import resume, sign_in, sign_out, signed_out_notice
 from sentret_core.ui.browser_session import write_cookies
+from sentret_core.ui.disagreements import disagreement_view
 from sentret_core.ui.judgments import page_store
+from sentret_core.ui.pages.admin import administer
 from sentret_core.ui.state import guarded, page_setup
 from sentret_core.ui.text import md
 
@@ -60,7 +64,35 @@ def render() -> None:
     if handle is None:
         sign_in(store)
         return
-    _annotate(store, handle)
+    if handle.role == ANNOTATOR:
+        _annotate(store, handle)
+    else:
+        _review_or_administer(store, handle)
+
+
+def _signed_in(handle: AnnotatorHandle) -> None:
+    top = st.columns([4, 1])
+    who, session = md(handle.annotator), md(handle.session)
+    as_role = "" if handle.role == ANNOTATOR else f" ({handle.role})"
+    top[0].markdown(f"Signed in as **{who}**{as_role} · session **{session}**")
+    top[1].button("Sign out", key="annotate_sign_out", on_click=sign_out)
+
+
+def _review_or_administer(store: JudgmentStore, handle: AnnotatorHandle) -> None:
+    """A reviewer adjudicates the session's disagreements; a session's admin administers it (roles.py)."""
+    _signed_in(handle)
+    st.caption(f"You {ROLE_HELP[handle.role]}.")
+    info = guarded("read the session", store.session, handle.session)
+    if info is None:
+        return
+    if handle.role == REVIEWER:
+        reviewer = guarded("open the review", store.reviewer, handle)
+        if reviewer is not None:
+            disagreement_view(reviewer, info)
+    else:
+        admin = guarded("open the session's administration", store.session_admin, handle)
+        if admin is not None:
+            administer(store, admin, info)
 
 
 class _View(NamedTuple):
@@ -94,10 +126,7 @@ def _read(store: JudgmentStore, handle: AnnotatorHandle) -> _View:
 
 
 def _annotate(store: JudgmentStore, handle: AnnotatorHandle) -> None:
-    top = st.columns([4, 1])
-    who, session = md(handle.annotator), md(handle.session)
-    top[0].markdown(f"Signed in as **{who}** · session **{session}**")
-    top[1].button("Sign out", key="annotate_sign_out", on_click=sign_out)
+    _signed_in(handle)
     view = guarded("read your items", _read, store, handle)
     if view is None:
         return
