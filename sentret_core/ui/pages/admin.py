@@ -59,6 +59,7 @@ def render() -> None:
         return
     admin = token_form(store, "admin")
     if admin is None:
+        st.caption("A session's reviewer or admin signs in on the Annotate page, with their own link or passphrase.")
         return
     sessions = store.sessions()
     st.subheader("Sessions")
