@@ -66,7 +66,7 @@ def manage_annotators(admin: Admin, info: SessionInfo) -> None:
                              help="Names are unique in a session regardless of case and spaces")
         role = st.radio("Role", _roles(admin), key="admin_annotator_role", horizontal=True,
                         format_func=_role_label, help=" · ".join(f"{r}: {h}" for r, h in ROLE_HELP.items()))
-        add = st.form_submit_button("Add")
+        add = st.form_submit_button("Add person")
     if add:
         with error_guard("add the person"):
             _keep(admin.add_annotator(info.name, name, role=role or ANNOTATOR))

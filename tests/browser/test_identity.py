@@ -53,7 +53,7 @@ def add_annotator(page: Any, name: str) -> tuple[str, str]:
     from playwright.sync_api import expect
 
     page.get_by_role("textbox", name="Name of a new annotator").fill(name)
-    page.get_by_role("button", name="Add annotator").click()
+    page.get_by_role("button", name="Add person").click()
     expect(page.locator('[data-testid="stCode"]').filter(has_text="token=")).to_be_visible(timeout=STEP_TIMEOUT_MS)
     expect(page.locator('[data-testid="stAlertContainer"]').filter(has_text=f"Secret for {name}")).to_be_visible()
     wait_until_idle(page)

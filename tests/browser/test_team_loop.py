@@ -175,7 +175,7 @@ def test_the_whole_team_loop(bakers: Index, env: dict[str, str], tmp_path: Path)
             links = {}
             for name in ("Alice", "Bob"):
                 admin.get_by_label("Name of a new annotator", exact=True).fill(name)
-                admin.get_by_role("button", name="Add annotator").click()
+                admin.get_by_role("button", name="Add person").click()
                 expect(admin.get_by_text(f"Secret for {name}")).to_be_visible()
                 link = admin.locator(f"{CURRENT} code").filter(has_text="token=").first
                 links[name] = re.findall(r"token=([^&\s]+)", link.inner_text())[0]

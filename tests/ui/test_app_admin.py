@@ -177,7 +177,7 @@ def test_annotators_get_a_secret_shown_once_and_can_be_changed(store: JudgmentSt
     app = signed_in()
     assert any("No annotator yet" in i.value for i in app.info)
     app.text_input(key="admin_annotator_new").input("  Alice  ")
-    app = _click(app, "Add annotator")
+    app = _click(app, "Add person")
     assert not app.exception and not app.error, [e.value for e in app.error]
     link, phrase = (c.value for c in app.code[:2])
     assert link.startswith("http://localhost:8501/annotate?session=s&token=")
@@ -193,7 +193,7 @@ def test_annotators_get_a_secret_shown_once_and_can_be_changed(store: JudgmentSt
     assert not any(token in c.value for c in app.code)
     # a name that differs only in case and spaces is the same annotator: refused
     app.text_input(key="admin_annotator_new").input("ALICE")
-    app = _click(app, "Add annotator")
+    app = _click(app, "Add person")
     assert [e.value for e in app.error] == ["session 's' already has an annotator named 'ALICE'"]
 
     app.selectbox(key="admin_annotator_pick").set_value("Alice").run()
@@ -251,7 +251,7 @@ def test_a_new_session_is_selected_and_every_action_names_its_session(
                         f"Session: **new** · {relevance_rule()}", "Session: **new**"]
     # annotators, flags and notes, disagreements, export, import
     app.text_input(key="admin_annotator_new").input("Alice")
-    app = _click(app, "Add annotator")
+    app = _click(app, "Add person")
     admin = store.admin(TOKEN)
     assert [a.name for a in admin.annotators("new")] == ["Alice"] and admin.annotators("old") == []
     # the form is empty again: no name, no upload (a new uploader), nothing to create twice
