@@ -58,9 +58,12 @@ def view_url(base: str, page: str, query: str) -> str:
     return f"{base}/{PAGES[page]}?q={quote_plus(query)}"
 
 
-def open_view(browser: Any, base: str, page: str, query: str, scheme: str, width: int) -> tuple[Any, Any]:
-    """A new browser context in ``scheme`` at ``width`` showing ``page`` for ``query``, idle; (context, page)."""
-    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+def open_view(browser: Any, base: str, page: str, query: str, scheme: str, width: int, height: int = 900,
+              zoom: float = 1.0) -> tuple[Any, Any]:
+    """A new browser context in ``scheme`` at ``width`` × ``height`` CSS px (``zoom``: device pixels per CSS
+    px, as a browser zoomed to 125 % has 1.25) showing ``page`` for ``query``, idle; (context, page)."""
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme,
+                                  device_scale_factor=zoom)
     tab = context.new_page()
     tab.set_default_timeout(60_000)
     tab.goto(view_url(base, page, query), wait_until="domcontentloaded")

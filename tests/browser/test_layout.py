@@ -26,6 +26,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="the Playwright pac
 
 QUERY = "Spanish Civil War"
 PREFIX = "small-"  # docs/screenshots/ holds the demo's (benchmarks/screenshots.py): never overwrite them
+PROJECTOR = (1093, 614)  # CSS px of a 1366 × 768 screen at 125 % zoom
 MAX_HOWTO_HEIGHT = 4000  # px at 800 px wide: it was 4,900 with the sidebar open and columns squeezed
 
 
@@ -85,3 +86,20 @@ def test_how_it_works_stays_readable(small_server: Server, browser: Any, scheme:
     finally:
         context.close()
 
+
+
+def test_how_it_works_shows_its_controls_on_a_projectors_first_screen(small_server: Server, browser: Any) -> None:
+    """A 1366 × 768 projector at 125 % zoom is 1093 × 614 CSS px: the model's formula, its first parameter
+    and the ranking's first rows are all on the first screen, without scrolling (issue 48)."""
+    width, height = PROJECTOR
+    context, tab = open_view(browser, small_server.url, "how-it-works", QUERY, "light", width, height, zoom=1.25)
+    try:
+        slider = tab.locator('[data-testid="stSlider"]').first.bounding_box()
+        formula = tab.locator(".katex").first.bounding_box()
+        first_row = tab.locator("table.sentret-ranking tbody tr").first.bounding_box()
+        shoot(tab, "how-it-works", "light", width, PREFIX + "projector-")
+        for what, box in (("the first parameter", slider), ("the formula", formula),
+                          ("the first ranked row", first_row)):
+            assert box is not None and box["y"] + box["height"] <= height, (what, box)
+    finally:
+        context.close()

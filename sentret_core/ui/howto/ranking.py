@@ -41,7 +41,7 @@ def ranking_table(
     index: Index, path: str, query: str, spec: ModelSpec, params: ParamItems, result: Ranked
 ) -> None:
     """The top 10 under the chosen parameters, each sentence's move against the model's defaults."""
-    st.subheader(f"Top {TOP}")
+    st.markdown(f"**Top {TOP}**")  # as **Parameters** beside it: a heading would push the rows down
     ids = [int(s) for s in result.ids]
     changes = ["="] * len(ids)
     artefact_params = {p.name for p in spec.param_specs() if p.artefact}

@@ -122,10 +122,7 @@ def render() -> None:
             st.session_state["howto_model"] = DEFAULT_RANKER if DEFAULT_RANKER in names else names[0]
         model = st.selectbox("Model", names, key="howto_model", persist_state=PERSIST,
                              format_func=lambda n: model_label(n, path))
-    spec = get_model(model or names[0])
-    st.latex(spec.formula)
-    st.caption(f"**{spec.display_name}.** {spec.description}  \n**Paper:** {spec.paper}")
-    body(path, query, spec.name)
+    body(path, query, get_model(model or names[0]).name)
     credit(index)
 
 
@@ -150,8 +147,11 @@ def _body(index: Index, path: str, query: str, model: str, stages: Stages) -> No
         values = parameter_controls(spec)
     params = changed(spec, values)
     stages.mark("parameters")
-    with right:
-        timing = st.empty()
+    with right:  # the formula beside the parameters: both on a projector's first screen (1093 × 614 CSS px)
+        st.latex(spec.formula)
+        st.caption(f"**{spec.display_name}.** {spec.description}")
+        with st.expander("Paper", expanded=False):  # a long citation list would push the ranking down
+            st.caption(f"**Paper:** {spec.paper}")
         if not query.strip():
             _to_url(query, spec.name, params)
             st.info("Type a query to see its ranking.")
@@ -170,6 +170,7 @@ def _body(index: Index, path: str, query: str, model: str, stages: Stages) -> No
             return
         stages.mark("ranking")
         ranking_table(index, path, query, spec, params, result)
+        timing = st.empty()  # below the table, which comes first on a small screen
         stages.mark("ranking table")
     _link_sentence_warning([int(s) for s in result.ids])
     tabs = st.tabs(["Term contributions", "Fig. 1 of Blanco & Zaragoza: S_q, Ŝ_q, S_qe, Ŝ_qe", "Compare two models"])
