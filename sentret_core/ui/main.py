@@ -37,9 +37,8 @@ def _import_pages() -> None:
 
 
 def run() -> None:
-    """One script run: page config, the background warm-up and the navigation."""
+    """One script run: page config, the navigation, then (once) the background warm-up and page imports."""
     st.set_page_config(page_title="sentret — entity support sentences", page_icon="🔎", layout="wide")
-    warm_up()  # once per process: the index, the query tokenizer and the default models' statistics, in the background
     navigation = st.navigation(
         [
             # Explore answers at / (the default) and at /explore (the sidebar's link), so both kinds of link work
@@ -53,6 +52,9 @@ def run() -> None:
         ]
     )
     navigation.run()
+    # once per process, in the background and only after the first page is drawn, which would otherwise share
+    # the two cores (and the GIL) with it: the index, the query tokenizer, the default models' statistics
+    warm_up()
     if not _imported.is_set():
         _imported.set()
         threading.Thread(target=_import_pages, name="sentret-import-pages", daemon=True).start()

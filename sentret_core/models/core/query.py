@@ -13,7 +13,7 @@ import numpy as np
 from sentret_core.checks import clean_text
 from sentret_core.defaults import MAX_QUERY_CHARS, MAX_QUERY_TERMS
 from sentret_core.errors import QueryError
-from sentret_core.ingest.nlp import DEFAULT_PIPELINE, QueryTokenizer, TermRules, load_pipeline
+from sentret_core.ingest.nlp import DEFAULT_PIPELINE, QueryTokenizer, TermRules, load_pipeline, load_tokenizer
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
@@ -54,7 +54,7 @@ def pipeline(model: str) -> tuple[Any, TermRules]:
 def query_tokenizer(model: str) -> QueryTokenizer:
     """The tokenizer of ``model`` for queries: it never grows the pipeline's vocabulary (see
     :class:`~sentret_core.ingest.nlp.QueryTokenizer`)."""
-    return QueryTokenizer(pipeline(model)[0])
+    return QueryTokenizer(load_tokenizer(model))
 
 
 class Terms(tuple[str, ...]):
