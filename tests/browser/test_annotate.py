@@ -76,6 +76,20 @@ def signed_in(page: Any, app: App, name: str) -> Any:
     return page.locator(CURRENT).get_by_text(re.compile(r"^Item \d"))
 
 
+CONNECTION = "() => document.querySelector('[data-testid=\"stApp\"]').getAttribute('data-test-connection-state')"
+
+
+def reconnected(page: Any, name: str) -> None:
+    """Wait until ``page`` is connected to a server again, still signed in as ``name``, its keys handled, focused."""
+    from playwright.sync_api import expect
+
+    page.wait_for_function(f"() => ({CONNECTION})() === 'CONNECTED'", timeout=60_000)
+    expect(page.get_by_text(f"Signed in as {name}")).to_be_visible(timeout=60_000)
+    page.wait_for_function("() => typeof window.__sentretAnnotateKeys === 'function'")
+    wait_until_idle(page)
+    page.locator("h1").first.click()
+
+
 def stored(db: Path, name: str) -> tuple[dict[int, int], int]:
     """What the database holds for annotator ``name``: position → grade, and how many items are skipped."""
     with JudgmentStore(db) as store:
@@ -173,7 +187,6 @@ def test_a_key_pressed_while_the_server_is_away_is_refused_aloud_and_none_is_los
         enrol(store, TOKEN, "s", "keyboard", "keys")
     env = {"SENTRET_JUDGMENTS_DB": str(db), ADMIN_TOKEN_ENV: TOKEN}
     port = free_port()
-    state = "() => document.querySelector('[data-testid=\"stApp\"]').getAttribute('data-test-connection-state')"
     with streamlit_server(small_index.path, small_index.path.parent, tmp_path / "first.log", extra_env=env,
                           port=port) as server:
         caption = signed_in(page, App(server.url, db), "keyboard")
@@ -181,7 +194,7 @@ def test_a_key_pressed_while_the_server_is_away_is_refused_aloud_and_none_is_los
         page.keyboard.press("3")
         expect(caption).to_have_text("Item 2")
         wait_until_idle(page)
-    page.wait_for_function(f"() => ({state})() !== 'CONNECTED'", timeout=30_000)  # the page has lost its server
+    page.wait_for_function(f"() => ({CONNECTION})() !== 'CONNECTED'", timeout=30_000)  # the page has lost its server
     page.keyboard.press("4")
     refused = page.locator("#sentret-key-refused")
     expect(refused).to_contain_text("your key \u201c4\u201d was not sent")
@@ -189,11 +202,7 @@ def test_a_key_pressed_while_the_server_is_away_is_refused_aloud_and_none_is_los
     assert stored(db, "keyboard") == ({0: 3}, 0)
     with streamlit_server(small_index.path, small_index.path.parent, tmp_path / "second.log", extra_env=env,
                           port=port):
-        page.wait_for_function(f"() => ({state})() === 'CONNECTED'", timeout=60_000)
-        expect(page.get_by_text("Signed in as keyboard")).to_be_visible(timeout=60_000)
-        page.wait_for_function("() => typeof window.__sentretAnnotateKeys === 'function'")
-        wait_until_idle(page)
-        page.locator("h1").first.click()
+        reconnected(page, "keyboard")
         expect(caption).to_have_text("Item 2")
         page.keyboard.press("4")
         expect(caption).to_have_text("Item 3")

@@ -17,11 +17,9 @@ from sentret_core.annotation.records import ADMIN_TOKEN_ENV
 from sentret_core.annotation.session_setup import create_session
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.annotation.suggestions import add_suggestions, model_suggestions
-from tests.browser.test_annotate import CURRENT, STEP_TIMEOUT_MS, TOKEN, App, signed_in
+from tests.browser.test_annotate import CONNECTION, CURRENT, STEP_TIMEOUT_MS, TOKEN, App, reconnected, signed_in
 from tests.browser_util import chromium, free_port, streamlit_server, wait_until_idle
 from tests.sign_in_util import enrol, secret_of
-
-STATE = "() => document.querySelector('[data-testid=\"stApp\"]').getAttribute('data-test-connection-state')"
 
 
 def state(db: Path, name: str) -> dict[int, tuple[int | None, str | None]]:
@@ -75,17 +73,13 @@ def test_suggestions_undo_of_a_noted_item_a_restart_and_a_reviewer_adjudicating(
             expect(note_box).to_have_value("names the wrong Picasso?")
             assert state(db, "ann") == {0: (4, None), 1: (None, "names the wrong Picasso?")}
             wait_until_idle(page)
-        page.wait_for_function(f"() => ({STATE})() !== 'CONNECTED'", timeout=30_000)
+        page.wait_for_function(f"() => ({CONNECTION})() !== 'CONNECTED'", timeout=30_000)
         page.keyboard.press("3")
         expect(page.locator("#sentret-key-refused")).to_contain_text("your key \u201c3\u201d was not sent")
         assert state(db, "ann")[1] == (None, "names the wrong Picasso?")
         with streamlit_server(small_index.path, small_index.path.parent, tmp_path / "second.log", extra_env=env,
                               port=port) as server:
-            page.wait_for_function(f"() => ({STATE})() === 'CONNECTED'", timeout=60_000)
-            expect(page.get_by_text("Signed in as ann")).to_be_visible(timeout=60_000)
-            page.wait_for_function("() => typeof window.__sentretAnnotateKeys === 'function'")
-            wait_until_idle(page)
-            page.locator("h1").first.click()
+            reconnected(page, "ann")
             expect(caption).to_have_text("Item 2")
             page.keyboard.press("3")
             expect(caption).to_have_text("Item 3")
