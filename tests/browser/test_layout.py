@@ -90,7 +90,7 @@ def test_how_it_works_stays_readable(small_server: Server, browser: Any, scheme:
 
 def test_how_it_works_shows_its_controls_on_a_projectors_first_screen(small_server: Server, browser: Any) -> None:
     """A 1366 × 768 projector at 125 % zoom is 1093 × 614 CSS px: the model's formula, its first parameter
-    and the ranking's first rows are all on the first screen, without scrolling (issue 48)."""
+    and the ranking's first rows are all on the first screen, without scrolling."""
     width, height = PROJECTOR
     context, tab = open_view(browser, small_server.url, "how-it-works", QUERY, "light", width, height, zoom=1.25)
     try:

@@ -1,4 +1,4 @@
-"""The whole annotation loop in a real Chromium (issue 48's "done when"): an annotator grades with a model's
+"""The whole annotation loop in a real Chromium: an annotator grades with a model's
 suggestion on screen, notes an item and undoes its grade (the note stays), loses the server between two keys
 (the key is refused aloud, none is lost) and grades again once it is back; a second annotator disagrees; a
 reviewer signs in and adjudicates. Every step is checked in the SQLite database."""
