@@ -18,7 +18,10 @@ or disabled does nothing, as a click on it would. Keys typed into a text field a
 is never dropped in silence: one pressed while the page has lost its server (Streamlit's
 ``data-test-connection-state`` is not ``CONNECTED``: a restart, a network cut), one still queued when the
 server goes away, one older than five times the timeout and an eleventh waiting key are each refused at
-once with a notice on the page (``#sentret-key-refused``) that says so and asks for the key again.
+once with a notice on the page (``#sentret-key-refused``) that says so and asks for the key again. When the
+page finds a server again, Streamlit reruns it (Annotate has a timed fragment), and a press sent just before
+that rerun began was swallowed by it (seen in Chromium: half of the keys pressed the moment a restarted server
+answered were never stored); so keys wait, queued, until that rerun has finished (at most ``timeout_ms``).
 Streamlit itself uses c and r.
 
 Why not ``st.button(shortcut=...)`` (Streamlit ≥ 1.52): its handler sets the button's trigger at
@@ -52,8 +55,9 @@ HANDLER_JS = r"""function install(win, keysJson, timeoutMs, version) {
   const TEXT = /^(text|password|number|search|email|url|tel|date|time|datetime-local|month|week)$/;
   // busy: a press waits for its rerun; mark: [runs finished, newest component run] when pressed;
   // graded: the item of the last grade pressed, and the mark then
+  // rejoined: runs finished when the page found a server again (null: not since), and when
   const state = {queue: [], busy: false, pressedAt: 0, mark: [0, 0], finished: 0, run: 0,
-                 graded: null, timer: null, pressed: []};
+                 graded: null, timer: null, pressed: [], rejoined: null, rejoinedAt: 0};
   function scriptState() {
     const app = doc.querySelector('[data-testid="stApp"]');
     return app ? app.getAttribute("data-test-script-state") : null;
@@ -98,6 +102,11 @@ HANDLER_JS = r"""function install(win, keysJson, timeoutMs, version) {
     }
     return null;
   }
+  function rejoining(now) {  // back on a server whose rerun of the page has not finished yet (bounded)
+    if (state.rejoined === null) return false;
+    if (state.finished > state.rejoined || now - state.rejoinedAt > timeoutMs) state.rejoined = null;
+    return state.rejoined !== null;
+  }
   function redrawnSince(mark) { return state.finished > mark[0] || state.run > mark[1]; }
   function gradedItem(control) {  // the item id of a grade button (st-key-grade3_17 → "17"), else null
     const box = control.closest('[class*="st-key-grade"]');
@@ -114,6 +123,7 @@ HANDLER_JS = r"""function install(win, keysJson, timeoutMs, version) {
       state.queue.splice(0).forEach(([key]) => refuse(key, "the server stopped answering (it may be restarting)."));
       return;
     }
+    if (rejoining(now)) { schedule(); return; }  // the page's own rerun on reconnecting comes first
     while (!state.busy && state.queue.length > 0 && idle()) {
       const [key, since] = state.queue[0];
       if (now - since > 5 * timeoutMs) {  // too old to mean anything now
@@ -158,14 +168,21 @@ HANDLER_JS = r"""function install(win, keysJson, timeoutMs, version) {
   }
   const observer = new MutationObserver(function (records) {
     records.forEach(function (record, i) {  // the value after a change: the next one's old value
-      const next = i + 1 < records.length ? records[i + 1].oldValue
-                                          : record.target.getAttribute("data-test-script-state");
-      if (record.oldValue !== "notRunning" && next === "notRunning") state.finished += 1;
+      const name = record.attributeName;
+      const later = records.slice(i + 1).find((r) => r.attributeName === name && r.target === record.target);
+      const next = later ? later.oldValue : record.target.getAttribute(name);
+      if (name === "data-test-script-state" && record.oldValue !== "notRunning" && next === "notRunning") {
+        state.finished += 1;
+      }
+      if (name === "data-test-connection-state" && record.oldValue !== "CONNECTED" && next === "CONNECTED") {
+        state.rejoined = state.finished;  // the reconnect's rerun would swallow a press sent before it
+        state.rejoinedAt = Date.now();
+      }
     });
     if (state.busy || state.queue.length > 0) schedule();
   });
   observer.observe(doc.documentElement, {subtree: true, attributes: true, attributeOldValue: true,
-                                         attributeFilter: ["data-test-script-state"]});
+                                         attributeFilter: ["data-test-script-state", "data-test-connection-state"]});
   if (win.__sentretAnnotateKeys) doc.removeEventListener("keydown", win.__sentretAnnotateKeys, true);
   doc.addEventListener("keydown", onKey, true);
   win.__sentretAnnotateKeys = onKey;
