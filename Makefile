@@ -20,10 +20,11 @@ TRAIN_LOG := data/indexes/demo-training.log
 # The app starts at once; the demo's word classes, trigger tables and sentence vectors (which the class and
 # trigger LMs and minilm.v1 read) are trained in the background once it is up, niced. Until they exist the app lists those models
 # as "not trained yet", with a Train button on How it works; no page ever trains on first use.
+# sentret_core.ui.serve is `streamlit run` with the index, spaCy and the default models warmed as it starts.
 run: $(VENV)/.installed-run $(DEMO_INDEX)/manifest.json
 	@$(MAKE) --no-print-directory train-demo-background
 	SENTRET_INDEX=$(DEMO_INDEX) SENTRET_TRUSTED_PROXY="$(TRUSTED_PROXY)" FORWARDED_ALLOW_IPS="$(TRUSTED_PROXY)" \
-	$(BIN)/streamlit run app.py --server.port $(PORT) --server.address $(HOST) --server.headless true --browser.gatherUsageStats false
+	$(BIN)/python -m sentret_core.ui.serve run app.py --server.port $(PORT) --server.address $(HOST) --server.headless true --browser.gatherUsageStats false
 
 train-demo-background: | $(DEMO_INDEX)/manifest.json
 	@if [ -f $(DEMO_INDEX)/artefacts/classes/artefact.json ] && [ -f $(DEMO_INDEX)/artefacts/triggers/artefact.json ] \

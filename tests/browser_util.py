@@ -73,15 +73,17 @@ def streamlit_server(
     index: Path, root: Path, log: Path, timeout: float = 60.0, extra_env: dict[str, str] | None = None,
     app_root: Path = ROOT, port: int | None = None,
 ) -> Iterator[Server]:
-    """``streamlit run app.py`` (of ``app_root``, this checkout by default) on ``port`` (default: a free one)
-    with the app pointed at ``index`` (and ``extra_env`` set); stopped on exit."""
+    """``streamlit run app.py`` (of ``app_root``, this checkout by default; through sentret_core.ui.serve) on
+    ``port`` (default: a free one) with the app pointed at ``index`` (and ``extra_env`` set); stopped on exit."""
     port = free_port() if port is None else port
     env = dict(os.environ, SENTRET_INDEX=str(index), SENTRET_INDEX_ROOT=str(root), PYTHONUNBUFFERED="1")
     env.update(extra_env or {})
     # never the real data/judgments/: a caller's own database, else one beside the server log
     env.setdefault("SENTRET_JUDGMENTS_DB", str(log.parent / "judgments.sqlite"))
+    # as make run and `sentret app` start it (an older checkout, --app-root, may have no such launcher)
+    serve = (app_root / "sentret_core" / "ui" / "serve.py").is_file()
     command = [
-        sys.executable, "-m", "streamlit", "run", str(app_root / "app.py"),
+        sys.executable, "-m", "sentret_core.ui.serve" if serve else "streamlit", "run", str(app_root / "app.py"),
         "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
     ]

@@ -35,7 +35,8 @@ def register(sub: Any) -> None:
 
 
 def streamlit_command(script: Path, port: int, host: str) -> list[str]:
-    """``streamlit run`` with the settings of .streamlit/config.toml as flags (a test checks they agree)."""
+    """``streamlit run`` (through :mod:`sentret_core.ui.serve`, which starts the warm-up with the server) with the
+    settings of .streamlit/config.toml as flags (a test checks they agree)."""
     from sentret_core.ui.upload import MAX_TOTAL_MB
 
     settings = {
@@ -49,7 +50,7 @@ def streamlit_command(script: Path, port: int, host: str) -> list[str]:
         "runner.postScriptGC": "false",  # a full collection after every run delays its last messages
     }
     flags = [part for key, value in settings.items() for part in (f"--{key}", value)]
-    return [sys.executable, "-m", "streamlit", "run", str(script), *flags]
+    return [sys.executable, "-m", "sentret_core.ui.serve", "run", str(script), *flags]
 
 
 def _run_app(args: argparse.Namespace) -> int:

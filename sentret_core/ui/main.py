@@ -52,8 +52,9 @@ def run() -> None:
         ]
     )
     navigation.run()
-    # once per process, in the background and only after the first page is drawn, which would otherwise share
-    # the two cores (and the GIL) with it: the index, the query tokenizer, the default models' statistics
+    # once per process, in the background: the index, the query tokenizer, the default models' statistics.
+    # sentret_core.ui.serve (make run, sentret app) started it with the server; under a bare `streamlit run` it
+    # starts only now, after the first page is drawn, which would otherwise share the two cores (and the GIL) with it
     warm_up()
     if not _imported.is_set():
         _imported.set()

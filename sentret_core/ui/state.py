@@ -208,6 +208,7 @@ def current_index() -> Index | None:
     refused and the last sound one kept (sentret_core.ui.index_check)."""
     from sentret_core.ui.index_check import open_checked
 
+    wait_for_warm_up(current_index_path())
     index = open_checked(current_index_path(), load_index, guarded)
     if index is None:
         st.info(INDEX_HINT)
@@ -254,18 +255,53 @@ def remember_explore_query() -> None:
 # --- the cold start: what every first request needs, loaded once per process ------------------------
 
 
-@st.cache_resource(show_spinner=False)
-def _warm_up_thread(path: str) -> threading.Thread:
-    thread = threading.Thread(target=_warm, args=(path,), name="sentret-warm-up", daemon=True)
-    thread.start()
-    return thread
+WARM_THREAD = "sentret-warm-up"
+WARM_WAIT_S = 30.0  # the longest a page's first request waits for the warm-up before doing the work itself
+_WARMING: dict[str, threading.Thread] = {}  # index folder → its warm-up, once per process
+_WARMING_LOCK = threading.Lock()
+
+
+class _NotInTheWarmUp(logging.Filter):
+    """Streamlit warns of a thread without a script context; the warm-up is one by design (sentret_core.ui.serve
+    starts it before Streamlit's runtime exists)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.threadName != WARM_THREAD
+
+
+_QUIET_WARM_UP = _NotInTheWarmUp()
+
+
+def warm_up(path: Path | None = None) -> None:
+    """Start warming ``path`` (default: the default index) once per process, in the background: by
+    sentret_core.ui.serve as the server starts, else (a bare ``streamlit run``) after the first page is drawn."""
+    path = default_index() if path is None else path
+    if not is_index_folder(path):
+        return
+    with _WARMING_LOCK:
+        if str(path) in _WARMING:
+            return
+        logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(_QUIET_WARM_UP)
+        thread = _WARMING[str(path)] = threading.Thread(target=_warm, args=(str(path),), name=WARM_THREAD,
+                                                        daemon=True)
+        thread.start()
+
+
+def wait_for_warm_up(path: Path) -> None:
+    """Wait (bounded) for a warm-up of ``path`` still under way: it loads just what a page's first request
+    needs, and doing the same work beside it would only share the two cores and the GIL with it."""
+    thread = _WARMING.get(str(path))
+    if thread is not None and thread is not threading.current_thread():
+        thread.join(WARM_WAIT_S)
 
 
 def _warm(path: str) -> None:
-    """Load the index, the spaCy tokenizer the queries need and the default models' statistics
-    (postings, lengths) with one throw-away support request; any failure is the page's to report.
-    Then collect once and freeze what is alive (:func:`freeze_loaded`). Its stages are logged like a
-    page's (``benchmarks/app_latency.py`` times nothing before this line)."""
+    """Import Explore's page, load the index, the spaCy tokenizer the queries need and the default models'
+    statistics (postings, lengths) with one throw-away support request; any failure is the page's to
+    report. Then collect once and freeze what is alive (:func:`freeze_loaded`). Its stages are logged like
+    a page's (``benchmarks/app_latency.py`` times nothing before this line)."""
+    import importlib
+
     from sentret_core.defaults import DEFAULT_SUPPORT_MODELS, EXPLORE_SEMANTIC_MODEL
     from sentret_core.models import search
     from sentret_core.support.engine import support
@@ -273,6 +309,8 @@ def _warm(path: str) -> None:
 
     stages = Stages("warm-up")
     try:
+        importlib.import_module("sentret_core.ui.pages.explore")  # the first page's code (by name: no cycle)
+        stages.mark("imports")
         index = load_index(path)
         stages.mark("index")
         support(index, "warm up the index", models=DEFAULT_SUPPORT_MODELS, top_entities=1, per_entity=1)
@@ -298,12 +336,6 @@ def freeze_loaded() -> None:
     what was made later."""
     gc.collect()
     gc.freeze()
-
-
-def warm_up() -> None:
-    """Start warming the default index once per process, in the background (the first page does not wait)."""
-    if is_index_folder(default_index()):
-        _warm_up_thread(str(default_index()))
 
 
 # --- per-stage timing of a run (SENTRET_STAGE_LOG=1: one log line per run; benchmarks/app_latency.py) --
