@@ -4,6 +4,7 @@ a warning), the example queries, and on the built-in demo, a plain visit's first
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -25,27 +26,44 @@ def example_queries() -> list[str]:
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
+def plain_visit(index: Index, path: str) -> dict[str, Any]:
+    """The settings a visit without a query in its link starts with (the URL's values replace them)."""
+    labels = sorted(index.entity_labels.names)
+    return {"ranker": defaults.DEFAULT_RANKER, "k": defaults.EXPLORE_K, "score": defaults.DEFAULT_ENTITY_SCORE,
+            "weighting": defaults.EXPLORE_ENTITY_WEIGHTING,
+            "labels": [lab for lab in labels if lab not in defaults.DEFAULT_EXCLUDED_LABELS],
+            "models": default_columns(path), "per": defaults.DEFAULT_PER_ENTITY}
+
+
+def first_example_request(index: Index, path: str) -> tuple[Any, ...] | None:
+    """``cached_support``'s arguments for a plain visit to the demo (its first example at :func:`plain_visit`'s
+    settings), which the server's warm-up computes before anyone asks; None for another index."""
+    if index.manifest.get("source") != "demo":
+        return None
+    s = plain_visit(index, path)
+    return (path, example_queries()[0], s["ranker"], s["k"], s["score"], s["weighting"], tuple(s["labels"]),
+            tuple(s["models"]), s["per"], None)
+
+
 def seed_from_url(index: Index) -> None:
     """Seed the widgets from the URL once per session; a bad value is named in a warning."""
     if st.session_state.get("explore_seeded"):
         return
     url = UrlReader()
     labels = sorted(index.entity_labels.names)
+    plain = plain_visit(index, str(current_index_path()))
     st.session_state["explore_query"] = url.text("q").strip()
     if not url.has("q") and index.manifest.get("source") == "demo":  # a plain visit to the demo: an example at once
         first = example_queries()[0]
         st.session_state["explore_query"] = st.session_state["explore_last_example"] = first
         st.session_state["explore_example"] = st.session_state[FIRST_EXAMPLE] = first
-    st.session_state["explore_ranker"] = url.choice("ranker", offered_models(), defaults.DEFAULT_RANKER)
-    st.session_state["explore_k"] = url.integer("k", 1, defaults.APP_MAX_K, defaults.EXPLORE_K)
-    st.session_state["explore_score"] = url.choice("score", ENTITY_SCORES, defaults.DEFAULT_ENTITY_SCORE)
-    st.session_state["explore_weighting"] = url.choice("weighting", ENTITY_WEIGHTINGS,
-                                                       defaults.EXPLORE_ENTITY_WEIGHTING)
-    st.session_state["explore_labels"] = url.many(
-        "labels", labels, [lab for lab in labels if lab not in defaults.DEFAULT_EXCLUDED_LABELS]
-    )
-    st.session_state["explore_models"] = url.many("models", support_models(), default_columns(), MAX_MODELS)
-    st.session_state["explore_per_entity"] = url.integer("per", 1, 10, defaults.DEFAULT_PER_ENTITY)
+    st.session_state["explore_ranker"] = url.choice("ranker", offered_models(), plain["ranker"])
+    st.session_state["explore_k"] = url.integer("k", 1, defaults.APP_MAX_K, plain["k"])
+    st.session_state["explore_score"] = url.choice("score", ENTITY_SCORES, plain["score"])
+    st.session_state["explore_weighting"] = url.choice("weighting", ENTITY_WEIGHTINGS, plain["weighting"])
+    st.session_state["explore_labels"] = url.many("labels", labels, plain["labels"])
+    st.session_state["explore_models"] = url.many("models", support_models(), plain["models"], MAX_MODELS)
+    st.session_state["explore_per_entity"] = url.integer("per", 1, 10, plain["per"])
     st.session_state["explore_restating"] = url.flag("restating", True)
     st.session_state["explore_graph"] = url.flag("graph", False)
     st.session_state["explore_ltr_model"] = learned_choice(url)
@@ -54,10 +72,10 @@ def seed_from_url(index: Index) -> None:
     st.session_state["explore_seeded"] = True
 
 
-def default_columns() -> list[str]:
+def default_columns(path: str) -> list[str]:
     """The support models shown until a user chooses: the defaults, and the transformer once its vectors exist."""
     semantic = defaults.EXPLORE_SEMANTIC_MODEL
-    ready = untrained(semantic, str(current_index_path())) is None
+    ready = untrained(semantic, path) is None
     return [*defaults.DEFAULT_SUPPORT_MODELS, *([semantic] if ready else [])]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import html
 import re
 from pathlib import Path
@@ -426,23 +427,30 @@ def test_a_cached_result_says_so_beside_the_time_it_was_computed_in(
     assert took_text(12.0, 11.0) == "12.0 ms" and took_text(12.0, 0.25) == "0.2 ms from the cache (computed in 12.0 ms)"
 
 
-def test_a_plain_visit_to_the_demo_opens_with_its_first_example_explained(
-    small_index: Index, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The first screen says what an entity support sentence is and shows the first example at once (on the
-    built-in demo: its examples are its own); a link's query, or another corpus, opens as asked."""
+@pytest.fixture
+def demo(small_index: Index, tmp_path: Path) -> Path:
+    """The small index as the built-in demo (its manifest's source, as `sentret index demo` writes it)."""
     import json
     import shutil
 
     from sentret_core.index.validate import canonical_checksum
-    from sentret_core.ui.explore_seed import example_queries
-    from sentret_core.ui.glossary import WHAT_IT_IS
 
     demo = tmp_path / "demo"
     shutil.copytree(small_index.path, demo)
-    manifest = {**json.loads((demo / "manifest.json").read_text()), "source": "demo"}  # as `sentret index demo`
+    manifest = {**json.loads((demo / "manifest.json").read_text()), "source": "demo"}
     manifest.pop("checksum")
     (demo / "manifest.json").write_text(json.dumps({**manifest, "checksum": canonical_checksum(manifest)}))
+    return demo
+
+
+def test_a_plain_visit_to_the_demo_opens_with_its_first_example_explained(
+    demo: Path, small_index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first screen says what an entity support sentence is and shows the first example at once (on the
+    built-in demo: its examples are its own); a link's query, or another corpus, opens as asked."""
+    from sentret_core.ui.explore_seed import example_queries
+    from sentret_core.ui.glossary import WHAT_IT_IS
+
     app = explore(Index.load(demo), monkeypatch)
     assert not app.exception and not app.error
     first = example_queries()[0]
@@ -454,6 +462,26 @@ def test_a_plain_visit_to_the_demo_opens_with_its_first_example_explained(
     other = explore(small_index, monkeypatch)  # not the demo: an empty box, and what the page is for
     assert other.text_input(key="explore_query").value == ""
     assert any(i.value.startswith(WHAT_IT_IS) for i in other.info)
+
+
+def test_the_servers_warm_up_computes_the_first_example_a_plain_visit_shows(
+    demo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first page of the demo finds its support request done: the warm-up (started with the server) asked
+    for it with the settings the page starts with, so the page reads it from the cache."""
+    from sentret_core.ui import state
+    from sentret_core.ui.pages import explore as page
+
+    asked: list[str] = []
+    real = page.support
+    monkeypatch.setattr(page, "support", lambda index, query, **kw: (asked.append(query), real(index, query, **kw))[1])
+    state._warm(str(demo))
+    gc.unfreeze()  # the warm-up froze the test process's heap
+    assert len(asked) == 1
+    app = explore(Index.load(demo), monkeypatch)
+    assert not app.exception and not app.error and entity_tables(app)
+    assert len(asked) == 1  # the page asked for nothing more: the warm-up's result was the page's
+    assert app.text_input(key="explore_query").value == asked[0]
 
 
 def test_the_entity_table_is_one_tab_stop_with_a_skip_link(small_index: Index, monkeypatch: pytest.MonkeyPatch) -> None:
