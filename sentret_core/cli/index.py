@@ -65,7 +65,7 @@ def fields_of(args: argparse.Namespace) -> Any:
 
 def engine_options(p: argparse.ArgumentParser, model_default: str | None = None) -> None:
     """How the spaCy pass runs: here (--n-process) or on Ray (--engine ray)."""
-    from sentret_core.ingest.nlp import DEFAULT_BATCH_SIZE, DEFAULT_PIPELINE
+    from sentret_core.defaults import DEFAULT_BATCH_SIZE, DEFAULT_PIPELINE
 
     p.add_argument("--engine", default="local", choices=["local", "ray"],
                    help="run the spaCy pass here (local, default) or on Ray (ray: pip install 'sentret[scale]')")

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 
-from sentret_core.defaults import DEFAULT_PIPELINE
+from sentret_core.defaults import DEFAULT_BATCH_SIZE, DEFAULT_PIPELINE
 from sentret_core.errors import SentretError
 from sentret_core.ingest.corpus import Document
 
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 # Measured fastest on en_core_web_sm: NER and the statistical sentence splitter only.
 FAST_EXCLUDE = ("tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer")
-DEFAULT_BATCH_SIZE = 64
 # spaCy's NER needs about 1 GB per 100k characters; longer texts are cut at paragraph breaks.
 MAX_CHUNK_CHARS = 100_000
 
