@@ -33,18 +33,16 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
         "module 'sentret_core' has no attribute 'nothing'")
 
 
-START_HEAVY = tuple(m for m in HEAVY if m != "numpy")  # numpy (~0.05 CPU-s) is read by the corpus formats
-
-
 def test_quick_commands_import_no_heavy_library() -> None:
     """``--version``, ``--help``, ``completion`` and an argument error build the whole parser and nothing
-    more: 0.25-0.29 CPU-s on this machine, where pandas, scipy and spaCy alone took 0.5-4 (README, Speed)."""
+    more, numpy included (0.05-0.19 CPU-s alone, by machine): 0.22-0.29 CPU-s, where pandas, scipy and spaCy
+    alone took 0.5-4 (README, Speed)."""
     for argv in (["--version"], ["--help"], ["completion", "bash"], ["completion", "zsh"], ["eval", "--nope"],
                  ["frobnicate"]):
         code = (f"import sys\nfrom sentret_core.cli.main import main\ntry:\n    main({argv!r})\n"
                 "except SystemExit:\n    pass\n"
                 f"sys.stdout = sys.__stdout__\n"
-                f"print('LOADED', ','.join(m for m in {START_HEAVY!r} if m in sys.modules))")
+                f"print('LOADED', ','.join(m for m in {HEAVY!r} if m in sys.modules))")
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
         assert out.strip().splitlines()[-1] == "LOADED", argv
 

@@ -11,13 +11,12 @@ with :func:`topic_id`, which percent-escapes whitespace, ``%`` and ``:``.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
-
-import numpy as np
 
 from sentret_core.errors import SentretError
 from sentret_core.files import write_text_atomic
@@ -208,12 +207,12 @@ def _check_field(value: str, what: str) -> str:
 
 def format_qrels(qrels: Mapping[str, Mapping[str, int]]) -> str:
     """TREC qrels text, one ``topic 0 docid grade`` line per judgment, in mapping order."""
-    lines = []
+    lines: list[str] = []
     for topic, judged in qrels.items():
         _check_field(topic, "topic id")
         for docid, grade in judged.items():
             _check_field(docid, "document id")
-            if isinstance(grade, bool) or not isinstance(grade, (int, np.integer)):
+            if isinstance(grade, bool) or not isinstance(grade, numbers.Integral):  # numpy's integers too
                 raise SentretError(f"grade {grade!r} of {topic} {docid} is not an integer")
             lines.append(f"{topic} 0 {docid} {int(grade)}\n")
     return "".join(lines)

@@ -12,11 +12,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
-
 from sentret_core.evaluation.trec_io import Qrels
 
-if TYPE_CHECKING:  # the CLI lists the benchmarks at start: the index machinery loads when one is used
+if TYPE_CHECKING:  # the CLI lists the benchmarks at start: numpy and the index machinery load when one is used
+    import numpy as np
+
     from sentret_core.index.reader import Index
 
 Kind = Literal["sentences", "support"]

@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.benchmarks.base import Benchmark, Log, Topic, document_rows, sentence_docids
 from sentret_core.evaluation.benchmarks.indexing import cached_index
@@ -199,6 +197,8 @@ def candidate_benchmark(
     def documents() -> Iterator[Document]:
         for doc, (title, sentences) in found.documents.items():
             yield presegmented(doc, title, sentences)
+
+    import numpy as np
 
     index = cached_index(name, data_path, recipe, documents, cache=cache, n_process=n_process, log=log)
     rows, first, docids = document_rows(index), index.doc_first, sentence_docids(index)

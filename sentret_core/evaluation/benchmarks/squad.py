@@ -25,8 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from sentret_core.defaults import ANSWER_GRADE
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.benchmarks.base import (
@@ -40,7 +38,6 @@ from sentret_core.evaluation.benchmarks.indexing import cached_index, cached_sha
 from sentret_core.evaluation.benchmarks.registry import BenchmarkSpec
 from sentret_core.evaluation.trec_io import Qrels, topic_id
 from sentret_core.ingest.corpus import Document, demo_path, read_demo
-from sentret_core.ingest.nlp import entity_text
 from sentret_core.ingest.qa_files import read_lines
 
 if TYPE_CHECKING:
@@ -163,12 +160,16 @@ def demo_distractors() -> Iterator[Document]:
 
 
 def _normal(text: str) -> str:
+    from sentret_core.ingest.nlp import entity_text  # spaCy's pass, loaded when SQuAD is
+
     return entity_text(text).casefold()
 
 
 def _squad_topics(
     index: Index, paragraphs: Sequence[SquadParagraph], min_candidates: int
 ) -> tuple[list[Topic], Qrels, dict[str, Any]]:
+    import numpy as np
+
     rows = document_rows(index)
     first, count = index.doc_first, index.doc_nsent
     starts, ends = np.asarray(index.sent_start), np.asarray(index.sent_end)
