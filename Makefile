@@ -39,12 +39,16 @@ test-fast: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q -ra -m "not browser and not slow"
 
 # The golden scores and the numeric property tests again with numpy's run-time SIMD kernels (AVX2, AVX-512)
-# switched off, down to its baseline: a result that depends on the CPU fails here, not on a user's machine
-# (.ci/run runs it after `make test`; OpenBLAS's own kernel choice is left as the machine sets it)
+# switched off, down to its baseline, and OpenBLAS on its generic kernel (OPENBLAS_CORETYPE): a result that
+# depends on the CPU fails here, not on a user's machine (.ci/run runs it after `make test`)
 ANY_CPU_TESTS := tests/test_golden_scores.py tests/models tests/evaluation/test_evaluate.py \
 	tests/support/test_weighting.py tests/annotation/test_agreement.py tests/test_api_fuzz.py tests/index/test_index.py
 NO_SIMD = $$($(BIN)/python -c "from numpy._core._multiarray_umath import __cpu_dispatch__ as d; print(' '.join(d))")
+ARCH := $(shell uname -m)
+GENERIC_BLAS := $(if $(filter x86_64,$(ARCH)),Prescott,$(if $(filter aarch64 arm64,$(ARCH)),ARMV8))
+test-any-cpu: export OPENBLAS_CORETYPE = $(GENERIC_BLAS)
 test-any-cpu: $(VENV)/.installed-test
+	OPENBLAS_VERBOSE=2 $(BIN)/python -c "import numpy; numpy.ones((2, 2)) @ numpy.ones((2, 2))"
 	NPY_DISABLE_CPU_FEATURES="$(NO_SIMD)" $(BIN)/python -c "import numpy; from numpy._core._multiarray_umath \
 	import __cpu_dispatch__ as d, __cpu_features__ as f; on = [x for x in d if f.get(x)]; assert not on, on; \
 	print('numpy SIMD dispatch off:', ' '.join(d) or 'none to switch off')"
