@@ -53,6 +53,7 @@ from sentret_core.models.core.query import Query
 from sentret_core.models.core.registry import register
 from sentret_core.models.core.spec import Explained
 from sentret_core.models.lm.params import MU_GRID, MU_MIN
+from sentret_core.models.lm_class.pruning import ClassModel, class_top_k
 from sentret_core.models.training.classes import DEFAULT_NAME, KIND, ClassMap, load_classes
 
 if TYPE_CHECKING:
@@ -277,6 +278,8 @@ _FORMULA = (
     r"+(1-\lambda)\,p(t|C_t)\,\frac{c(C_t,s)+\mu\,p(C_t)}{|s|+\mu}\right],\;"
     r"p(t|C)=\frac{c(t,C_{coll})}{c(C,C_{coll})}"
 )
+# search()'s exact top k, by MaxScore over the query terms' classes (pruning.py)
+_TOP_K = class_top_k(ClassModel(class_data, class_likelihood, usable_terms, mixture))
 
 @register(
     "lm-class.v1",
@@ -292,6 +295,7 @@ _FORMULA = (
     ),
     distribution=distribution_class,
     closed=closed_class,
+    top_k=_TOP_K,
 )
 def score_class(index: Index, q: Query, p: ClassParams) -> tuple[np.ndarray, np.ndarray]:
     use = usable_terms(index, q)
@@ -340,6 +344,7 @@ class ClassParamsV2(ClassParams):
     ),
     distribution=distribution_class,
     closed=closed_class,
+    top_k=_TOP_K,
 )
 def score_class_v2(index: Index, q: Query, p: ClassParams) -> tuple[np.ndarray, np.ndarray]:
     return score_class(index, q, p)
