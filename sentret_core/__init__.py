@@ -1,6 +1,10 @@
 """sentret: entity support sentences (Blanco & Zaragoza, SIGIR 2010) and the sentence-retrieval
 models the literature proposes for them.
 
+A script or notebook imports everything from here: indexes, the scorers and support, benchmarks, metrics
+and their evaluation, judgment sessions and their agreement (``tests/test_public_api.py`` keeps each name
+the very object of its home module).
+
 The names below are imported on first use (PEP 562), so that ``import sentret_core`` — which every
 ``sentret`` command does first, ``--version`` and ``--help`` included — costs milliseconds, not the
 seconds numpy, pandas, pyarrow and spaCy take. The first name used also registers ``ltr.v1`` (the
@@ -18,6 +22,17 @@ from typing import TYPE_CHECKING, Any
 from sentret_core._version import __version__
 
 if TYPE_CHECKING:  # what the type checker and the reader see; at run time __getattr__ imports them
+    from sentret_core.annotation.agreement import (
+        cohen_kappa,
+        fleiss_kappa,
+        krippendorff_alpha,
+        ratings_from_judgments,
+    )
+    from sentret_core.annotation.agreement_summary import AgreementSummary, agreement_summary
+    from sentret_core.annotation.judged_eval import evaluate_session
+    from sentret_core.annotation.records import Judgment, PoolItem, PoolSettings, SessionInfo
+    from sentret_core.annotation.session_setup import build_pool, create_session
+    from sentret_core.annotation.store import JudgmentStore
     from sentret_core.errors import (
         ArgumentError,
         ArgumentTypeError,
@@ -27,6 +42,21 @@ if TYPE_CHECKING:  # what the type checker and the reader see; at run time __get
         QueryError,
         SentretError,
     )
+    from sentret_core.evaluation.benchmarks import load_benchmark
+    from sentret_core.evaluation.benchmarks.base import Benchmark, Topic
+    from sentret_core.evaluation.benchmarks.registry import list_benchmarks
+    from sentret_core.evaluation.driver import evaluate_benchmark
+    from sentret_core.evaluation.measures import evaluate
+    from sentret_core.evaluation.metrics import (
+        average_precision,
+        dcg_at_k,
+        ndcg_at_k,
+        precision_at_k,
+        r_precision,
+        reciprocal_rank,
+    )
+    from sentret_core.evaluation.report import Report
+    from sentret_core.evaluation.trec_io import read_qrels, read_run
     from sentret_core.index.reader import Index, verify
     from sentret_core.ingest.build import BuildSummary, add_documents, build_from_shards, build_index, parse_source
     from sentret_core.ingest.corpus import Document, read_corpus
@@ -35,8 +65,24 @@ if TYPE_CHECKING:  # what the type checker and the reader see; at run time __get
     from sentret_core.support.records import SupportResult
 
 _WHERE = {
+    "sentret_core.annotation.agreement": ("cohen_kappa", "fleiss_kappa", "krippendorff_alpha",
+                                          "ratings_from_judgments"),
+    "sentret_core.annotation.agreement_summary": ("AgreementSummary", "agreement_summary"),
+    "sentret_core.annotation.judged_eval": ("evaluate_session",),
+    "sentret_core.annotation.records": ("Judgment", "PoolItem", "PoolSettings", "SessionInfo"),
+    "sentret_core.annotation.session_setup": ("build_pool", "create_session"),
+    "sentret_core.annotation.store": ("JudgmentStore",),
     "sentret_core.errors": ("ArgumentError", "ArgumentTypeError", "ArgumentValueError", "CorpusError",
                             "IndexFormatError", "QueryError", "SentretError"),
+    "sentret_core.evaluation.benchmarks": ("load_benchmark",),
+    "sentret_core.evaluation.benchmarks.base": ("Benchmark", "Topic"),
+    "sentret_core.evaluation.benchmarks.registry": ("list_benchmarks",),
+    "sentret_core.evaluation.driver": ("evaluate_benchmark",),
+    "sentret_core.evaluation.measures": ("evaluate",),
+    "sentret_core.evaluation.metrics": ("average_precision", "dcg_at_k", "ndcg_at_k", "precision_at_k",
+                                        "r_precision", "reciprocal_rank"),
+    "sentret_core.evaluation.report": ("Report",),
+    "sentret_core.evaluation.trec_io": ("read_qrels", "read_run"),
     "sentret_core.index.reader": ("Index", "verify"),
     "sentret_core.ingest.build": ("BuildSummary", "add_documents", "build_from_shards", "build_index", "parse_source"),
     "sentret_core.ingest.corpus": ("Document", "read_corpus"),
@@ -49,28 +95,57 @@ _MODULE_OF = {name: module for module, names in _WHERE.items() for name in names
 LEARNED_RANKER = "sentret_core.learning.scorer"  # registers ltr.v1 when imported
 
 __all__ = [
+    "AgreementSummary",
     "ArgumentError",
     "ArgumentTypeError",
     "ArgumentValueError",
+    "Benchmark",
     "BuildSummary",
     "CorpusError",
     "Document",
     "Explanation",
     "Index",
     "IndexFormatError",
+    "Judgment",
+    "JudgmentStore",
+    "PoolItem",
+    "PoolSettings",
     "QueryError",
+    "Report",
     "Scores",
     "SentretError",
+    "SessionInfo",
     "SupportResult",
+    "Topic",
     "__version__",
     "add_documents",
+    "agreement_summary",
+    "average_precision",
     "build_from_shards",
     "build_index",
+    "build_pool",
+    "cohen_kappa",
+    "create_session",
+    "dcg_at_k",
+    "evaluate",
+    "evaluate_benchmark",
+    "evaluate_session",
     "explain",
+    "fleiss_kappa",
     "get_model",
+    "krippendorff_alpha",
+    "list_benchmarks",
     "list_models",
+    "load_benchmark",
+    "ndcg_at_k",
     "parse_source",
+    "precision_at_k",
+    "r_precision",
+    "ratings_from_judgments",
     "read_corpus",
+    "read_qrels",
+    "read_run",
+    "reciprocal_rank",
     "score",
     "search",
     "support",
