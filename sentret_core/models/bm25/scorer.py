@@ -54,7 +54,7 @@ from sentret_core.models.bm25.formulas import (
 )
 from sentret_core.models.bm25.pruning import fields_top_k, listed_fields_top_k, saturated_top_k
 from sentret_core.models.bm25.sums import PseudoFrequency, fields_sum, saturated_sum
-from sentret_core.models.core.papers import PAPER_000, PAPER_002, ROBERTSON
+from sentret_core.models.core.papers import BLANCO_ZARAGOZA_2010, FERNANDEZ_LOSADA_AZZOPARDI_2011, ROBERTSON
 from sentret_core.models.core.registry import register
 from sentret_core.models.core.spec import zero_without_a_match
 
@@ -148,7 +148,7 @@ def top_k_bm25(index: Index, q: Query, p: BM25Params, k: int) -> tuple[np.ndarra
     formula=r"\sum_{t\in q\cap s}\log\frac{N-sf(t)+0.5}{sf(t)+0.5}\cdot"
     r"\frac{(k_1+1)\,c(t,s)}{k_1\left((1-b)+b\frac{|s|}{avsl}\right)+c(t,s)}\cdot"
     r"\frac{(k_3+1)\,c(t,q)}{k_3+c(t,q)}",
-    paper=f"{PAPER_000} §3.5; {ROBERTSON}",
+    paper=f"{FERNANDEZ_LOSADA_AZZOPARDI_2011} §3.5; {ROBERTSON}",
     description="Okapi BM25 with the sentence as the document",
 )
 def score_bm25(index: Index, q: Query, p: BM25Params) -> tuple[np.ndarray, np.ndarray]:
@@ -219,7 +219,7 @@ def only_weighted(p: BM25FParams) -> bool:
     parts=BM25F_PARTS,
     formula=r"\sum_{t\in q} idf(t)\,\frac{(k_1+1)\,\tilde{x}}{k_1+\tilde{x}},\;"
     r"\tilde{x}=\sum_{f}\frac{w_f\,c(t,f_s)}{(1-b_f)+b_f\,len_f(s)/avglen_f}",
-    paper=f"{PAPER_002}; {ROBERTSON}; {PAPER_000} §4.2.3",
+    paper=f"{BLANCO_ZARAGOZA_2010}; {ROBERTSON}; {FERNANDEZ_LOSADA_AZZOPARDI_2011} §4.2.3",
     description="BM25 over three weighted fields: the sentence, its ±w surrounding sentences, its document's title",
 )
 def score_bm25f(index: Index, q: Query, p: BM25FParams) -> tuple[np.ndarray, np.ndarray]:

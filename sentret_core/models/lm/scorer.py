@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from sentret_core.models.core.papers import PAPER_000, PAPER_003
+from sentret_core.models.core.papers import DOKO_STULA_STIPANICEV_2015, FERNANDEZ_LOSADA_AZZOPARDI_2011
 from sentret_core.models.core.registry import register
 from sentret_core.models.lm.explain import make_distribution, make_explainer
 from sentret_core.models.lm.params import (
@@ -138,7 +138,7 @@ PDS_DEF = r"\log p(d|s)=\sum_{t\in s}c(t,s)\left(\log p(t|d)-\log p(t)\right)"
     params=JMParams,
     explainer=make_explainer(JM),
     formula=_QL + r"\left[(1-\lambda)p(t|s)+\lambda p(t)\right]" + _PDS,
-    paper=f"{PAPER_000} eq. 2",
+    paper=f"{FERNANDEZ_LOSADA_AZZOPARDI_2011} eq. 2",
     description="query likelihood, sentence model interpolated with the collection",
     distribution=make_distribution(JM),
     closed=closed_form(JM),
@@ -155,7 +155,7 @@ def score_jm(index: Index, q: Query, p: JMParams) -> tuple[np.ndarray, np.ndarra
     params=DirParams,
     explainer=make_explainer(DIR),
     formula=_QL + r"\frac{c(t,s)+\mu p(t)}{|s|+\mu}" + _PDS,
-    paper=f"{PAPER_000} eq. 3",
+    paper=f"{FERNANDEZ_LOSADA_AZZOPARDI_2011} eq. 3",
     description="query likelihood with Dirichlet smoothing from the collection",
     distribution=make_distribution(DIR),
     closed=closed_form(DIR),
@@ -172,7 +172,7 @@ def score_dir(index: Index, q: Query, p: DirParams) -> tuple[np.ndarray, np.ndar
     params=ThreeMMParams,
     explainer=make_explainer(THREE_MM),
     formula=_QL + r"\left[\lambda p(t|s)+\gamma p(t|d)+(1-\lambda-\gamma)p(t)\right]" + _PDS,
-    paper=f"{PAPER_000} eq. 9 (Murdock 2006)",
+    paper=f"{FERNANDEZ_LOSADA_AZZOPARDI_2011} eq. 9 (Murdock 2006)",
     description="sentence, local (document or window) and collection models mixed",
     distribution=make_distribution(THREE_MM),
     closed=closed_form(THREE_MM),
@@ -189,7 +189,7 @@ def score_3mm(index: Index, q: Query, p: ThreeMMParams) -> tuple[np.ndarray, np.
     params=TwoStageParams,
     explainer=make_explainer(TWO_STAGE),
     formula=_QL + r"\left[(1-\lambda)\frac{c(t,s)+\mu p(t|d)}{|s|+\mu}+\lambda p(t)\right]" + _PDS,
-    paper=f"{PAPER_000} eq. 10",
+    paper=f"{FERNANDEZ_LOSADA_AZZOPARDI_2011} eq. 10",
     description="Dirichlet smoothing with the local model, then interpolation with the collection",
     distribution=make_distribution(TWO_STAGE),
     closed=closed_form(TWO_STAGE),
@@ -207,7 +207,7 @@ def score_2s(index: Index, q: Query, p: TwoStageParams) -> tuple[np.ndarray, np.
     explainer=make_explainer(TWO_STAGE_INV),
     formula=_QL + r"\left[(1-\beta)\left((1-\lambda)p(t|s)+\lambda p(t|d)\right)+\beta p(t)\right],"
     r"\;\beta=\frac{\mu}{|s|+\mu}" + _PDS,
-    paper=f"{PAPER_000} eq. 11",
+    paper=f"{FERNANDEZ_LOSADA_AZZOPARDI_2011} eq. 11",
     description="interpolation with the local model, then Dirichlet smoothing with the collection",
     distribution=make_distribution(TWO_STAGE_INV),
     closed=closed_form(TWO_STAGE_INV),
@@ -229,7 +229,7 @@ def _as_3mm(p: ThreeMMPDSParams) -> ThreeMMParams:
     params=ThreeMMPDSParams,
     explainer=make_explainer(THREE_MM),
     formula=r"\log p(d|s)+" + _QL + r"\left[\lambda p(t|s)+\gamma p(t|c_s)+(1-\lambda-\gamma)p(t)\right],\;" + PDS_DEF,
-    paper=f"{PAPER_003} eq. 7-8; {PAPER_000}",
+    paper=f"{DOKO_STULA_STIPANICEV_2015} eq. 7-8; {FERNANDEZ_LOSADA_AZZOPARDI_2011}",
     description="3MM over the surrounding sentences, plus the sentence's importance",
     distribution=make_distribution(THREE_MM),
     closed=closed_form(THREE_MM, _as_3mm),

@@ -48,6 +48,7 @@ import scipy.sparse as sp
 from sentret_core.models.arrays.layout import collection_model, layout, sentence_row
 from sentret_core.models.arrays.postings import Postings, postings
 from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, gather, scatter, union
+from sentret_core.models.core.papers import MOMTAZI_KLAKOW_2015
 from sentret_core.models.core.params import Params, Preset, grid_range, param
 from sentret_core.models.core.query import Query
 from sentret_core.models.core.registry import register
@@ -59,10 +60,6 @@ from sentret_core.models.training.classes import DEFAULT_NAME, KIND, ClassMap, l
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
 
-PAPER_001 = (
-    "Momtazi & Klakow, Bridging the vocabulary gap between questions and answer sentences, "
-    "IP&M 2015"
-)
 # μ = 0 leaves p(C|s) = 0 for a class the sentence lacks and its log-likelihood -inf: refused
 _MU: Preset = Preset(symbol=r"\mu", min=MU_MIN, max=1e6, step=1.0, grid=MU_GRID)
 LAM_GRID = grid_range(0.1, 0.9, 0.1)
@@ -288,7 +285,7 @@ _TOP_K = class_top_k(ClassModel(class_data, class_likelihood, usable_terms, mixt
     params=ClassParams,
     explainer=explain_class,
     formula=_FORMULA,
-    paper=f"{PAPER_001} §3 eq. 5-7",
+    paper=f"{MOMTAZI_KLAKOW_2015} §3 eq. 5-7",
     description=(
         "query likelihood over word classes learned from the corpus's bigrams (exchange algorithm): "
         "a sentence scores for words of the same class as the query's, even with no query word"
@@ -318,7 +315,7 @@ class ClassParamsV2(ClassParams):
     0.1-0.9, so tuning never drops either model), as Momtazi & Klakow combine their models with the word
     unigram (§5.2, eq. 12; its final class + trigger + unigram interpolation, §7). The defaults
     are the values tuned on WikiQA train (MAP, coordinate ascent over the grids, K = 100 classes
-    from the bigrams of WikiQA train + dev; ``benchmarks/seed001_rows.py``)."""
+    from the bigrams of WikiQA train + dev; ``benchmarks/vocab_gap_crossfit.py``)."""
 
     mu: float = param(50.0, _HELP["mu"], **_MU)
     lam: float = param(
@@ -337,7 +334,7 @@ class ClassParamsV2(ClassParams):
     params=ClassParamsV2,
     explainer=explain_class,
     formula=_FORMULA,
-    paper=f"{PAPER_001} §3 eq. 5-7, interpolated as in §5.2 eq. 12",
+    paper=f"{MOMTAZI_KLAKOW_2015} §3 eq. 5-7, interpolated as in §5.2 eq. 12",
     description=(
         "the class-based LM mixed with the word unigram Dirichlet model by default (λ tuned): exact "
         "matches count first, words of the query terms' classes add to them"

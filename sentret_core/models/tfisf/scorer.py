@@ -34,7 +34,12 @@ import numpy as np
 from sentret_core.index.neighbours import neighbourhood
 from sentret_core.models.arrays.layout import layout
 from sentret_core.models.arrays.vectors import scatter
-from sentret_core.models.core.papers import ALLAN, PAPER_000, PAPER_003, PAPER_004
+from sentret_core.models.core.papers import (
+    ALLAN,
+    DOKO_STULA_STIPANICEV_2013,
+    DOKO_STULA_STIPANICEV_2015,
+    FERNANDEZ_LOSADA_AZZOPARDI_2011,
+)
 from sentret_core.models.core.params import NoParams
 from sentret_core.models.core.registry import register
 from sentret_core.models.core.spec import zero_without_a_match
@@ -97,7 +102,7 @@ _LEN = r"\frac{|s|}{avgSentLen(d(s))}"
     params=NoParams,
     explainer=explain_tfisf,
     formula=_R,
-    paper=f"{ALLAN}; {PAPER_000} §3.5; {PAPER_003} eq. 1",
+    paper=f"{ALLAN}; {FERNANDEZ_LOSADA_AZZOPARDI_2011} §3.5; {DOKO_STULA_STIPANICEV_2015} eq. 1",
     description="tf-idf at sentence level: parameter-free, the long-standing sentence-retrieval baseline",
     top_k=tfisf_top_k(doc_level=False),
 )
@@ -113,7 +118,7 @@ def score_tfisf(index: Index, q: Query, p: NoParams) -> tuple[np.ndarray, np.nda
     params=TfMixParams,
     explainer=explain_tfmix,
     formula=_MIX + r"\,\log\frac{N+1}{0.5+sf(t)},\;ctx=prev(s)+s+next(s)",
-    paper=f"{PAPER_000} §4.2.3 (a); {PAPER_003} eq. 6",
+    paper=f"{FERNANDEZ_LOSADA_AZZOPARDI_2011} §4.2.3 (a); {DOKO_STULA_STIPANICEV_2015} eq. 6",
     description="TF-ISF whose term count mixes the sentence with its previous/next sentences",
 )
 def score_tfmix(index: Index, q: Query, p: TfMixParams) -> tuple[np.ndarray, np.ndarray]:
@@ -128,7 +133,7 @@ def score_tfmix(index: Index, q: Query, p: TfMixParams) -> tuple[np.ndarray, np.
     params=NoParams,
     explainer=explain_idfdoc,
     formula=r"\sum_{t\in q\cap s}\log(c(t,q)+1)\,\log(c(t,s)+1)\,\log\frac{D+1}{0.5+df(t)}",
-    paper=f"{PAPER_000} §4.2.3 (b)",
+    paper=f"{FERNANDEZ_LOSADA_AZZOPARDI_2011} §4.2.3 (b)",
     description="TF-ISF with the inverse frequency computed over documents instead of sentences",
     top_k=tfisf_top_k(doc_level=True),
 )
@@ -144,7 +149,7 @@ def score_idfdoc(index: Index, q: Query, p: NoParams) -> tuple[np.ndarray, np.nd
     params=TfMixParams,
     explainer=explain_tfmix_idfdoc,
     formula=_MIX + r"\,\log\frac{D+1}{0.5+df(t)}",
-    paper=f"{PAPER_000} §4.2.3 (c)",
+    paper=f"{FERNANDEZ_LOSADA_AZZOPARDI_2011} §4.2.3 (c)",
     description="tfmix and idfdoc together",
 )
 def score_tfmix_idfdoc(index: Index, q: Query, p: TfMixParams) -> tuple[np.ndarray, np.ndarray]:
@@ -159,7 +164,7 @@ def score_tfmix_idfdoc(index: Index, q: Query, p: TfMixParams) -> tuple[np.ndarr
     params=TfIsfConParams,
     explainer=explain_con,
     formula=_CON,
-    paper=f"{PAPER_004} eq. 2; {PAPER_003} eq. 2-3",
+    paper=f"{DOKO_STULA_STIPANICEV_2013} eq. 2; {DOKO_STULA_STIPANICEV_2015} eq. 2-3",
     description="TF-ISF plus the recursively discounted relevance of the neighbouring sentences",
 )
 def score_con(index: Index, q: Query, p: TfIsfConParams) -> tuple[np.ndarray, np.ndarray]:
@@ -175,7 +180,7 @@ def score_con(index: Index, q: Query, p: TfIsfConParams) -> tuple[np.ndarray, np
     params=NoParams,
     explainer=explain_length,
     formula=_LEN + r"\cdot R(s|q)",
-    paper=f"{PAPER_003} eq. 4",
+    paper=f"{DOKO_STULA_STIPANICEV_2015} eq. 4",
     description="TF-ISF promoting sentences longer than their document's average",
 )
 def score_length(index: Index, q: Query, p: NoParams) -> tuple[np.ndarray, np.ndarray]:
@@ -191,7 +196,7 @@ def score_length(index: Index, q: Query, p: NoParams) -> tuple[np.ndarray, np.nd
     params=TfIsfConParams,
     explainer=explain_con_length,
     formula=_LEN + r"\cdot R^{L}(s|q)",
-    paper=f"{PAPER_003} eq. 5",
+    paper=f"{DOKO_STULA_STIPANICEV_2015} eq. 5",
     description="TF-ISF_con times the sentence-length factor: context and long sentences together",
 )
 def score_con_length(index: Index, q: Query, p: TfIsfConParams) -> tuple[np.ndarray, np.ndarray]:
