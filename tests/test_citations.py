@@ -4,7 +4,7 @@ Code, tests and docs cite papers (authors, venue, year, equation), the repositor
 a test by name — never a numbered source paper kept elsewhere ("seed 002"), an outside spec or design
 note ("SPEC", "DESIGN.md"), a tracker's "issue 29" / "failure 3", or a brief. Paths to benchmark
 *data* (``../shared/data``, the default location of WikiQA, TrecQA, …) are settings, not citations,
-and are allowed; names of files in the repository (``benchmarks/seed001_rows.py``) are too.
+and are allowed; so is a name that merely holds digits after "seed" (``seed001_rows.json``, ``/tmp/run-seed001``).
 
 A path of the repository named in prose must exist, unless ``NAMED_BUT_NOT_IN_THE_REPOSITORY`` says
 why it need not (a worked example's new file, a benchmark's output).
@@ -98,7 +98,7 @@ def test_the_patterns_catch_what_they_are_meant_to_and_spare_data_paths() -> Non
                 "DESIGN.md", "(issue 29)", "Issue 13, failure 2", "issues 12 and 24", "the brief's anchors",
                 "Done-when", "../shared/SPEC.md", "../shared/data/README.md"):
         assert cited(bad), bad
-    for fine in ("--data-root ../shared/data", "benchmarks/seed001_rows.py", "/tmp/sentret-seed001",
+    for fine in ("--data-root ../shared/data", "seed001_rows.json", "/tmp/run-seed001",
                  "SPECIAL = st.sampled_from", "Blanco & Zaragoza, SIGIR 2010, eq. 9", "docs/spec.md",
                  "the first two failed attempts", "random seed 0"):
         assert not cited(fine), fine

@@ -1,21 +1,22 @@
 """The vocabulary-gap models of Momtazi & Klakow (IP&M 2015) on WikiQA: do the class and trigger
-LMs beat DIR? If not, why?
+LMs beat DIR? If not, why? Tuned on WikiQA train, the trigger LMs cross-fitted on its halves (where
+``benchmarks/vocab_gap.py`` cross-validates over dev), then read by group of dev topics.
 
-    .venv/bin/python benchmarks/seed001_rows.py [--data-root ../shared/data] [--work /tmp/sentret-seed001]
-        [--out benchmarks/out] [--max-rounds 100] [--skip-self-fit]
+    .venv/bin/python benchmarks/vocab_gap_crossfit.py [--data-root ../shared/data]
+        [--work /tmp/sentret-vocab-gap-crossfit] [--out benchmarks/out] [--max-rounds 100] [--skip-self-fit]
 
 Protocol (dev is never trained or tuned on):
 
 1. WikiQA dev and train indexes (cached). Train is split by question (seeded) into halves A and B,
    written as WikiQA TSVs under ``--work`` (derived data: never inside the project).
 2. Artefacts, each under one name on every index that needs it:
-   * ``s001-classes``: K = 100 word classes from the bigrams of dev + train (unsupervised: no label);
-   * ``s001-triggers`` on dev: inside/across counted on dev + train sentences, QA/NE (and their
+   * ``xf-classes``: K = 100 word classes from the bigrams of dev + train (unsupervised: no label);
+   * ``xf-triggers`` on dev: inside/across counted on dev + train sentences, QA/NE (and their
      question-word rows) from the *train* question/answer pairs;
-   * ``s001-triggers`` on train-B: inside/across on B + A sentences, QA/NE from the *A* pairs, so
+   * ``xf-triggers`` on train-B: inside/across on B + A sentences, QA/NE from the *A* pairs, so
      the weights are tuned on questions the QA/NE tables never saw (cross-fitting);
-   * ``s001-selffit`` on train: QA/NE from all train pairs, to show what tuning on the tables' own
-     questions does (skipped with ``--skip-self-fit``); on dev, the same tables as ``s001-triggers``.
+   * ``xf-selffit`` on train: QA/NE from all train pairs, to show what tuning on the tables' own
+     questions does (skipped with ``--skip-self-fit``); on dev, the same tables as ``xf-triggers``.
 3. Runs (:func:`evaluate_benchmark`, as ``sentret eval``; tie-aware MAP/MRR; Wilcoxon and t-test
    against DIR): DIR and the class LMs (v1 at λ = 0, the paper's; v2) tuned on train; DIR, the
    trigger LMs and two smoothing-only controls (JM, two-stage) tuned on train-B; every model at
@@ -24,7 +25,7 @@ Protocol (dev is never trained or tuned on):
    question on the same Wikipedia document; the vocabulary-gap topics), the answer-type evidence
    (how often a correct vs a wrong candidate holds an entity of the asked type), and the coverage
    of the trigger tables on the dev questions.
-Writes ``seed001_rows.json`` to ``--out`` (and prints it).
+Writes ``vocab_gap_crossfit.json`` to ``--out`` (and prints it).
 """
 
 from __future__ import annotations
@@ -53,13 +54,13 @@ from sentret_core.models.training.triggers import load_triggers, sentence_labels
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 DIR = "lm-dir.v1"
-CLASSES, TABLES, SELF_FIT = "s001-classes", "s001-triggers", "s001-selffit"
+CLASSES, TABLES, SELF_FIT = "xf-classes", "xf-triggers", "xf-selffit"
 SMOOTHING = ("lm-jm.v1", "lm-2s.v1")  # controls: more smoothing, no trigger knowledge
 METRICS = ("map", "mrr")
 
 
 def _log(message: str) -> None:
-    print(f"[vocab-gap rows] {message}", file=sys.stderr, flush=True)
+    print(f"[vocab_gap_crossfit] {message}", file=sys.stderr, flush=True)
 
 
 def split_train(train: Path, work: Path, seed: int) -> tuple[Path, Path]:
@@ -184,7 +185,7 @@ def by_group(found: dict[str, list[str]], frames: dict[str, pd.DataFrame], base:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-root", type=Path, default=DATA)
-    parser.add_argument("--work", type=Path, default=Path("/tmp/sentret-seed001"))
+    parser.add_argument("--work", type=Path, default=Path("/tmp/sentret-vocab-gap-crossfit"))
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "out")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-rounds", type=int, default=100)
@@ -204,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         train_classes(bench.index, name=CLASSES, sources=[other.index], classes=100, min_count=3, seed=0)
     train_triggers(dev.index, train_path, name=TABLES, sources=[train.index])
     train_triggers(half_b.index, a_path, name=TABLES, sources=[half_a.index])
-    if not args.skip_self_fit:  # on dev the same tables as s001-triggers: only the tuning side differs
+    if not args.skip_self_fit:  # on dev the same tables as xf-triggers: only the tuning side differs
         train_triggers(train.index, train_path, name=SELF_FIT, sources=[dev.index])
         train_triggers(dev.index, train_path, name=SELF_FIT, sources=[train.index])
     cls = {"lm-class.v1": {"classes": CLASSES}, "lm-class.v2": {"classes": CLASSES}}
@@ -216,7 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     def run(name: str, models: list[str], **kwargs: Any) -> Report:
         reports[name] = report = evaluate_benchmark(dev, models, **common, **kwargs)
         rows = rows_of(report)
-        (args.out / f"seed001_rows.{name}.json").write_text(json.dumps(rows, indent=2, default=str), encoding="utf-8")
+        text = json.dumps(rows, indent=2, default=str)
+        (args.out / f"vocab_gap_crossfit.{name}.json").write_text(text, encoding="utf-8")
         for row in rows:
             _log(f"{name}: {row['model']} MAP {row['map']:.4f} MRR {row['mrr']:.4f} {row['params']}")
         return report
@@ -233,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.skip_self_fit:
         _log("self-fit: trigger v2 tuned on the train questions its QA/NE tables were counted on")
         run("self-fit", [DIR, "lm-trigger.v2"], tune_on=train, params={"lm-trigger.v2": {"tables": SELF_FIT}})
-    # dev tables are the ones every dev run read; the self-fit run reads s001-selffit on train only
+    # dev tables are the ones every dev run read; the self-fit run reads xf-selffit on train only
     frames = {
         "doc-order": reports["class"].results["doc-order"].per_topic,
         DIR: reports["class"].results[DIR].per_topic,
@@ -254,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    "train-B": len(half_b.topics)},
         "seconds": round(time.perf_counter() - started, 1),
     }
-    (args.out / "seed001_rows.json").write_text(json.dumps(payload, indent=2, default=str), encoding="utf-8")
+    (args.out / "vocab_gap_crossfit.json").write_text(json.dumps(payload, indent=2, default=str), encoding="utf-8")
     print(json.dumps(payload, indent=2, default=str))
     return 0
 
