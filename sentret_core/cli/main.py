@@ -11,7 +11,7 @@ exits 141 quietly. Unencodable characters in the output (a terminal that is not 
 written as backslash escapes rather than failing.
 
 ``-v`` (more: ``-vv``) and ``-q`` (less: ``-qq``), before or after the command, set how much is said
-on stderr besides the result (:func:`~sentret_core.cli.common.set_up_logging`); defaults come from
+on stderr besides the result (:func:`~sentret_core.cli.common.logging_to_stderr`); defaults come from
 ``sentret.toml`` or ``[tool.sentret]`` (:mod:`sentret_core.cli.config`).
 """
 

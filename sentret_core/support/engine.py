@@ -2,7 +2,7 @@
 
 For a query q the *ranker* (any registered sentence scorer) gives S_q, its top-k sentences;
 Ŝ_q adds each one's ±``window`` neighbours inside its document. Entities mentioned in S_q are
-ranked by frequency, rarity, combination or KLD (:mod:`sentret_core.entities`). For each
+ranked by frequency, rarity, combination or KLD (:mod:`sentret_core.support.entity_stats`). For each
 entity e, every support model ranks its candidate sentences:
 
 * a registered sentence scorer F (eq. 5; eq. 6 when F uses context, e.g. BM25F): the

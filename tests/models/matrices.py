@@ -27,7 +27,7 @@ def sentence_doc_matrix(index: Index) -> sp.csr_matrix:
 
 
 def chunked_mean(values: np.ndarray, chunk: int) -> float:
-    """The mean as the library summed it before session 45: each chunk's float sum (numpy's pairwise), then theirs."""
+    """The mean as a float sum a chunk at a time (numpy's pairwise within a chunk, then the chunks' sums in order)."""
     total = 0.0
     for start in range(0, len(values), chunk):
         total += float(np.add.reduce(np.asarray(values[start : start + chunk], dtype=np.float64)))
