@@ -10,7 +10,7 @@ HOST ?= 127.0.0.1
 # `sentret app --trusted-proxy`; none by default: sign-ins are throttled by the connecting address
 TRUSTED_PROXY ?= $(SENTRET_TRUSTED_PROXY)
 
-.PHONY: run test test-fast test-any-cpu lint typecheck unit index-demo train-demo-background bench bench-app reproduce tables screenshots clean
+.PHONY: run test test-fast time-fast test-any-cpu lint typecheck unit index-demo train-demo-background bench bench-app reproduce tables screenshots clean
 
 # triggers first: about 1 s, so only the class LMs and minilm.v1 wait for the longer trainings
 DEMO_ARTEFACTS := $(DEMO_INDEX)/artefacts/triggers/artefact.json $(DEMO_INDEX)/artefacts/minilm/artefact.json \
@@ -34,9 +34,13 @@ train-demo-background: | $(DEMO_INDEX)/manifest.json
 
 test: $(VENV)/.installed-test lint typecheck unit
 
-# the loop while editing: every test but the browser and slow ones (tests/README.md), in under 2 minutes
+# the loop while editing: every test but the browser and slow ones, property tests at a tenth of their budget
+# (tests/README.md; `make time-fast` measures it and writes the figure there)
 test-fast: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q -ra -m "not browser and not slow"
+
+time-fast: $(VENV)/.installed-test
+	$(BIN)/python benchmarks/fast_loop.py --write tests/README.md
 
 # The golden scores and the numeric property tests again with numpy's run-time SIMD kernels (AVX2, AVX-512)
 # switched off, down to its baseline, and OpenBLAS on its generic kernel (OPENBLAS_CORETYPE): a result that
@@ -47,6 +51,7 @@ NO_SIMD = $$($(BIN)/python -c "from numpy._core._multiarray_umath import __cpu_d
 ARCH := $(shell uname -m)
 GENERIC_BLAS := $(if $(filter x86_64,$(ARCH)),Prescott,$(if $(filter aarch64 arm64,$(ARCH)),ARMV8))
 test-any-cpu: export OPENBLAS_CORETYPE = $(GENERIC_BLAS)
+test-any-cpu: export SENTRET_PROPERTIES = full
 test-any-cpu: $(VENV)/.installed-test
 	OPENBLAS_VERBOSE=2 $(BIN)/python -c "import numpy; numpy.ones((2, 2)) @ numpy.ones((2, 2))"
 	NPY_DISABLE_CPU_FEATURES="$(NO_SIMD)" $(BIN)/python -c "import numpy; from numpy._core._multiarray_umath \
@@ -60,8 +65,9 @@ lint: $(VENV)/.installed-test
 typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy sentret_core
 
+# every property test at its full Hypothesis budget (tests/conftest.py: a tenth of it in the loop)
 unit: $(VENV)/.installed-test
-	$(BIN)/python -m pytest -q -ra
+	SENTRET_PROPERTIES=full $(BIN)/python -m pytest -q -ra
 
 index-demo: $(DEMO_INDEX)/manifest.json $(DEMO_ARTEFACTS)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -18,9 +19,19 @@ from sentret_core.ingest.nlp import load_pipeline
 TESTS = Path(__file__).resolve().parent
 SHARED_DATA = TESTS.parents[1] / "shared" / "data"
 
-# Hypothesis runs the same examples on every machine and every run: a failure reproduces.
+# Hypothesis runs the same examples on every machine and every run: a failure reproduces. Two budgets: the
+# full one where SENTRET_PROPERTIES=full (`make test`, `make test-any-cpu`, so CI), and a tenth of it in the
+# loop while editing (`make test-fast`, a bare pytest), which keeps every property but not its every example.
+FULL_PROPERTIES = os.environ.get("SENTRET_PROPERTIES") == "full"
+FAST_SHARE, FAST_LEAST = 10, 10
 settings.register_profile("sentret", derandomize=True, deadline=None, print_blob=True)
-settings.load_profile("sentret")
+settings.register_profile("sentret-fast", settings.get_profile("sentret"), max_examples=FAST_LEAST * 2)
+settings.load_profile("sentret" if FULL_PROPERTIES else "sentret-fast")
+
+
+def examples(full: int) -> int:
+    """A property test's ``max_examples``: ``full`` in the full run, a tenth of it (at least 10) in the loop."""
+    return full if FULL_PROPERTIES else max(FAST_LEAST, full // FAST_SHARE)
 
 
 # Which tests are slow is listed here, by module (its path under tests/, without .py); each entry says why

@@ -31,9 +31,10 @@ from sentret_core.evaluation.benchmarks import load_benchmark
 from sentret_core.evaluation.benchmarks.base import Benchmark
 from sentret_core.evaluation.driver import evaluate_benchmark
 from sentret_core.models import distribution
+from tests.conftest import examples
 from tests.evaluation.test_benchmarks import write_wikiqa
 
-FAST = settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FAST = settings(max_examples=examples(40), suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 # every code point, surrogates (category Cs) and controls (Cc) included
 ANY_CHAR = st.characters(exclude_categories=())
@@ -198,7 +199,7 @@ PLAUSIBLE = {  # values of the right type, some valid, some not
 }
 
 
-@settings(FAST, max_examples=80)
+@settings(FAST, max_examples=examples(80))
 @given(data=st.data(), which=st.sampled_from(sorted(SUPPORT_NAMES)))
 def test_support_with_any_argument(small_index: Index, data: st.DataObject, which: str) -> None:
     value = data.draw(st.one_of(ANYTHING, PLAUSIBLE.get(which, ANYTHING)), label=which)
@@ -230,7 +231,7 @@ EVAL_NAMES = {
 }
 
 
-@settings(FAST, max_examples=60)
+@settings(FAST, max_examples=examples(60))
 @given(data=st.data(), which=st.sampled_from(sorted(EVAL_NAMES)))
 def test_evaluate_benchmark_with_any_argument(wikiqa: Benchmark, data: st.DataObject, which: str) -> None:
     plausible = {
@@ -320,7 +321,7 @@ OPTION_VALUES = st.one_of(
 )
 
 
-@settings(FAST, max_examples=60)
+@settings(FAST, max_examples=examples(60))
 @given(data=st.data(), command=st.sampled_from(["search", "support"]))
 def test_cli_search_and_support_any_option_value(index_path: str, data: st.DataObject, command: str) -> None:
     options = SEARCH_OPTIONS if command == "search" else SUPPORT_OPTIONS
@@ -343,7 +344,7 @@ def eval_files(tmp_path_factory: pytest.TempPathFactory, wikiqa: Benchmark) -> t
     return str(wikiqa.data), str(Path(wikiqa.index.path).parent)
 
 
-@settings(FAST, max_examples=40)
+@settings(FAST, max_examples=examples(40))
 @given(data=st.data())
 def test_cli_eval_any_option_value(eval_files: tuple[str, str], data: st.DataObject) -> None:
     path, cache = eval_files

@@ -40,6 +40,6 @@ def test_the_test_folders_mirror_the_package() -> None:
     assert folders == subpackages | {"browser", "golden"}  # golden/: the recorded scores and their script
     top = {name for name in MODULES if "/" not in name}
     assert top == {"test_api_checks", "test_api_fuzz", "test_citations", "test_conftest_lists", "test_defaults",
-                   "test_import_cost", "test_packaging", "test_public_api",
+                   "test_fast_loop", "test_import_cost", "test_packaging", "test_public_api",
                    "test_docs_links", "test_golden_scores", "test_layout", "test_private_access",
                    "test_readme_examples", "test_wheel_app"}

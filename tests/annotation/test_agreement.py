@@ -25,6 +25,7 @@ from sentret_core.annotation.agreement import (
 )
 from sentret_core.annotation.records import Judgment
 from sentret_core.errors import SentretError
+from tests.conftest import examples
 
 # Krippendorff, "Computing Krippendorff's Alpha-Reliability" (2011): 4 observers × 12 units,
 # None = missing. Published: nominal α = 0.743, ordinal α = 0.815, interval α = 0.849.
@@ -194,7 +195,7 @@ units_strategy = st.lists(
 )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(units=units_strategy, level=st.sampled_from(["nominal", "ordinal", "interval", "ratio"]))
 def test_krippendorff_alpha_matches_brute_force(units: list[list[int]], level: str) -> None:
     rows = [(u, f"c{c}", v) for u, values in enumerate(units) for c, v in enumerate(values)]
@@ -210,7 +211,7 @@ def test_krippendorff_alpha_matches_brute_force(units: list[list[int]], level: s
         assert got == pytest.approx(expected, abs=1e-9)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(pairs=st.lists(st.tuples(st.integers(1, 4), st.integers(1, 4)), min_size=1, max_size=30))
 def test_cohen_kappa_matches_its_definition(pairs: list[tuple[int, int]]) -> None:
     rows = [(i, "a", x) for i, (x, _) in enumerate(pairs)]

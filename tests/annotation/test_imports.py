@@ -25,6 +25,7 @@ from sentret_core.annotation.store import JudgmentStore
 from sentret_core.defaults import RELEVANT_GRADE
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import topic_id
+from tests.conftest import examples
 
 TOKEN = "imports-admin-token"
 TOPIC = topic_id("q", "e")
@@ -254,7 +255,7 @@ FIELDS = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(st.text(max_size=60) | FIELDS.map(json.dumps) | JSON.map(json.dumps), max_size=4))
 def test_any_jsonl_is_imported_or_refused_with_one_message(store: JudgmentStore, lines: list[str]) -> None:
     before = snapshot(store)
@@ -266,7 +267,7 @@ def test_any_jsonl_is_imported_or_refused_with_one_message(store: JudgmentStore,
     assert {a.kind for a in store.admin(TOKEN).annotators("s")} <= {"import"}  # never a person
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(st.text(max_size=40) | st.tuples(st.sampled_from([TOPIC, "a:b", "x"]), st.text(max_size=3),
                                                         st.integers() | st.text(max_size=25), st.integers(-2, 6))
                       .map(lambda t: " ".join(map(str, t))), max_size=4))

@@ -21,6 +21,7 @@ from sentret_core.annotation.schema import MIGRATIONS, SCHEMA_VERSION
 from sentret_core.annotation.store import JudgmentStore
 from sentret_core.errors import SentretError
 from sentret_core.evaluation.trec_io import split_topic_id, topic_id
+from tests.conftest import examples
 
 TOKEN = "admin-token-for-tests"
 SETTINGS = PoolSettings(("bm25.v1", "tfisf.v1"), depth=3, seed=7)
@@ -351,7 +352,7 @@ def test_pool_is_the_union_of_every_models_top_depth() -> None:
     assert pool({"m": range(50)}, 50, seed=1) != pool({"m": range(50)}, 50, seed=2)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     runs=st.dictionaries(
         st.text(min_size=1, max_size=5), st.lists(st.integers(0, 40), max_size=15), max_size=4

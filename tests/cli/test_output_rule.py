@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 from sentret_core.cli.main import main
 from sentret_core.index import artefacts
+from tests.conftest import examples
 
 ALIASES = ("same", "relative", "dotdot", "symlink", "hardlink", "journal", "derived", "inside", "parent", "foreign")
 RULE_SAID = ("which this command reads", "nothing was changed", "which exists", "exists and is not",
@@ -141,7 +142,7 @@ def run_quietly(argv: list[str], cwd: Path) -> tuple[int, str]:
     return code, err.getvalue()
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=st.sampled_from(CASES), alias=st.sampled_from(ALIASES), force=st.booleans(), data=st.data())
 def test_no_output_ever_replaces_an_input_or_a_users_file(case: Case, alias: str, force: bool,
                                                          data: st.DataObject) -> None:

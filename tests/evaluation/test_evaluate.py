@@ -52,6 +52,7 @@ from sentret_core.evaluation.trec_io import (
     write_run,
 )
 from sentret_core.evaluation.tuning import coordinate_ascent, grid_search
+from tests.conftest import examples
 
 L2 = math.log2
 
@@ -102,7 +103,7 @@ items_strategy = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     items=items_strategy,
     threshold=st.integers(1, 4),
@@ -155,7 +156,7 @@ def test_tie_aware_equals_mean_over_all_tie_orderings(
         assert low[name] <= aware[name] + 1e-12 <= high[name] + 2e-12, name
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     topics=st.dictionaries(
         st.sampled_from(["q1", "q2", "q3"]),
@@ -405,7 +406,7 @@ def test_a_run_file_never_holds_inf_or_nan(tmp_path: Path) -> None:
             format_run({"q1": {"a": bad}})
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.dictionaries(
         st.text(min_size=1).map(lambda s: topic_id(s, "e")),
@@ -460,7 +461,7 @@ def test_iter_qrels_yields_numbered_lines_and_names_bad_ones() -> None:
         list(iter_qrels(["q 0 d 2.5"], source="judged.txt"))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(), st.text())
 def test_topic_id_round_trips_any_text(query: str, entity: str) -> None:
     tid = topic_id(query, entity)

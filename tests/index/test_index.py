@@ -17,7 +17,7 @@ from sentret_core.errors import IndexFormatError, SentretError
 from sentret_core.index.reader import verify
 from sentret_core.ingest.corpus import presegmented, read_corpus
 from sentret_core.ingest.nlp import entity_text, parse_documents, query_terms
-from tests.conftest import SMALL_DOCS, build_from_texts
+from tests.conftest import SMALL_DOCS, build_from_texts, examples
 
 
 def test_round_trip_equals_the_parsed_documents(small_index: Index, small_corpus: Path, nlp) -> None:  # type: ignore[no-untyped-def]
@@ -257,7 +257,7 @@ def test_the_manifest_records_sizes_headers_and_its_own_checksum(small_index: In
     assert small_index.notes == ()
 
 
-@settings(derandomize=True, max_examples=300, deadline=None)
+@settings(derandomize=True, max_examples=examples(300), deadline=None)
 @given(sizes=st.lists(st.integers(0, 4), max_size=30), wide=st.booleans())
 def test_document_bounds_are_the_first_sentence_of_each_document(sizes: list[int], wide: bool) -> None:
     """The documents' bounds, found from the runs of ``sent_doc``, are a binary search's for each document (its

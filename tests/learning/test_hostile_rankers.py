@@ -31,7 +31,7 @@ from sentret_core.learning.forest import parse_forest
 from sentret_core.learning.learners import Ranker, fit
 from sentret_core.learning.store import load, save
 from sentret_core.models import score
-from tests.conftest import build_from_texts
+from tests.conftest import build_from_texts, examples
 from tests.learning.test_features import DOCS
 from tests.learning.test_learners import synthetic
 
@@ -256,7 +256,7 @@ def lightgbm_scores(text: str) -> np.ndarray:
 
 
 @seed(29)
-@settings(max_examples=50, derandomize=True, deadline=None, phases=(Phase.explicit, Phase.generate))
+@settings(max_examples=examples(50), derandomize=True, deadline=None, phases=(Phase.explicit, Phase.generate))
 @given(data=st.data())
 def test_a_mutated_model_text_is_refused_or_safe(model_text: str, data: st.DataObject) -> None:
     key = data.draw(st.sampled_from(MUTABLE))

@@ -21,7 +21,7 @@ from sentret_core.models.arrays.postings import Postings
 from sentret_core.models.bm25 import compiled, scorer
 from sentret_core.models.bm25.formulas import length_norm, query_factor
 from sentret_core.models.bm25.sums import saturated_sum
-from tests.conftest import build_from_texts
+from tests.conftest import build_from_texts, examples
 from tests.models.test_pruning import PARAMS, same
 
 needs_kernel = pytest.mark.skipif(not compiled.available(), reason="the extension is not built (pip install -e .)")
@@ -62,7 +62,7 @@ TERMS = st.lists(st.sampled_from([*WORDS, "river", "nowhere", "zzz"]), min_size=
 
 
 @needs_kernel
-@settings(derandomize=True, max_examples=400, deadline=None)
+@settings(derandomize=True, max_examples=examples(400), deadline=None)
 @given(which=st.integers(0, 1), terms=TERMS, k=st.sampled_from([0, 1, 2, 3, 10, 50, 10_000]), params=PARAMS,
        maxscore_first=st.booleans())
 def test_search_and_score_are_the_numpy_paths_bit_for_bit(
@@ -143,7 +143,7 @@ def k_of(lengths: np.ndarray, k1: float, b: float, coded: bool) -> tuple[np.ndar
 
 
 @needs_kernel
-@settings(derandomize=True, max_examples=600, deadline=None)
+@settings(derandomize=True, max_examples=examples(600), deadline=None)
 @given(case=postings_and_query(), b=st.sampled_from([0.0, 0.75, 1.0]), coded=st.booleans(),
        k=st.sampled_from([0, 1, 2, 5, 10, 10_000]))
 def test_the_kernel_is_the_numpy_path_on_any_postings(

@@ -15,6 +15,7 @@ from sentret_core import Index
 from sentret_core.models import score, search, top_k
 from sentret_core.models.arrays import vectors
 from sentret_core.models.arrays.postings import Postings
+from tests.conftest import examples
 from tests.models.test_pruning import corpora, same  # noqa: F401  (corpora: the shared fixture)
 
 ALWAYS = {"DENSE_FROM": 0, "DENSE_SPAN": 10**9}  # every lookup through the span's arrays
@@ -39,7 +40,7 @@ def identical(a: np.ndarray, b: np.ndarray) -> None:
     assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), (a, b)
 
 
-@settings(derandomize=True, max_examples=300, deadline=None)
+@settings(derandomize=True, max_examples=examples(300), deadline=None)
 @given(case=postings_and_targets(), ordered=st.booleans())
 def test_gather_is_the_binary_searchs(case: tuple[np.ndarray, np.ndarray, np.ndarray], ordered: bool) -> None:
     rows, vals, targets = case
@@ -50,7 +51,7 @@ def test_gather_is_the_binary_searchs(case: tuple[np.ndarray, np.ndarray, np.nda
         identical(got, vectors.gather(rows, vals, targets))
 
 
-@settings(derandomize=True, max_examples=300, deadline=None)
+@settings(derandomize=True, max_examples=examples(300), deadline=None)
 @given(case=postings_and_targets())
 def test_scatter_and_found_are_the_binary_searchs(case: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
     rows, vals, targets = case

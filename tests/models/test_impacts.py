@@ -24,7 +24,7 @@ from sentret_core.models.arrays.impacts import impact_lists
 from sentret_core.models.arrays.postings import postings
 from sentret_core.models.bm25 import pruning as bm25_pruning
 from sentret_core.models.training.impacts import listed_terms, train_impacts
-from tests.conftest import build_from_texts
+from tests.conftest import build_from_texts, examples
 from tests.models.test_lm_pruning import model_and_params
 from tests.models.test_pruning import BM25F_PARAMS, TERMS, WORDS, same, zipf_docs
 
@@ -72,7 +72,7 @@ LISTS = {"length": st.sampled_from([8, 16, 40, 64]), "first": st.sampled_from([1
          "several_first": st.sampled_from([0, 2048]), "shared_first": st.sampled_from([0.0, 600_000.0])}
 
 
-@settings(derandomize=True, max_examples=400, deadline=None)
+@settings(derandomize=True, max_examples=examples(400), deadline=None)
 @given(which=st.integers(0, 1), terms=QUERIES, k=K, params=BM25F_PARAMS, lists=st.fixed_dictionaries(LISTS))
 def test_bm25f_from_impact_lists_is_top_k_of_score(
     corpora: list[Index], which: int, terms: list[str], k: int, params: dict[str, object], lists: dict[str, object]
@@ -85,7 +85,7 @@ def test_bm25f_from_impact_lists_is_top_k_of_score(
     same(got, top_k(score(index, terms, "bm25f.v1", **params), k))
 
 
-@settings(derandomize=True, max_examples=400, deadline=None)
+@settings(derandomize=True, max_examples=examples(400), deadline=None)
 @given(which=st.integers(0, 1), terms=QUERIES, k=K, chosen=model_and_params(),
        lists=st.fixed_dictionaries(LISTS))
 def test_a_language_model_from_impact_lists_is_top_k_of_score(
@@ -100,7 +100,7 @@ def test_a_language_model_from_impact_lists_is_top_k_of_score(
     same(got, top_k(score(index, terms, model, **params), k))
 
 
-@settings(derandomize=True, max_examples=400, deadline=None)
+@settings(derandomize=True, max_examples=examples(400), deadline=None)
 @given(which=st.integers(0, 1), terms=QUERIES, k=K, model=st.sampled_from(["tfisf.v1", "idfdoc.v1"]),
        lists=st.fixed_dictionaries(LISTS))
 def test_tfisf_from_impact_lists_is_top_k_of_score(

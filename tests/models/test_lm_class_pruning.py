@@ -19,7 +19,7 @@ from sentret_core.models import get_model, prepare, score, search, top_k
 from sentret_core.models.lm_class import pruning
 from sentret_core.models.lm_class.scorer import class_data, class_likelihood, mixture, usable_terms
 from sentret_core.models.training.classes import train_classes
-from tests.conftest import build_from_texts
+from tests.conftest import build_from_texts, examples
 from tests.models.test_pruning import WORDS, same, zipf_docs
 
 MODELS = ["lm-class.v1", "lm-class.v2"]
@@ -55,7 +55,7 @@ PARAMS = st.fixed_dictionaries(
 TERMS = st.lists(st.sampled_from([*WORDS, "river", "nowhere"]), min_size=1, max_size=8)
 
 
-@settings(derandomize=True, max_examples=500, deadline=None)
+@settings(derandomize=True, max_examples=examples(500), deadline=None)
 @given(which=st.integers(0, 2), model=st.sampled_from(MODELS), terms=TERMS, k=st.integers(0, 40), params=PARAMS)
 def test_search_is_top_k_of_score(corpora: list[Index], which: int, model: str, terms: list[str], k: int,
                                   params: dict[str, object]) -> None:

@@ -18,7 +18,7 @@ from sentret_core.models.arrays import maxscore
 from sentret_core.models.lm import pruning as lm_pruning
 from sentret_core.models.lm.scorer import THREE_MM, TWO_STAGE_INV
 from sentret_core.models.lm.scoring import Variant, known_terms
-from tests.conftest import build_from_texts
+from tests.conftest import build_from_texts, examples
 from tests.models.test_pruning import WORDS, same, zipf_docs
 
 
@@ -50,7 +50,7 @@ def model_and_params(draw: st.DrawFn) -> tuple[str, dict[str, object]]:
     return model, params
 
 
-@settings(derandomize=True, max_examples=600, deadline=None)
+@settings(derandomize=True, max_examples=examples(600), deadline=None)
 @given(which=st.integers(0, 2), terms=TERMS, k=st.integers(0, 60), chosen=model_and_params(),
        sample=st.sampled_from([1, 2, 5, 4096]), readily=st.sampled_from([0, 8, 2**18]))
 def test_lm_search_is_top_k_of_score(corpora: list[Index], which: int, terms: list[str], k: int,

@@ -32,7 +32,7 @@ from sentret_core.models import (
     top_k,
 )
 from sentret_core.models.core.params import ParamSpec
-from tests.conftest import build_from_texts, train_default_artefacts
+from tests.conftest import build_from_texts, examples, train_default_artefacts
 
 # its tests score ltr.v1 under its default ranker name, or count on the app offering it
 pytestmark = pytest.mark.usefixtures("default_ranker")
@@ -65,12 +65,12 @@ ALL = [spec.name for spec in list_models()]
 LMS = [spec.name for spec in list_models() if spec.distribution is not None]
 OOV = ["zyzzyva", "quux", "estuaryx"]
 PROFILE = settings(
-    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 
 
 def test_the_profile_keeps_the_derandomized_default() -> None:
-    assert PROFILE.derandomize and PROFILE.max_examples == 100
+    assert PROFILE.derandomize and PROFILE.max_examples == examples(100)
 
 
 @pytest.fixture(scope="module")
@@ -244,7 +244,7 @@ def test_explain_total_equals_score_with_defaults(small_index: Index, nature: In
 @pytest.mark.parametrize("name", ALL)
 @settings(  # lm-trigger's mixture weights must sum to at most 1: most of its draws are refused
     PROFILE,
-    max_examples=40,
+    max_examples=examples(40),
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
 )
 @given(data=st.data())

@@ -15,7 +15,7 @@ from sentret_core.errors import ArgumentTypeError, ArgumentValueError, SentretEr
 from sentret_core.models import Scores, get_model, prepare, score, search, top_k
 from sentret_core.models.arrays import maxscore
 from sentret_core.models.bm25 import scorer as bm25_scorer
-from tests.conftest import build_from_texts
+from tests.conftest import build_from_texts, examples
 
 # a Zipf-ish vocabulary; "river" is in most sentences (sf > N/2: a negative rsj idf)
 WORDS = ["bridge", "city", "market", "harbour", "castle", "garden", "forest", "meadow", "valley", "tower", "village",
@@ -72,7 +72,7 @@ PARAMS = st.fixed_dictionaries(
 TERMS = st.lists(st.sampled_from([*WORDS, "river", "nowhere"]), min_size=1, max_size=12)
 
 
-@settings(derandomize=True, max_examples=400, deadline=None)
+@settings(derandomize=True, max_examples=examples(400), deadline=None)
 @given(
     which=st.integers(0, 2), terms=TERMS, k=st.integers(0, 60), params=PARAMS, sample=st.sampled_from([1, 2, 5, 4096])
 )
@@ -100,7 +100,7 @@ BM25F_PARAMS = st.fixed_dictionaries(
 )
 
 
-@settings(derandomize=True, max_examples=400, deadline=None)
+@settings(derandomize=True, max_examples=examples(400), deadline=None)
 @given(
     which=st.integers(0, 2), terms=TERMS, k=st.integers(0, 60), params=BM25F_PARAMS, sample=st.sampled_from([1, 2, 5]),
     per_target=st.sampled_from([0, 4, 10**9]), compiled=st.booleans(),
@@ -180,7 +180,7 @@ def test_pruning_happens_and_drops_candidates(corpora: list[Index]) -> None:
     assert pruned > 50
 
 
-@settings(derandomize=True, max_examples=400, deadline=None)
+@settings(derandomize=True, max_examples=examples(400), deadline=None)
 @given(lower=st.lists(st.floats(-50, 50), max_size=40), extra=st.lists(st.floats(0, 10), min_size=40, max_size=40),
        k=st.integers(1, 45), theta=st.floats(-60, 60))
 def test_raised_theta_is_at_most_the_kth_best_score(lower: list[float], extra: list[float], k: int,
@@ -263,7 +263,7 @@ def test_bad_arguments_raise_as_score_and_top_k_do(corpora: list[Index]) -> None
         search("not an index", "river", "bm25.v1", 3)  # type: ignore[arg-type]
 
 
-@settings(derandomize=True, max_examples=300, deadline=None)
+@settings(derandomize=True, max_examples=examples(300), deadline=None)
 @given(which=st.integers(0, 2), terms=TERMS, k=st.integers(0, 60), model=st.sampled_from(["tfisf.v1", "idfdoc.v1"]),
        sample=st.sampled_from([1, 2, 5, 4096]))
 def test_tfisf_search_is_top_k_of_score(corpora: list[Index], which: int, terms: list[str], k: int, model: str,

@@ -19,7 +19,7 @@ from sentret_core.models.arrays import postings as postings_module
 from sentret_core.models.arrays import ranges
 from sentret_core.models.arrays.layout import layout
 from sentret_core.models.arrays.postings import term_fields
-from tests.conftest import build_from_texts
+from tests.conftest import build_from_texts, examples
 from tests.models.test_lm_pruning import TERMS as LM_TERMS
 from tests.models.test_lm_pruning import model_and_params
 from tests.models.test_pruning import BM25F_PARAMS, TERMS, same, zipf_docs
@@ -31,7 +31,7 @@ def corpora(tmp_path_factory: pytest.TempPathFactory) -> list[Index]:
     return [build_from_texts(root, zipf_docs(seed, n), f"r{seed}") for seed, n in ((4, 40), (5, 90), (6, 12))]
 
 
-@settings(derandomize=True, max_examples=300, deadline=None)
+@settings(derandomize=True, max_examples=examples(300), deadline=None)
 @given(which=st.integers(0, 2), terms=TERMS, k=st.integers(0, 60), params=BM25F_PARAMS, size=st.integers(1, 40),
        frequent=st.sampled_from([-1, 3, 8, 20]))
 def test_ranged_top_k_is_top_k_of_score(
@@ -45,7 +45,7 @@ def test_ranged_top_k_is_top_k_of_score(
     same(got, top_k(score(index, terms, "bm25f.v1", **params), k))
 
 
-@settings(derandomize=True, max_examples=300, deadline=None)
+@settings(derandomize=True, max_examples=examples(300), deadline=None)
 @given(which=st.integers(0, 2), terms=LM_TERMS, k=st.integers(0, 60), chosen=model_and_params(),
        size=st.integers(1, 40), frequent=st.sampled_from([-1, 8]))
 def test_a_language_models_ranged_top_k_is_top_k_of_score(

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sentret_core.models.arrays import vectors
+from tests.conftest import examples
 
 pytestmark = pytest.mark.skipif(vectors._sorted is None, reason="the extension is not built (no C compiler)")
 
@@ -17,7 +18,7 @@ IDS = st.lists(st.integers(-5, 300), max_size=200)
 DTYPES = st.sampled_from([np.int32, np.int64])
 
 
-@settings(derandomize=True, max_examples=500, deadline=None)
+@settings(derandomize=True, max_examples=examples(500), deadline=None)
 @given(rows=IDS, targets=IDS, row_type=DTYPES, target_type=DTYPES)
 def test_insertion_points_are_numpys(rows: list[int], targets: list[int], row_type: type, target_type: type) -> None:
     r = np.sort(np.array(rows, dtype=row_type))
@@ -27,7 +28,7 @@ def test_insertion_points_are_numpys(rows: list[int], targets: list[int], row_ty
     assert out.tolist() == np.searchsorted(r, t).tolist()
 
 
-@settings(derandomize=True, max_examples=300, deadline=None)
+@settings(derandomize=True, max_examples=examples(300), deadline=None)
 @given(rows=IDS, targets=st.lists(st.integers(0, 300), min_size=2, max_size=200))
 def test_unsorted_targets_are_refused_and_find_sorted_still_right(rows: list[int], targets: list[int]) -> None:
     r = np.sort(np.array(rows, dtype=np.int32))
@@ -86,7 +87,7 @@ def fields_by_hand(window: int, held: np.ndarray, counts: np.ndarray, first: np.
     return out
 
 
-@settings(derandomize=True, max_examples=500, deadline=None)
+@settings(derandomize=True, max_examples=examples(500), deadline=None)
 @given(found=postings_and_titles(), window=st.integers(0, 4))
 def test_the_fields_pass_equals_a_loop(found: tuple[np.ndarray, ...], window: int) -> None:
     """fields() (BM25F's fields of one term in one pass) against a loop over the postings and title documents."""
@@ -105,7 +106,7 @@ def test_the_fields_pass_equals_a_loop(found: tuple[np.ndarray, ...], window: in
     assert vectors._sorted.fields(held, counts, first, end, -1, tlo, tn, tc, rows, out) == -1
 
 
-@settings(derandomize=True, max_examples=500, deadline=None)
+@settings(derandomize=True, max_examples=examples(500), deadline=None)
 @given(found=postings_and_titles(), window=st.integers(0, 4), picks=st.lists(st.integers(0, 10**6), max_size=40),
        row_type=DTYPES, value_type=st.sampled_from([np.int32, np.int64, np.float32, np.float64]))
 def test_the_around_pass_equals_a_loop(found: tuple[np.ndarray, ...], window: int, picks: list[int],
@@ -138,7 +139,7 @@ def test_the_around_pass_equals_a_loop(found: tuple[np.ndarray, ...], window: in
     assert not vectors._sorted.around(held, counts.astype(np.int8), targets, t_first, t_end, window, out)
 
 
-@settings(derandomize=True, max_examples=500, deadline=None)
+@settings(derandomize=True, max_examples=examples(500), deadline=None)
 @given(sizes=st.lists(st.integers(0, 6), min_size=1, max_size=25), lengths=st.data(), window=st.integers(0, 4),
        seq_type=DTYPES, doc_type=DTYPES)
 def test_the_contexts_pass_equals_a_loop(sizes: list[int], lengths: st.DataObject, window: int, seq_type: type,

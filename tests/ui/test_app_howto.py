@@ -27,7 +27,7 @@ from sentret_core.support.teaching import (
     set_sizes,
     slider_options,
 )
-from tests.conftest import build_from_texts, judgments_env
+from tests.conftest import build_from_texts, examples, judgments_env
 
 # The page alone: AppTest cannot switch to a callable st.navigation page, so the script renders it directly.
 SCRIPT = """
@@ -121,7 +121,7 @@ def test_set_sizes_by_hand(small_index: Index) -> None:
     assert sizes.sentences == small_index.N == 12
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(k=st.integers(1, 12), window=st.integers(0, 3), entity_pick=st.integers(0, 1000))
 def test_growth_matches_set_sizes_at_every_k(
     small_index: Index, k: int, window: int, entity_pick: int
