@@ -42,6 +42,8 @@ NAMED_BUT_NOT_IN_THE_REPOSITORY = {
     # docs/extending.md's worked example adds a model in these files; tests/test_docs_links.py exempts them
     "sentret_core/models/coord.py": "the model a newcomer adds in docs/extending.md",
     "tests/models/test_coord.py": "its tests in docs/extending.md",
+    "sentret_core/ui/pages/sizes.py": "the page a newcomer adds in docs/extending.md",
+    "tests/ui/test_app_sizes.py": "its tests in docs/extending.md",
     # a placeholder: docs/extending.md's "run one file" and tests/test_docs_links.py's checker self-test
     "tests/models/test_x.py": "any test file",
     # written by running benchmarks/quality.py, not kept in the repository

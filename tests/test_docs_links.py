@@ -15,8 +15,9 @@ DOCS = sorted((ROOT / "docs").glob("*.md"))
 LINKED = [*DOCS, ROOT / "README.md"]
 SEARCHED = ("sentret_core", "tests", "benchmarks")
 # files docs/extending.md writes as its worked example: they do not exist until a reader follows it
+# the example files of docs/extending.md's recipes: the model's and the page's
 EXAMPLES = {"sentret_core/models/coord.py", "tests/models/test_coord.py", "coord.py", "test_coord.py",
-            "models/test_coord.py"}
+            "models/test_coord.py", "sentret_core/ui/pages/sizes.py", "tests/ui/test_app_sizes.py"}
 
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
 CODE = re.compile(r"`([^`\n]+)`")

@@ -7,6 +7,7 @@ repository's ``app.py`` calls :func:`run` so ``streamlit run app.py`` and ``make
 import importlib
 import threading
 from collections.abc import Callable
+from typing import NamedTuple
 
 import streamlit as st
 
@@ -25,30 +26,46 @@ def _page(module: str) -> Callable[[], None]:
     return render
 
 
-PAGES = ("explore", "howto", "corpus", "annotate", "evaluate", "admin")
+class Page(NamedTuple):
+    """A page of the navigation: its module in ``sentret_core.ui.pages`` (with a ``render()``), title, icon, URL."""
+
+    module: str
+    title: str
+    icon: str
+    url_path: str
+
+
+# the app's pages, in the sidebar's order: the one list a new page is added to (docs/extending.md)
+PAGES = (
+    Page("explore", "Explore", "🔎", "explore"),
+    Page("howto", "How it works", "🧮", "how-it-works"),
+    Page("corpus", "Corpus", "📚", "corpus"),
+    Page("annotate", "Annotate", "✍️", "annotate"),
+    Page("evaluate", "Evaluate", "📊", "evaluate"),
+    Page("admin", "Admin", "🔐", "admin"),
+)
 _imported = threading.Event()
 
 
 def _import_pages() -> None:
     """Import every page's module once per process, in the background after the first page is drawn,
     so that a first switch to another page does not wait for its imports either."""
-    for module in PAGES:
-        importlib.import_module(f"sentret_core.ui.pages.{module}")
+    for page in PAGES:
+        importlib.import_module(f"sentret_core.ui.pages.{page.module}")
 
 
 def run() -> None:
     """One script run: page config, the navigation, then (once) the background warm-up and page imports."""
     st.set_page_config(page_title="sentret — entity support sentences", page_icon="🔎", layout="wide")
+    first = PAGES[0]
     navigation = st.navigation(
         [
-            # Explore answers at / (the default) and at /explore (the sidebar's link), so both kinds of link work
-            st.Page(_page("explore"), title="Explore", icon="🔎", url_path="home", default=True, visibility="hidden"),
-            st.Page(_page("explore"), title="Explore", icon="🔎", url_path="explore"),
-            st.Page(_page("howto"), title="How it works", icon="🧮", url_path="how-it-works"),
-            st.Page(_page("corpus"), title="Corpus", icon="📚", url_path="corpus"),
-            st.Page(_page("annotate"), title="Annotate", icon="✍️", url_path="annotate"),
-            st.Page(_page("evaluate"), title="Evaluate", icon="📊", url_path="evaluate"),
-            st.Page(_page("admin"), title="Admin", icon="🔐", url_path="admin"),
+            # the first page answers at / (the default) and at its own path (the sidebar's link), so both kinds of
+            # link work
+            st.Page(_page(first.module), title=first.title, icon=first.icon, url_path="home", default=True,
+                    visibility="hidden"),
+            *(st.Page(_page(page.module), title=page.title, icon=page.icon, url_path=page.url_path)
+              for page in PAGES),
         ]
     )
     navigation.run()

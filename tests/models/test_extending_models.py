@@ -28,6 +28,7 @@ from sentret_core.models import explain, get_model, list_models, score, search
 from sentret_core.models.arrays.layout import sentence_counts
 from sentret_core.models.arrays.postings import postings
 from sentret_core.models.arrays.vectors import union_sum
+from sentret_core.models.core.families import FAMILIES, undeclare_family
 from sentret_core.models.core.params import Params
 from sentret_core.models.core.registry import register, unregister
 from sentret_core.models.core.spec import Explained, ExplanationParts, zero_without_a_match
@@ -68,6 +69,8 @@ def coord() -> Iterator[types.ModuleType]:
         sys.modules.pop(module.__name__, None)
         if "coord.v1" in {spec.name for spec in list_models()}:
             unregister("coord.v1")
+        if "coord" in FAMILIES:
+            undeclare_family("coord")
 
 
 def test_the_recipe_model_is_listed_scores_searches_and_explains(index: Index, coord: types.ModuleType) -> None:
@@ -140,7 +143,7 @@ def counted() -> Iterator[list[int]]:
     register(
         "countsum.v1",
         display_name="Counts summed",
-        family="coord",
+        family="bm25",
         params=NoParams,
         explainer=explain_sum,
         closed=zero_without_a_match,

@@ -12,7 +12,9 @@ from sentret_core import Index
 from sentret_core.errors import SentretError
 from sentret_core.index.artefacts import NAME as ARTEFACT_NAME
 from sentret_core.models import MODELS, get_model, list_models, score
+from sentret_core.models.core.families import FAMILIES, declare_family, undeclare_family
 from sentret_core.models.core.params import ParamSpec
+from sentret_core.models.core.registry import register, unregister
 
 EXPECTED = [
     "tfisf.v1",
@@ -60,7 +62,7 @@ def test_every_expected_model_is_registered() -> None:
 def test_a_model_declares_everything_the_app_needs(name: str) -> None:
     spec = get_model(name)
     assert spec.display_name and spec.formula and spec.paper and spec.description
-    assert spec.family in ("tfisf", "bm25", "lm", "ltr", "embed", "minilm")
+    assert spec.family in FAMILIES and FAMILIES[spec.family].description
     assert spec.name == f"{spec.base}.v{spec.version}"
     defaults = spec.defaults()
     for p in spec.param_specs():
@@ -170,3 +172,34 @@ def test_values_are_converted_from_strings_and_numbers(small_index: Index) -> No
     p = get_model("lm-2si").resolve({"importance": "true", "mu": 250, "window": 2.0})
     assert (p.importance, p.mu, p.window) == (True, 250.0, 2)  # type: ignore[attr-defined]
     assert score(small_index, "war", "bm25", k1="0.9").params.k1 == 0.9  # type: ignore[attr-defined]
+
+
+def test_a_model_of_an_undeclared_family_is_refused_and_declaring_it_lets_it_in() -> None:
+    bm25 = get_model("bm25.v1")
+
+    def register_toy() -> None:
+        register("toyfamily.v1", display_name="Toy", family="toyfamily", params=type(bm25.defaults()),
+                 explainer=bm25.explainer, formula="x", paper="none", description="a toy")(bm25.scorer)
+
+    with pytest.raises(SentretError, match=r"no model family 'toyfamily'.*declare_family"):
+        register_toy()
+    assert "toyfamily.v1" not in MODELS
+    declare_family("toyfamily", "a toy family", reads_postings=True)
+    try:
+        declare_family("toyfamily", "a toy family", reads_postings=True)  # the same again: a no-op
+        with pytest.raises(SentretError, match="already declared"):
+            declare_family("toyfamily", "another description")
+        register_toy()
+        assert get_model("toyfamily").family == "toyfamily"
+    finally:
+        if "toyfamily.v1" in MODELS:
+            unregister("toyfamily.v1")
+        undeclare_family("toyfamily")
+    with pytest.raises(SentretError, match="lowercase"):
+        declare_family("Toy Family", "spaces and capitals")
+
+
+def test_the_families_that_read_postings_are_the_lexical_ones() -> None:
+    import sentret_core.learning.scorer  # noqa: F401  registers ltr.v1
+    assert {name for name, family in FAMILIES.items() if family.reads_postings} == {"bm25", "lm", "tfisf"}
+    assert {spec.family for spec in list_models()} == set(FAMILIES)  # no family is declared without a model

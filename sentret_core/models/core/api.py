@@ -22,6 +22,7 @@ from sentret_core.errors import ArgumentTypeError, ArgumentValueError, SentretEr
 from sentret_core.index.loaded import check_index
 from sentret_core.models.arrays.postings import postings
 from sentret_core.models.arrays.vectors import EMPTY_SCORES
+from sentret_core.models.core.families import get_family
 from sentret_core.models.core.query import no_match, prepare
 from sentret_core.models.core.records import Explanation, Scores
 from sentret_core.models.core.registry import get_model
@@ -34,9 +35,6 @@ if TYPE_CHECKING:
     from sentret_core.models.core.spec import ModelSpec
 
 _EMPTY_IDS = np.zeros(0, dtype=np.int64)
-# the families whose scorers read the query terms' sentence postings: their blocks are checked up front, two files at
-# once (MappedPostings.prepare)
-READS_POSTINGS = frozenset({"bm25", "lm", "tfisf"})
 
 
 def score(index: Index, query: str | Sequence[str], model: str = DEFAULT_RANKER, /, **params: Any) -> Scores:
@@ -84,7 +82,7 @@ def run_search(
     q = prepare(index, text)
     if spec.reason(q) is not None:
         return best_of(_unmatched(q, spec, resolved, text if asked is None else asked), k)
-    if spec.family in READS_POSTINGS:
+    if get_family(spec.family).reads_postings:  # their blocks are checked up front, two files at once
         postings(index).prepare(q.ids)
     found = None if spec.top_k is None else spec.top_k(index, q, resolved, k)
     if found is None:

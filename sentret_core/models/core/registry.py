@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sentret_core.errors import SentretError
+from sentret_core.models.core.families import get_family
 from sentret_core.models.core.spec import (
     Closed,
     Distribution,
@@ -38,6 +39,7 @@ def add(spec: ModelSpec, *, replace: bool = False) -> ModelSpec:
         raise ValueError(f"model name {spec.name!r} must end in a version, like 'bm25.v1'")
     if spec.name in MODELS and not replace:
         raise ValueError(f"model {spec.name!r} is already registered")
+    get_family(spec.family)  # a declared family (models/core/families.py)
     MODELS[spec.name] = spec
     latest = _ALIASES.get(spec.base)
     if latest is None or MODELS[latest].version <= spec.version:

@@ -79,7 +79,7 @@ class ModelSpec:
 
     name: str  # versioned, e.g. "bm25f.v1"
     display_name: str
-    family: str  # "tfisf", "bm25", "lm", "ltr" or "embed"
+    family: str  # a declared family (models/core/families.py): "tfisf", "bm25", "lm", "embed", "minilm", "ltr", …
     params: type[Params]
     scorer: Scorer
     explainer: Explainer
