@@ -20,8 +20,8 @@ a SentretError), ``IndexFormatError`` (a clear message), ``other SentretError``,
 
     .venv/bin/python benchmarks/hostile_index.py [--index data/indexes/demo] [--fork] [--workers 2] [--json out.json]
 
-``--resealed`` runs the resealed cases instead (hostile content behind consistent
-checksums: manifests, shards, artefacts, rankers; see ``benchmarks/hostile_resealed.py``).
+``benchmarks/hostile_resealed.py`` runs the resealed cases (hostile content behind consistent
+checksums: manifests, shards, artefacts, rankers).
 
 Seeded: the same index gives the same 258 cases. Pass ``--upgrade`` to first give the copy's
 manifest the fields of the current format (``sentret verify --fix``) when the index is an older one.
@@ -301,7 +301,7 @@ def run_subprocess(path: Path, models: list[str], timeout: float) -> tuple[int, 
     return done.returncode, done.stdout, message, verify.returncode, verify.stdout.strip()
 
 
-def _in_child(job: Callable[[], tuple[int, str, str]], timeout: float) -> tuple[int, str, str]:
+def in_child(job: Callable[[], tuple[int, str, str]], timeout: float) -> tuple[int, str, str]:
     """``job`` in a forked child: its code (negative: the signal that ended it), output, message."""
     with tempfile.NamedTemporaryFile(prefix="hostile-", suffix=".json", delete=False) as out:
         pass
@@ -332,7 +332,7 @@ def _in_child(job: Callable[[], tuple[int, str, str]], timeout: float) -> tuple[
 
 
 def run_forked(path: Path, models: list[str], timeout: float) -> tuple[int, str, str, int, str]:
-    code, stdout, message = _in_child(lambda: workload(str(path), QUERY, models), timeout)
+    code, stdout, message = in_child(lambda: workload(str(path), QUERY, models), timeout)
     vcode, vtext = verify_outcome(str(path))  # it only hashes and checks: no need for a process of its own
     return code, stdout, message, vcode, vtext
 
@@ -403,9 +403,6 @@ def main() -> int:
     parser.add_argument("--upgrade", action="store_true", help="first bring the copy's manifest to the current format")
     parser.add_argument("--quiet", action="store_true", help="no line per case")
     parser.add_argument("--json", help="write every case's outcome here")
-    parser.add_argument("--resealed", action="store_true",
-                        help="hostile manifests, shards, artefacts, rankers with consistent checksums")
-    parser.add_argument("--groups", default="manifest,shards,artefacts,rankers", help="with --resealed: which groups")
     parser.add_argument("--run-one", help=argparse.SUPPRESS)
     parser.add_argument("--verify-one", help=argparse.SUPPRESS)
     parser.add_argument("--shard", help=argparse.SUPPRESS)
@@ -420,15 +417,6 @@ def main() -> int:
         code, text = verify_outcome(args.verify_one)
         print(text)
         return code
-    if args.resealed:
-        from hostile_resealed import report, run
-
-        found = run(Path(args.index), models, min(args.timeout, 60.0), args.quiet, tuple(args.groups.split(",")))
-        print(f"{len(found)} resealed cases of {args.index}")
-        print(report(found))
-        if args.json:
-            Path(args.json).write_text(json.dumps(found, indent=1))
-        return 0
     if args.shard:  # one worker: --shard i/n --index COPY; results as JSON on stdout
         shard, shards = map(int, args.shard.split("/"))
         found = run_shard(Path(args.index), shard, shards, models, args.seed, args.fork, args.timeout, args.limit,

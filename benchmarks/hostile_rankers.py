@@ -70,7 +70,7 @@ RANKER_EDITS: dict[str, Callable[[str], str]] = {
 }
 
 
-def _store_rankers() -> dict[str, str]:
+def store_rankers() -> dict[str, str]:
     """Every crafted ranker stored under its own name: case → name."""
     from sentret_core.index import artefacts
     from sentret_core.learning.features import feature_names

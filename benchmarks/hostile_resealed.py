@@ -1,4 +1,4 @@
-"""Resealed hostile files: ``benchmarks/hostile_index.py --resealed``.
+"""Resealed hostile files, beside the damage matrix of ``benchmarks/hostile_index.py``.
 
 The damage matrix of ``hostile_index.py`` damages files by accident; here an attacker also rewrites
 every checksum, so each manifest is consistent and only checks on what the files *are* can tell.
@@ -21,13 +21,14 @@ SentretError), ``clear error`` (a SentretError), ``wrong`` (results without an e
 from the intact copy's, or non-finite scores), ``identical``. For rankers, which have no intact
 twin, a crafted text that loads and scores finitely is ``accepted``.
 
-    .venv/bin/python benchmarks/hostile_index.py --resealed --index SMALL_INDEX [--json out.json]
+    .venv/bin/python benchmarks/hostile_resealed.py --index SMALL_INDEX [--json out.json] [--groups manifest,rankers]
 
 The index needs the default artefacts (``classes``, ``triggers``) for the artefact group.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -41,8 +42,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from hostile_index import QUERY, _in_child, workload
-from hostile_rankers import _store_rankers, ranker_workload
+from hostile_index import MODELS, QUERY, in_child, workload
+from hostile_rankers import ranker_workload, store_rankers
 
 Job = Callable[[], tuple[int, str, str]]
 OUTCOMES = ("signal", "hang", "traceback", "wrong", "clear error", "identical", "accepted")
@@ -314,9 +315,9 @@ def run(index: Path, models: list[str], timeout: float, quiet: bool,
         pristine = work / "pristine"
         shutil.copytree(index, pristine, ignore=shutil.ignore_patterns(".lock"))
         models = [m for m in models if m in LM_MODELS] or LM_MODELS
-        _, reference, message = _in_child(partial(workload, str(pristine), QUERY, models), timeout)
-        _, built, problem = _in_child(partial(build_workload, str(pristine), BUILD_MODELS), timeout)
-        _, expected, _ = _in_child(partial(workload, str(pristine), QUERY, BUILD_MODELS), timeout)
+        _, reference, message = in_child(partial(workload, str(pristine), QUERY, models), timeout)
+        _, built, problem = in_child(partial(build_workload, str(pristine), BUILD_MODELS), timeout)
+        _, expected, _ = in_child(partial(workload, str(pristine), QUERY, BUILD_MODELS), timeout)
         if not reference or built != expected:
             raise SystemExit(f"the intact index fails the workload or its rebuild differs ({message or problem})")
         makers = [("manifest", _manifest_cases, "query"), ("shards", _shard_cases, "build"),
@@ -330,13 +331,13 @@ def run(index: Path, models: list[str], timeout: float, quiet: bool,
                 copy = work / f"case-{len(results)}" / "index"
                 shutil.copytree(pristine, copy, symlinks=True)
                 mutate(copy)
-                code, stdout, message = _in_child(_job(kind, str(copy), models), timeout)
-                vcode, _, vtext = _in_child(partial(verify_job, str(copy)), timeout)
+                code, stdout, message = in_child(_job(kind, str(copy), models), timeout)
+                vcode, _, vtext = in_child(partial(verify_job, str(copy)), timeout)
                 outcome = classify(code, stdout, expected if kind == "build" else reference)
                 results.append(_result(group, name, outcome, message, vcode, vtext, quiet))
                 shutil.rmtree(copy.parent, ignore_errors=True)
-        for name, stored in (_store_rankers() if "rankers" in groups else {}).items():
-            code, _, message = _in_child(partial(ranker_workload, str(pristine), stored), timeout)
+        for name, stored in (store_rankers() if "rankers" in groups else {}).items():
+            code, _, message = in_child(partial(ranker_workload, str(pristine), stored), timeout)
             outcome = "identical" if name == "intact" and code == 0 else classify(code, "", None)
             results.append(_result("rankers", name, outcome, message, None, "", quiet))
         return results
@@ -366,3 +367,24 @@ def report(results: list[dict[str, Any]]) -> str:
         lines.append(f"{group:10} {len(rows):5} " + " ".join(f"{counts.get(o, 0):11}" for o in OUTCOMES)
                      + f" {verified:>8}")
     return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--index", required=True, help="the index to copy and damage (with its default artefacts)")
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds a case's workload may take")
+    parser.add_argument("--groups", default=",".join(GROUPS), help="which groups, comma-separated")
+    parser.add_argument("--quiet", action="store_true", help="no line per case")
+    parser.add_argument("--json", help="write every case's outcome here")
+    args = parser.parse_args()
+    found = run(Path(args.index), args.models.split(","), args.timeout, args.quiet, tuple(args.groups.split(",")))
+    print(f"{len(found)} resealed cases of {args.index}")
+    print(report(found))
+    if args.json:
+        Path(args.json).write_text(json.dumps(found, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

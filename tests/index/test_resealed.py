@@ -37,7 +37,7 @@ from sentret_core.models.arrays.postings import postings
 from tests.index.conftest import term_in_block
 
 TIMEOUT = 60.0
-HOSTILE = Path(__file__).resolve().parents[2] / "benchmarks" / "hostile_index.py"
+RESEALED = Path(__file__).resolve().parents[2] / "benchmarks" / "hostile_resealed.py"
 
 
 def in_child(job: Callable[[], object], timeout: float = TIMEOUT) -> tuple[str, str]:
@@ -345,10 +345,10 @@ def test_index_load_and_verify_of_none_raise_the_projects_error() -> None:
 
 
 def test_the_resealed_benchmark_finds_no_signal_hang_traceback_or_wrong(small_index: Index, tmp_path: Path) -> None:
-    """benchmarks/hostile_index.py --resealed: manifests, shards, artefacts and rankers."""
+    """benchmarks/hostile_resealed.py: manifests, shards, artefacts and rankers."""
     out = tmp_path / "cases.json"
     done = subprocess.run(
-        [sys.executable, str(HOSTILE), "--resealed", "--index", str(small_index.path), "--quiet",
+        [sys.executable, str(RESEALED), "--index", str(small_index.path), "--quiet",
          "--json", str(out)],
         capture_output=True, text=True, timeout=600,
     )
