@@ -24,7 +24,7 @@ from sentret_core.models.training.triggers import ASK_TABLES, ASKS, COMPONENTS, 
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
-    from sentret_core.models.lm_trigger.scorer import TriggerParams
+    from sentret_core.models.lm_trigger.params import TriggerParams
 
 
 def _sentence_label_counts(index: Index, sentence: int, labels: Sequence[str]) -> np.ndarray:

@@ -82,20 +82,16 @@ tuned on WikiQA train (see :class:`TriggerParamsV2`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sentret_core.errors import SentretError
 from sentret_core.models.arrays.layout import collection_model, layout
 from sentret_core.models.arrays.postings import postings
 from sentret_core.models.arrays.vectors import EMPTY_IDS, EMPTY_SCORES, gather, union
 from sentret_core.models.core.papers import MOMTAZI_KLAKOW_2015
-from sentret_core.models.core.params import Params, Range, grid_range, param
 from sentret_core.models.core.query import Query
 from sentret_core.models.core.registry import register
-from sentret_core.models.lm.params import MU_GRID, MU_MIN
 from sentret_core.models.lm_class.scorer import cap_candidates
 from sentret_core.models.lm_trigger.data import ask_data, trigger_data
 from sentret_core.models.lm_trigger.explain import (
@@ -104,52 +100,11 @@ from sentret_core.models.lm_trigger.explain import (
     explain_trigger,
     explain_trigger_v2,
 )
-from sentret_core.models.training.triggers import ASK_TABLES, COMPONENTS, DEFAULT_NAME, KIND, TABLES
+from sentret_core.models.lm_trigger.params import TriggerParams, TriggerParamsV2
+from sentret_core.models.training.triggers import ASK_TABLES, TABLES
 
 if TYPE_CHECKING:
     from sentret_core.index.reader import Index
-
-
-_LAM: Range = Range(min=0.0, max=1.0, step=0.05, grid=grid_range(0.1, 0.9, 0.1))
-
-
-_HELP = {
-    "self": "weight of self triggering: the unsmoothed sentence model c(q,s)/|s|",
-    "inside": "weight of inside-sentence triggering (terms of one sentence trigger each other)",
-    "across": "weight of across-sentence triggering (terms trigger the next sentence's terms)",
-    "qa": "weight of QA-pair triggering (question terms trigger answer terms; see train_triggers)",
-    "ne": "weight of named-entity triggering (question terms trigger answer NER labels; see train_triggers)",
-    "mu": "Dirichlet prior of the word unigram model, which gets the remaining weight 1 − Σλ",
-    "max_candidates": "most sentences returned: those with a query term, then the best others",
-    "tables": "name of the trained trigger-table artefact of the index (sentret train triggers INDEX --name …)",
-}
-
-
-@dataclass(frozen=True)
-class TriggerParams(Params):
-    lam_self: float = param(0.0, _HELP["self"], symbol=r"\lambda_{self}", **_LAM)
-    lam_inside: float = param(0.2, _HELP["inside"], symbol=r"\lambda_{in}", **_LAM)
-    lam_across: float = param(0.0, _HELP["across"], symbol=r"\lambda_{ac}", **_LAM)
-    lam_qa: float = param(0.0, _HELP["qa"], symbol=r"\lambda_{qa}", **_LAM)
-    lam_ne: float = param(0.0, _HELP["ne"], symbol=r"\lambda_{ne}", **_LAM)
-    # μ = 0 leaves a sentence without a query term probability 0 (-inf): refused
-    mu: float = param(100.0, _HELP["mu"], symbol=r"\mu", min=MU_MIN, max=1e6, step=1.0, grid=MU_GRID)
-    max_candidates: int = param(10000, _HELP["max_candidates"], min=1, max=1_000_000, step=1)
-    tables: str = param(DEFAULT_NAME, _HELP["tables"], artefact=KIND)
-
-    def check(self) -> None:
-        total = sum(self.weights().values())
-        if total > 1.0 + 1e-12:
-            raise SentretError(
-                f"the triggering weights lam_self + lam_inside + lam_across + lam_qa + lam_ne = {total:g} "
-                "exceed 1; they are mixture weights and the word unigram model gets 1 minus their sum"
-            )
-
-    def weights(self) -> dict[str, float]:
-        return {name: float(getattr(self, f"lam_{name}")) for name in COMPONENTS}
-
-    def rest(self) -> float:
-        return max(1.0 - sum(self.weights().values()), 0.0)
 
 
 def closed_trigger(index: Index, q: Query, p: TriggerParams, ids: np.ndarray) -> np.ndarray:
@@ -281,28 +236,6 @@ def _likelihood(
 
 
 # --- lm-trigger.v2: question words kept, tuned defaults --------------------------------------------------
-
-_LAM0: Range = Range(min=0.0, max=1.0, step=0.05, grid=(0.0, *grid_range(0.1, 0.9, 0.1)))
-
-
-@dataclass(frozen=True)
-class TriggerParamsV2(TriggerParams):
-    """v1's parameters with 0 on every λ grid, and defaults tuned on WikiQA train: MAP, coordinate
-    ascent over the grids from the defaults, on half B of the train questions with tables whose
-    QA/NE rows were counted on the other half A (so the weights are not tuned on the questions the
-    tables memorised; ``benchmarks/vocab_gap_crossfit.py``). They suit tables trained with QA pairs;
-    with corpus-only tables the QA and NE weights act as extra collection smoothing."""
-
-    lam_self: float = param(0.0, _HELP["self"], symbol=r"\lambda_{self}", **_LAM0)
-    lam_inside: float = param(0.1, _HELP["inside"], symbol=r"\lambda_{in}", **_LAM0)
-    lam_across: float = param(0.0, _HELP["across"], symbol=r"\lambda_{ac}", **_LAM0)
-    lam_qa: float = param(0.1, _HELP["qa"] + "; also question words → answer terms", symbol=r"\lambda_{qa}",
-                          **_LAM0)
-    lam_ne: float = param(0.4, _HELP["ne"] + "; also question words (?when → DATE)", symbol=r"\lambda_{ne}",
-                          **_LAM0)
-    # μ = 0 with every trigger weight 0 leaves a sentence without a query term probability 0: refused
-    mu: float = param(50.0, _HELP["mu"], symbol=r"\mu", min=MU_MIN, max=1e6, step=1.0, grid=MU_GRID)
-
 
 def ask_scores(index: Index, q: Query, cand: np.ndarray, p: TriggerParams) -> np.ndarray | None:
     """Σ_{a∈asks} log p(a|θ_s) for every candidate (None when no marker is scored)."""
