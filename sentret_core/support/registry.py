@@ -10,9 +10,9 @@ Every registered sentence scorer is a support model too (eqs. 5/6, over its own 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -22,13 +22,32 @@ from sentret_core.support.entity_position import position_scores
 from sentret_core.support.entity_stats import ENTITY_SCORES
 
 if TYPE_CHECKING:
-    from sentret_core.support.context import QueryContext
+    from sentret_core.index.reader import Index
+    from sentret_core.support.entity_stats import EntityStats
 
 OVER_TOP = "S_qe"  # candidates: the sentences of the ranker's top k that mention the entity
 OVER_CONTEXT = "Ŝ_qe"  # candidates: those of the top k and its ±window neighbours that mention the entity
 
+
+
+class SupportContext(Protocol):
+    """What a support model reads of the query's shared context (``support.context.QueryContext`` has it)."""
+
+    @property
+    def index(self) -> Index: ...
+
+    @property
+    def terms(self) -> Sequence[str]: ...  # the query's terms
+
+    @property
+    def stats(self) -> EntityStats: ...  # of the entities in the ranker's top k
+
+    @property
+    def allowed(self) -> np.ndarray: ...  # a boolean per entity: does it carry one of the labels asked for?
+
+
 # (the query's context, entity id, candidate sentence ids ascending) -> H_qe(s) of each candidate
-SupportScorer = Callable[["QueryContext", int, np.ndarray], np.ndarray]
+SupportScorer = Callable[[SupportContext, int, np.ndarray], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -71,12 +90,12 @@ def title(name: str) -> str:
     return found.title if found is not None else get_model(name).display_name
 
 
-def _position(ctx: QueryContext, entity: int, ids: np.ndarray) -> np.ndarray:
+def _position(ctx: SupportContext, entity: int, ids: np.ndarray) -> np.ndarray:
     return position_scores(ctx.index, ids, ctx.terms, entity)
 
 
 def _aggregated(how: str, score: str) -> SupportScorer:
-    def scorer(ctx: QueryContext, entity: int, ids: np.ndarray) -> np.ndarray:
+    def scorer(ctx: SupportContext, entity: int, ids: np.ndarray) -> np.ndarray:
         return aggregate(ctx.index, ids, ctx.stats, score, how, ctx.allowed)
 
     return scorer
