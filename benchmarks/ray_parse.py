@@ -30,7 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from sentret_core.ingest.corpus import read_demo  # noqa: E402
-from sentret_core.ingest.parse import Engine, parse_into  # noqa: E402
+from sentret_core.ingest.engine import Engine  # noqa: E402
+from sentret_core.ingest.parse import parse_into  # noqa: E402
 from sentret_core.ingest.shards import ShardWriter  # noqa: E402
 
 

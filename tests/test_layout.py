@@ -187,7 +187,6 @@ _FACADE = "annotates the JudgmentStore facade its functions take; the store impo
 TYPING_EDGES_ALLOWED: dict[tuple[str, str], str] = {
     ("sentret_core.index.artefacts", "sentret_core.index.reader"): "annotates the Index that reads the artefacts",
     ("sentret_core.index.artefact_contents", "sentret_core.index.reader"): "annotates the Index an artefact must fit",
-    ("sentret_core.ingest.ray_engine", "sentret_core.ingest.parse"): "annotates the Engine protocol parse defines",
     ("sentret_core.annotation.records", "sentret_core.annotation.item_order"): "annotates ItemOrder",
     ("sentret_core.annotation.adjudication", "sentret_core.annotation.store"): _FACADE,
     ("sentret_core.annotation.review", "sentret_core.annotation.store"): _FACADE,

@@ -81,7 +81,7 @@ def engine_options(p: argparse.ArgumentParser, model_default: str | None = None)
 
 
 def engine_of(args: argparse.Namespace, model: str | None = None) -> Any:
-    from sentret_core.ingest.parse import Engine
+    from sentret_core.ingest.engine import Engine
 
     model = args.model if model is None else model
     return Engine(args.engine, model, args.n_process, args.batch_size, args.address, args.num_workers)

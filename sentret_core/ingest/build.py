@@ -27,9 +27,10 @@ from sentret_core.errors import CorpusError, SentretError
 from sentret_core.index.format import MANIFEST, SHARDS, is_index, read_manifest, write_manifest
 from sentret_core.ingest.assemble import assemble
 from sentret_core.ingest.corpus import Document, Fields, Skipped
+from sentret_core.ingest.engine import Engine
 from sentret_core.ingest.interrupt import cleanup_on_signals, signals_deferred
 from sentret_core.ingest.nlp import DEFAULT_BATCH_SIZE, DEFAULT_PIPELINE
-from sentret_core.ingest.parse import Engine, Progress, open_source, parse_into, refuse_known
+from sentret_core.ingest.parse import Progress, open_source, parse_into, refuse_known
 from sentret_core.ingest.resume import parse_resumably, source_identity
 from sentret_core.ingest.shards import (
     SHARD_DOCUMENTS,

@@ -8,51 +8,16 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
-from sentret_core.errors import CorpusError, SentretError
-from sentret_core.index.safe_files import spacy_model_problem
+from sentret_core.errors import CorpusError
 from sentret_core.ingest.corpus import Document, Fields, Skipped, read_corpus
-from sentret_core.ingest.nlp import DEFAULT_BATCH_SIZE, DEFAULT_PIPELINE, load_pipeline, parse_documents
+from sentret_core.ingest.engine import Engine
+from sentret_core.ingest.nlp import load_pipeline, parse_documents
 from sentret_core.ingest.pipeline import check_same_pipeline, pipeline_record
 from sentret_core.ingest.shards import ShardWriter
 
 Progress = Callable[[int, int], None]  # (documents done, words done)
-ENGINES = ("local", "ray")
-
-
-@dataclass(frozen=True)
-class Engine:
-    """How the spaCy pass runs: ``local`` (``n_process`` workers) or ``ray`` (``num_workers`` actors at ``address``)."""
-
-    name: str = "local"
-    model: str = DEFAULT_PIPELINE
-    n_process: int = 2
-    batch_size: int = DEFAULT_BATCH_SIZE
-    address: str | None = None
-    num_workers: int | None = None
-
-    def check(self) -> None:
-        if self.name not in ENGINES:
-            raise SentretError(f"unknown engine {self.name!r}; choose one of {', '.join(ENGINES)}")
-        if self.n_process < 1 or self.batch_size < 1:
-            raise SentretError(
-                f"--n-process and --batch-size must be at least 1 (got {self.n_process}, {self.batch_size})"
-            )
-        if self.num_workers is not None and self.num_workers < 1:
-            raise SentretError(f"--num-workers must be at least 1 (got {self.num_workers})")
-        if self.model and (problem := spacy_model_problem(self.model)) is not None:
-            raise SentretError(f"--model {self.model}: {problem.removeprefix('its ')}")
-        if self.address is not None and not self.address.strip():
-            raise SentretError(
-                "--address is empty: name the Ray cluster as HOST:PORT (or 'auto'), or leave it out to start Ray here"
-            )
-        if self.address is not None and self.address.strip().lower().startswith("ray://"):
-            raise SentretError(
-                f"--address {self.address}: sentret does not go through Ray Client (ray://); give the head node's "
-                "HOST:PORT as `ray start --head` prints it (port 6379 unless --port says otherwise), or auto"
-            )
 
 
 def open_source(source: str | Any, fmt: str, encoding: str, skipped: Skipped,

@@ -34,7 +34,7 @@ from sentret_core.ingest.pipeline import check_same_pipeline, pipeline_record
 from sentret_core.ingest.shards import ShardWriter, to_table
 
 if TYPE_CHECKING:
-    from sentret_core.ingest.parse import Engine
+    from sentret_core.ingest.engine import Engine
 
 log = logging.getLogger(__name__)
 CONNECT_TIMEOUT_S = 5.0

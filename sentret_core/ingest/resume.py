@@ -34,8 +34,9 @@ import pyarrow as pa
 from sentret_core.errors import SentretError
 from sentret_core.index.validate import sha256_problem
 from sentret_core.ingest.corpus import DEMO, DEMO_PACKAGE, Document, Fields
+from sentret_core.ingest.engine import Engine
 from sentret_core.ingest.interrupt import cleanup_on_signals, signals_deferred
-from sentret_core.ingest.parse import Engine, Progress, parse_into
+from sentret_core.ingest.parse import Progress, parse_into
 from sentret_core.ingest.shards import MANIFEST as SHARDS_MANIFEST
 from sentret_core.ingest.shards import ShardWriter, read_shards_manifest, write_shards_manifest
 from sentret_core.ingest.staging import OWNER, claim, disk_full, owner_of, release, remove_stale, running_owner

@@ -19,7 +19,8 @@ import pytest
 
 from sentret_core.ingest import assemble, external_merge, streamed
 from sentret_core.ingest.build import build_from_shards
-from sentret_core.ingest.parse import Engine, parse_into
+from sentret_core.ingest.engine import Engine
+from sentret_core.ingest.parse import parse_into
 from sentret_core.ingest.shards import ShardWriter
 from tests.ingest.test_shards import golden_docs
 

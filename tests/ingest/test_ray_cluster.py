@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from sentret_core.ingest.build import parse_source
-from sentret_core.ingest.parse import Engine
+from sentret_core.ingest.engine import Engine
 
 pytest.importorskip("ray", reason="Ray is the optional `scale` extra (pip install -e '.[scale]'); CI installs it")
 

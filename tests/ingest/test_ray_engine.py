@@ -20,8 +20,9 @@ from sentret_core.errors import SentretError
 from sentret_core.ingest import ray_engine
 from sentret_core.ingest.build import parse_source
 from sentret_core.ingest.corpus import Document, Skipped, presegmented, read_corpus
+from sentret_core.ingest.engine import Engine
 from sentret_core.ingest.nlp import DEFAULT_PIPELINE, load_pipeline
-from sentret_core.ingest.parse import Engine, parse_into
+from sentret_core.ingest.parse import parse_into
 from sentret_core.ingest.pipeline import pipeline_record
 from sentret_core.ingest.ray_engine import check_nodes, node_differences, parses_with
 from sentret_core.ingest.shards import ShardWriter, read_shards_manifest

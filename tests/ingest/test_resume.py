@@ -18,7 +18,7 @@ import pytest
 from sentret_core.errors import SentretError
 from sentret_core.ingest import staging
 from sentret_core.ingest.build import parse_source
-from sentret_core.ingest.parse import Engine
+from sentret_core.ingest.engine import Engine
 from sentret_core.ingest.resume import KIND, partial_folder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,7 +95,7 @@ def test_a_parse_killed_outright_goes_on_and_drops_what_it_left_half_written(
     script = (
         "import sys, time\n"
         "from sentret_core.ingest.build import parse_source\n"
-        "from sentret_core.ingest.parse import Engine\n"
+        "from sentret_core.ingest.engine import Engine\n"
         "def slow(done, words):\n"
         "    time.sleep(0.3)\n"
         f"parse_source({str(source)!r}, {str(out)!r}, engine=Engine(n_process=1), shard_documents={PER_SHARD},"

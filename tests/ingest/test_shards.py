@@ -20,8 +20,9 @@ from sentret_core.index.reader import verify
 from sentret_core.ingest import assemble
 from sentret_core.ingest.build import add_documents, build_from_documents, build_from_shards, parse_source
 from sentret_core.ingest.corpus import Document, Skipped, presegmented, read_corpus
+from sentret_core.ingest.engine import Engine
 from sentret_core.ingest.nlp import parse_documents
-from sentret_core.ingest.parse import Engine, parse_into
+from sentret_core.ingest.parse import parse_into
 from sentret_core.ingest.shards import ShardWriter, read_shard, read_shards_manifest, to_table
 
 ROOT = Path(__file__).resolve().parents[2]

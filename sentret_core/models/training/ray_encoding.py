@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from sentret_core.errors import SentretError
-from sentret_core.ingest.parse import Engine
+from sentret_core.ingest.engine import Engine
 from sentret_core.ingest.ray_engine import IN_FLIGHT, RETRIES, import_ray, node_name, start_ray, worker_error
 
 Job = tuple[int, list[str]]  # (the chunk's first sentence id, its texts)
