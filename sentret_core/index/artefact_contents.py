@@ -14,7 +14,7 @@ import numpy as np
 from sentret_core.errors import SentretError
 
 if TYPE_CHECKING:
-    from sentret_core.index.reader import Index
+    from sentret_core.index.view import IndexView
 
 TEXTS_FILE = "sentences.parquet"  # the index file of the sentences' texts
 MAX_CLASSES = 1_000_001  # training allows 1,000,000 classes, plus the shared class of rare words
@@ -22,7 +22,7 @@ TRIGGER_TABLES = ("inside", "across", "qa", "ne")  # models.training.triggers.TA
 ASK_TABLES = ("qa_ask", "ne_ask")  # its question-word rows (triggers written before them have none)
 
 
-def check_contents(kind: str, arrays: dict[str, np.ndarray], record: dict[str, Any], index: Index) -> None:
+def check_contents(kind: str, arrays: dict[str, np.ndarray], record: dict[str, Any], index: IndexView) -> None:
     """Raise a SentretError saying what does not fit when the arrays and record of an artefact of
     ``kind`` (word classes, trigger tables) do not fit ``index``; other kinds are not checked here."""
     if kind == "classes":
@@ -35,12 +35,12 @@ def check_contents(kind: str, arrays: dict[str, np.ndarray], record: dict[str, A
         _check_vectors(arrays, record, index)
 
 
-def texts_checksum(index: Index) -> str:
+def texts_checksum(index: IndexView) -> str:
     """The checksum of the index's sentence texts (what sentence vectors are encoded from)."""
     return str((index.manifest.get("files") or {}).get(TEXTS_FILE, ""))
 
 
-def _check_vectors(arrays: dict[str, np.ndarray], record: dict[str, Any], index: Index) -> None:
+def _check_vectors(arrays: dict[str, np.ndarray], record: dict[str, Any], index: IndexView) -> None:
     """Sentence vectors (minilm.v1's): one finite float16 row per sentence, encoded from these texts."""
     vectors = arrays.get("vectors")
     dim = record.get("dim")
@@ -76,7 +76,7 @@ def _check_graph(graph: np.ndarray, n: int, dim: int) -> None:
                            f"not one of {dim} per sentence ({n:,})")
 
 
-def _check_impacts(arrays: dict[str, np.ndarray], record: dict[str, Any], index: Index) -> None:
+def _check_impacts(arrays: dict[str, np.ndarray], record: dict[str, Any], index: IndexView) -> None:
     models = record.get("models")
     if not isinstance(models, dict) or not all(isinstance(p, dict) for p in models.values()):
         raise SentretError("its record lacks the parameters of its models")

@@ -39,7 +39,7 @@ from sentret_core.errors import SentretError
 from sentret_core.index.artefact_contents import check_contents
 
 if TYPE_CHECKING:
-    from sentret_core.index.reader import Index
+    from sentret_core.index.view import IndexView
 
 FOLDER = "artefacts"
 META = "artefact.json"
@@ -74,7 +74,7 @@ class Artefact:
         return f"{self.name}@{self.sha256[:12]}"
 
 
-def fingerprint(index: Index) -> str:
+def fingerprint(index: IndexView) -> str:
     """A short hash of what derived statistics are computed from (the index's own checksums)."""
     files = index.manifest.get("files", {})
     text = "|".join(f"{n}={files.get(n, '')}" for n in _FINGERPRINTED) + f"|N={index.N}|V={index.V}"
@@ -123,7 +123,7 @@ def _root(index_path: str | Path | None, kind: str) -> Path:
 
 
 def write(
-    index: Index | None, kind: str, name: str, arrays: dict[str, np.ndarray], meta: dict[str, Any]
+    index: IndexView | None, kind: str, name: str, arrays: dict[str, np.ndarray], meta: dict[str, Any]
 ) -> Artefact:
     """Write (or replace) artefact ``name`` of ``index`` (of the store, for a shared kind); the old
     one stays whole until the rename."""
@@ -163,7 +163,7 @@ def _record(root: Path, name: str) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
-def _missing(index: Index, kind: str, name: str) -> SentretError:
+def _missing(index: IndexView, kind: str, name: str) -> SentretError:
     if kind in _MAKE:
         return SentretError(f"{store_root()} has no {kind} named {name!r}: {_MAKE[kind]}")
     return SentretError(
@@ -172,7 +172,7 @@ def _missing(index: Index, kind: str, name: str) -> SentretError:
     )
 
 
-def reference(index: Index, kind: str, name: str) -> str:
+def reference(index: IndexView, kind: str, name: str) -> str:
     """``name@hash`` of the artefact a model would use (what a run records); raises if it is missing."""
     record = _record(_root(index.path, kind), name)
     if record is None or record.get("kind") != kind:
@@ -180,7 +180,7 @@ def reference(index: Index, kind: str, name: str) -> str:
     return f"{name}@{str(record.get('sha256', ''))[:12]}"
 
 
-def read(index: Index, kind: str, name: str) -> Artefact:
+def read(index: IndexView, kind: str, name: str) -> Artefact:
     """Artefact ``name`` of ``kind``, checked against its hash and the index (memoised per loaded
     index, or per process for a shared kind)."""
     check_name(name)
@@ -207,7 +207,7 @@ def read(index: Index, kind: str, name: str) -> Artefact:
     return found
 
 
-def _load(root: Path, name: str, index: Index | None) -> Artefact:
+def _load(root: Path, name: str, index: IndexView | None) -> Artefact:
     """Load and check one artefact; ``index`` (None for a shared kind) is the one it must fit."""
     folder = root / name
     damaged = f"artefact {name!r} of {root} is damaged"
@@ -249,7 +249,7 @@ def available(index_path: str | Path | None, kind: str | None = None) -> list[di
     return found
 
 
-def problems(index: Index) -> list[str]:
+def problems(index: IndexView) -> list[str]:
     """What is wrong with the artefacts folder of an index (for ``sentret verify``); empty if sound."""
     root = Path(index.path) / FOLDER
     if not root.exists():
