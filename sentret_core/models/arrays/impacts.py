@@ -22,6 +22,8 @@ lists for every query with two frequent terms at 10M.)
 The keys are each model's (BM25F: :mod:`~sentret_core.models.bm25.pruning`; the language models:
 :mod:`~sentret_core.models.lm.pruning`); a list holds for the parameters it was built with (recorded with it)
 and is not read for others.
+
+How the exact top k fits together, with a worked example: docs/topk.md.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ They are read from the term's postings, a pass over every row: for the most freq
 that took 3.9 s, paid by the first query to need it. Where the index's impact lists were built
 (``sentret train impacts``), the maxima of every term of more than :data:`STORED_FROM` postings are stored with
 them (:func:`stored`), parameter-free, so they serve every model and parameter.
+
+How the exact top k fits together, with a worked example: docs/topk.md.
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ and BM25F's (:mod:`~sentret_core.models.bm25.pruning`, a sum of per-term maxima)
 (:mod:`~sentret_core.models.tfisf.pruning`) and the language models' (:mod:`~sentret_core.models.lm.pruning`,
 a bound over sentence lengths in log space). Each scores its final candidates with its exhaustive
 scorer's own code, so the top k holds the same scores bit for bit.
+
+How the exact top k fits together, with a worked example: docs/topk.md.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ title, an LM's window or document model), so a range of whole documents is score
 would score it; the range's own k best (score descending, ties by id) hold every one of the overall k best it
 has. Memory is bounded by one range, not by the index: at 75M sentences a term in most of them had BM25F's
 fields and weights, or an LM's coefficients over its documents' sentences, built for 70M rows at once.
+
+How the exact top k fits together, with a worked example: docs/topk.md.
 """
 
 from __future__ import annotations

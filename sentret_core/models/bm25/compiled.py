@@ -5,6 +5,8 @@ fixed overhead, not arithmetic; the extension does the same work in one call. Th
 (:func:`~sentret_core.models.bm25.sums.saturated_sum`, then :func:`~sentret_core.models.core.api.best_of`) stays
 the reference, and runs wherever the extension is absent (not built), declines an input (another dtype, an
 unsorted posting slice, a NaN to rank), or does not add as this numpy does (checked once, at import).
+
+How the exact top k fits together, with a worked example: docs/topk.md.
 """
 
 from __future__ import annotations

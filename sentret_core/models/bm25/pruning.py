@@ -8,6 +8,8 @@ formula and summed by :func:`~sentret_core.models.arrays.vectors.union_sum` in q
 every candidate's sum adds the same numbers in the same order (:mod:`~sentret_core.models.bm25.sums`, the
 exhaustive scorers' own). BM25 (:func:`saturated_top_k`) and BM25F (:func:`fields_top_k`) give
 :func:`max_score` their sums.
+
+How the exact top k fits together, with a worked example: docs/topk.md.
 """
 
 from __future__ import annotations

@@ -19,6 +19,8 @@ The candidates an essential term reaches are cut to those whose essential parts 
 of their documents follow only from documents whose p(t|d) can lift such a sentence to θ
 (:func:`_documents_reaching`). All are scored by the closed form the exhaustive scorer shares (:func:`log_terms_at`,
 :func:`summed`, the terms added in query order), so the top k holds its scores bit for bit.
+
+How the exact top k fits together, with a worked example: docs/topk.md.
 """
 
 from __future__ import annotations

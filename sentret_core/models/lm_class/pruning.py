@@ -32,6 +32,8 @@ what it is given by the same order. Let T be the top k of all the candidates by 
 
 The final candidates are scored by the scorer's own closed form (``class_likelihood`` at given ids, elementwise
 the same arithmetic as at the scorer's candidates), so the top k holds its scores bit for bit.
+
+How the exact top k fits together, with a worked example: docs/topk.md.
 """
 
 from __future__ import annotations

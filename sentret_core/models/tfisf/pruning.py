@@ -6,6 +6,8 @@ postings (or stored with the impact lists, :mod:`~sentret_core.models.arrays.max
 :func:`~sentret_core.models.tfisf.sums.tfisf_scores`' own, so the top k holds its scores bit for bit. tfisf.v1 and
 idfdoc.v1 register it; tfmix's counts mix in the neighbours. Where the index has impact lists, a query with one
 frequent term reads the first entries of its list instead (:func:`listed_top_k`).
+
+How the exact top k fits together, with a worked example: docs/topk.md.
 """
 
 from __future__ import annotations
