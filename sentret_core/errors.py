@@ -9,7 +9,16 @@ from __future__ import annotations
 
 
 class SentretError(ValueError):
-    """Base of every user-facing error: the CLI prints it and exits 2, the app shows ``st.error``."""
+    """Base of every user-facing error: the CLI prints it and exits 2, the app shows ``st.error``.
+
+    A message about the caller's arguments writes each as a Python call does, with its value (``n_process=0``),
+    and lists their names in ``arguments``; the CLI prints each as the flag that set it (``--n-process 0``), so
+    the library never names its command line's flags.
+    """
+
+    def __init__(self, *args: object, arguments: tuple[str, ...] = ()) -> None:
+        super().__init__(*args)
+        self.arguments = arguments
 
 
 class CorpusError(SentretError):

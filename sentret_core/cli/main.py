@@ -63,10 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     with logging_to_stderr(getattr(args, "verbose", 0) - getattr(args, "quiet", 0)) as log:
         if config is not None:
             log.debug("read %s: %s", config.path, ", ".join(applied) or "nothing that applies")
-        return _run(args, log)
+        return _run(args, log, parser)
 
 
-def _run(args: argparse.Namespace, log: logging.Logger) -> int:
+def _run(args: argparse.Namespace, log: logging.Logger, parser: argparse.ArgumentParser) -> int:
     """The command, with every way it can end turned into an exit code and at most one line."""
     from sentret_core.errors import SentretError
 
@@ -84,7 +84,9 @@ def _run(args: argparse.Namespace, log: logging.Logger) -> int:
     except SentretError as err:
         if debug:
             raise
-        _say(f"sentret: error: {err}")
+        from sentret_core.cli.flags import with_flags
+
+        _say(f"sentret: error: {with_flags(err, parser, args.run)}")
         return EXIT_USAGE
     except KeyboardInterrupt:
         _say("sentret: interrupted")

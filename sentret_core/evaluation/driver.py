@@ -93,7 +93,8 @@ def evaluate_benchmark(
     if folds is not None and tune_on is not None:
         raise SentretError("choose either folds (cross-validation) or tune_on (another file), not both")
     if tune_on is not None and tune_on.name != bench.name:
-        raise SentretError(f"--tune-on must hold the same benchmark ({bench.name}), not {tune_on.name}")
+        raise SentretError(f"tune_on={tune_on.name}: must hold the same benchmark ({bench.name})",
+                           arguments=("tune_on",))
     note = progress or (lambda _: None)
     request = plan(bench.name, models, params=params, baseline=baseline, metrics=metrics, ranker=ranker,
                    tune_metric=tune_metric)

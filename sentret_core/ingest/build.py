@@ -267,7 +267,8 @@ def parse_source(
     engine = engine or Engine()
     engine.check()
     if isinstance(shard_documents, bool) or not isinstance(shard_documents, int) or shard_documents < 1:
-        raise SentretError(f"--shard-documents must be a whole number of at least 1 (got {shard_documents!r})")
+        raise SentretError(f"shard_documents={shard_documents!r}: must be a whole number of at least 1",
+                           arguments=("shard_documents",))
     out = Path(out)
     if str(source) != "demo":
         check_not_the_source(out, Path(source))

@@ -27,19 +27,18 @@ class Engine:
         if self.name not in ENGINES:
             raise SentretError(f"unknown engine {self.name!r}; choose one of {', '.join(ENGINES)}")
         if self.n_process < 1 or self.batch_size < 1:
-            raise SentretError(
-                f"--n-process and --batch-size must be at least 1 (got {self.n_process}, {self.batch_size})"
-            )
+            raise SentretError(f"n_process={self.n_process} and batch_size={self.batch_size}: each must be at least 1",
+                               arguments=("n_process", "batch_size"))
         if self.num_workers is not None and self.num_workers < 1:
-            raise SentretError(f"--num-workers must be at least 1 (got {self.num_workers})")
+            raise SentretError(f"num_workers={self.num_workers}: must be at least 1", arguments=("num_workers",))
         if self.model and (problem := spacy_model_problem(self.model)) is not None:
-            raise SentretError(f"--model {self.model}: {problem.removeprefix('its ')}")
+            raise SentretError(f"model={self.model}: {problem.removeprefix('its ')}", arguments=("model",))
         if self.address is not None and not self.address.strip():
             raise SentretError(
-                "--address is empty: name the Ray cluster as HOST:PORT (or 'auto'), or leave it out to start Ray here"
-            )
+                f"address={self.address!r} is empty: name the Ray cluster as HOST:PORT (or 'auto'), or leave it out "
+                "to start Ray here", arguments=("address",))
         if self.address is not None and self.address.strip().lower().startswith("ray://"):
             raise SentretError(
-                f"--address {self.address}: sentret does not go through Ray Client (ray://); give the head node's "
-                "HOST:PORT as `ray start --head` prints it (port 6379 unless --port says otherwise), or auto"
-            )
+                f"address={self.address}: sentret does not go through Ray Client (ray://); give the head node's "
+                "HOST:PORT as `ray start --head` prints it (port 6379 unless `ray start --port` says otherwise), "
+                "or auto", arguments=("address",))

@@ -117,7 +117,8 @@ def decode_error(path: Path, encoding: str, err: UnicodeDecodeError) -> CorpusEr
 def check_encoding(encoding: str) -> str:
     """The codec for ``encoding``, a text encoding (``hex`` or ``rot13`` are codecs, but not of text)."""
     if not isinstance(encoding, str) or not encoding:
-        raise CorpusError(f"--encoding must name a text encoding such as utf-8 or latin-1 (got {encoding!r})")
+        raise CorpusError(f"encoding={encoding!r}: must name a text encoding such as utf-8 or latin-1",
+                          arguments=("encoding",))
     try:
         name = codecs.lookup(encoding).name
         "".encode(name)  # LookupError for a codec that is not a text encoding

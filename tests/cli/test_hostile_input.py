@@ -143,7 +143,20 @@ def test_absurd_numbers_and_names_on_the_command_line(small_index: Index, capsys
 
 def test_an_empty_ray_address_is_refused_before_ray_starts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, err = run(["parse", "demo", "--out", tmp_path / "s", "--engine", "ray", "--address", ""], capsys)
-    assert "--address is empty" in one_message(code, err)
+    assert "--address '' is empty" in one_message(code, err)
+
+
+def test_a_library_error_names_the_python_argument_and_the_cli_its_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sentret_core.ingest.engine import Engine
+
+    with pytest.raises(SentretError, match=r"^n_process=0 and batch_size=8: each must be at least 1$") as raised:
+        Engine(n_process=0, batch_size=8).check()
+    assert raised.value.arguments == ("n_process", "batch_size")
+    code, err = run(["parse", "demo", "--out", tmp_path / "s", "--n-process", 0, "--batch-size", 8], capsys)
+    assert one_message(code, err).strip().endswith("--n-process 0 and --batch-size 8: each must be at least 1")
+    assert not (tmp_path / "s").exists()
 
 
 def test_a_ray_client_address_is_refused_before_ray_starts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -165,7 +165,7 @@ def test_a_spec_is_checked_when_declared() -> None:
         with pytest.raises(ValueError, match=message):
             BenchmarkSpec(**{"name": "toy", "load": load, **fields})
     # an option a benchmark does not take is refused before its file is read
-    with pytest.raises(SentretError, match="--distractors and --min-candidates apply to squad-support only"):
+    with pytest.raises(SentretError, match="distractors= and min_candidates= apply to squad-support only"):
         load_benchmark("wikiqa", "no-such-file.tsv", min_candidates=2)
 
 

@@ -66,7 +66,8 @@ def load_benchmark(
     given = {"distractors": distractors, "min_candidates": min_candidates}
     if any(value != OPTIONS[option] for option, value in given.items() if option not in spec.options):
         takers = ", ".join(other.name for other in list_benchmarks() if other.options)
-        raise SentretError(f"--distractors and --min-candidates apply to {takers} only")
+        raise SentretError(f"distractors= and min_candidates= apply to {takers} only",
+                           arguments=("distractors", "min_candidates"))
     if not Path(path).exists():
         raise SentretError(f"{path}: no such file")
     options = {option: value for option, value in given.items() if option in spec.options}
