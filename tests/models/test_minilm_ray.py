@@ -69,7 +69,7 @@ def test_ray_options_belong_to_ray(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["train", "minilm", str(index.path), "--num-workers", "2"]) == 2
     assert "--address and --num-workers are for --engine ray" in capsys.readouterr().err
     assert main(["train", "minilm", str(index.path), "--engine", "ray", "--num-workers", "0"]) == 2
-    assert "--num-workers 0: must be at least 1" in capsys.readouterr().err
+    assert "--num-workers must be at least 1 (got 0)" in capsys.readouterr().err
     with pytest.raises(SentretError, match="other MiniLM weights"):
         ray_encoding.encode_on_ray([(0, ["a"])], weights="0" * 64, batch_size=8, address=None, num_workers=1,
                                    done=lambda start, vectors: None)
